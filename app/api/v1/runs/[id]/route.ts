@@ -1,0 +1,17 @@
+import { GenserveError } from "@/lib/errors";
+import { json } from "@/lib/http/problem";
+import { route } from "@/lib/http/route";
+import { runView } from "@/lib/runs/pipeline";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = route<{ id: string }>(async ({ runtime, principal, params }) => {
+  const caller = await principal();
+  const run = await runtime.store.runs.get(params.id);
+  // Another key's run is indistinguishable from a missing one.
+  if (!run || (!caller.admin && run.keyId !== caller.keyId)) {
+    throw new GenserveError("run_not_found", { detail: `No run "${params.id}" exists for this key.` });
+  }
+  return json(runView(run));
+});

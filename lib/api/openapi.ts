@@ -1,0 +1,170 @@
+import { z } from "zod";
+import { ERROR_CODES } from "../errors";
+import {
+  contextSummary,
+  generateObjectRequest,
+  generateObjectResponse,
+  generateTextRequest,
+  generateTextResponse,
+  metadataSchema,
+  problemSchema,
+  runSchema,
+  streamItemSchema,
+  streamObjectRequest,
+  workflowSummary,
+} from "./requests";
+
+const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+
+/**
+ * Components generated from the same zod schemas that validate requests: every shape in
+ * `requests.ts` carries `.meta({ id })`, which registers it in zod's global registry.
+ */
+function components(): Record<string, unknown> {
+  void [generateObjectRequest, generateTextRequest, streamObjectRequest, generateObjectResponse, generateTextResponse];
+  void [metadataSchema, problemSchema, runSchema, streamItemSchema, workflowSummary, contextSummary];
+  const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
+  const schemas = out.schemas as Record<string, Record<string, unknown>>;
+  for (const schema of Object.values(schemas)) {
+    delete schema.$schema;
+    delete schema.$id;
+  }
+  return schemas;
+}
+
+const problemResponses = (codes: (keyof typeof ERROR_CODES)[]) =>
+  Object.fromEntries(
+    [...new Set(codes.map((c) => ERROR_CODES[c].status))].map((status) => [
+      String(status),
+      {
+        description: codes.filter((c) => ERROR_CODES[c].status === status).join(", "),
+        content: { "application/problem+json": { schema: ref("Problem") } },
+      },
+    ]),
+  );
+
+const runErrors = [
+  "validation_failed",
+  "unauthorized",
+  "workflow_not_found",
+  "context_not_found",
+  "payload_too_large",
+  "unsupported_media_type",
+  "model_error",
+  "output_invalid",
+  "model_timeout",
+  "internal",
+] as (keyof typeof ERROR_CODES)[];
+
+const runIdHeader = { "X-Run-ID": { description: "The run's id (same as metadata.runId).", schema: { type: "string" } } };
+
+export function buildOpenApiDocument(version: string): Record<string, unknown> {
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "genserve API",
+      version,
+      description:
+        "Structured objects, streams and text from named workflows. Every operation needs the `Api-Key` header. Errors are RFC 9457 problem details with a stable `code`.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ apiKey: [] }],
+    paths: {
+      "/api/v1/generate/object": {
+        post: {
+          operationId: "generateObject",
+          summary: "Generate one JSON value that validates against the given schema",
+          requestBody: { required: true, content: { "application/json": { schema: ref("GenerateObjectRequest") } } },
+          responses: {
+            "200": { description: "The validated object and run metadata.", headers: runIdHeader, content: { "application/json": { schema: ref("GenerateObjectResponse") } } },
+            ...problemResponses(runErrors),
+          },
+        },
+      },
+      "/api/v1/stream/object": {
+        post: {
+          operationId: "streamObject",
+          summary: "Stream a JSON value as it is generated",
+          description:
+            "Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. Data items are StreamItem values whose `text` pieces concatenate to the final JSON document. The stream ends with `event: done` (`{runId, object, metadata}`) or `event: error` (a Problem); `event: restart` means a retry began and earlier items must be discarded.",
+          requestBody: { required: true, content: { "application/json": { schema: ref("StreamObjectRequest") } } },
+          responses: {
+            "200": {
+              description: "The stream.",
+              headers: runIdHeader,
+              content: { "text/event-stream": { schema: ref("StreamItem") }, "application/x-ndjson": { schema: ref("StreamItem") } },
+            },
+            ...problemResponses([...runErrors, "thread_not_found"]),
+          },
+        },
+      },
+      "/api/v1/generate/text": {
+        post: {
+          operationId: "generateText",
+          summary: "Generate text",
+          requestBody: { required: true, content: { "application/json": { schema: ref("GenerateTextRequest") } } },
+          responses: {
+            "200": { description: "The text and run metadata.", headers: runIdHeader, content: { "application/json": { schema: ref("GenerateTextResponse") } } },
+            ...problemResponses(runErrors.filter((c) => c !== "output_invalid")),
+          },
+        },
+      },
+      "/api/v1/runs": {
+        get: {
+          operationId: "listRuns",
+          summary: "List runs, newest first (a key sees its own; an admin key sees all)",
+          parameters: [
+            { name: "workflowSlug", in: "query", schema: { type: "string" } },
+            { name: "status", in: "query", schema: { enum: ["running", "succeeded", "failed"] } },
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
+            { name: "cursor", in: "query", schema: { type: "string" }, description: "`nextCursor` of the previous page." },
+          ],
+          responses: {
+            "200": {
+              description: "A page of runs.",
+              content: {
+                "application/json": {
+                  schema: { type: "object", properties: { runs: { type: "array", items: ref("Run") }, nextCursor: { type: ["string", "null"] } } },
+                },
+              },
+            },
+            ...problemResponses(["validation_failed", "unauthorized"]),
+          },
+        },
+      },
+      "/api/v1/runs/{id}": {
+        get: {
+          operationId: "getRun",
+          summary: "One run",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "The run.", content: { "application/json": { schema: ref("Run") } } }, ...problemResponses(["unauthorized", "run_not_found"]) },
+        },
+      },
+      "/api/v1/workflows": {
+        get: {
+          operationId: "listWorkflows",
+          summary: "Configured workflows",
+          responses: {
+            "200": { description: "Workflows.", content: { "application/json": { schema: { type: "object", properties: { workflows: { type: "array", items: ref("Workflow") } } } } } },
+            ...problemResponses(["unauthorized"]),
+          },
+        },
+      },
+      "/api/v1/contexts": {
+        get: {
+          operationId: "listContexts",
+          summary: "Configured contexts",
+          responses: {
+            "200": { description: "Contexts.", content: { "application/json": { schema: { type: "object", properties: { contexts: { type: "array", items: ref("Context") } } } } } },
+            ...problemResponses(["unauthorized"]),
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Api-Key" } },
+      schemas: components(),
+    },
+    "x-error-codes": Object.fromEntries(Object.entries(ERROR_CODES).map(([code, spec]) => [code, { status: spec.status, title: spec.title, retryable: spec.retryable }])),
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * Request and response shapes of the public API, as zod schemas. The route handlers validate with
+ * them, the OpenAPI document is generated from them, and the playground's client shares them.
+ * Browser-safe: no server imports here.
+ */
+import { z } from "zod";
+
+export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+export const THREAD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const slug = (what: string) =>
+  z.string({ error: `must be a ${what} slug (string)` }).regex(SLUG, `must be a ${what} slug: letters, digits, '.', '_' or '-'`);
+
+export const callbackSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: "must be an absolute http or https URL" }).max(2048),
+    customProperties: z.record(z.string(), z.unknown()).optional(),
+    headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid header name"), z.string().max(8192)).optional(),
+  })
+  .strict()
+  .meta({ id: "Callback", description: "Where the run's event is delivered when it ends." });
+
+export const attachmentSchema = z
+  .object({
+    file: z.string().min(1, "must not be empty").describe("Inline content (standard base64 or a data: URL) or an http(s) URL."),
+    mimeType: z
+      .string()
+      .regex(/^[\w.+-]+\/[\w.+-]+$/, "must be a media type such as text/plain")
+      .optional()
+      .describe("Media type of the file; required for inline content."),
+  })
+  .strict()
+  .meta({ id: "Attachment" });
+
+const input = z.string({ error: "is required and must be a string" }).min(1, "must be at least 1 character");
+const jsonSchemaValue = z
+  .record(z.string(), z.unknown(), { error: "must be a JSON Schema object" })
+  .describe('A JSON Schema whose top-level type is "object", "array" or "string" (with a non-empty enum).');
+const attachments = z.array(attachmentSchema).optional();
+const contextSlugs = z.array(slug("context")).max(100).optional();
+
+export const generateObjectRequest = z
+  .object({
+    input,
+    type: z.literal("event", { error: 'must be "event"' }),
+    callback: callbackSchema,
+    workflowSlug: slug("workflow"),
+    schema: jsonSchemaValue,
+    attachments,
+    contextSlugs,
+  })
+  .strict()
+  .meta({ id: "GenerateObjectRequest" });
+
+export const generateTextRequest = z
+  .object({
+    input,
+    type: z.literal("event", { error: 'must be "event"' }),
+    callback: callbackSchema,
+    workflowSlug: slug("workflow"),
+    attachments,
+    contextSlugs,
+  })
+  .strict()
+  .meta({ id: "GenerateTextRequest" });
+
+export const streamObjectRequest = z
+  .object({
+    input,
+    schema: jsonSchemaValue,
+    workflowSlug: slug("workflow").optional(),
+    threadId: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'").optional(),
+    attachments,
+    contextSlugs,
+  })
+  .strict()
+  .meta({ id: "StreamObjectRequest" });
+
+export type GenerateObjectRequest = z.infer<typeof generateObjectRequest>;
+export type GenerateTextRequest = z.infer<typeof generateTextRequest>;
+export type StreamObjectRequest = z.infer<typeof streamObjectRequest>;
+export type AttachmentInput = z.infer<typeof attachmentSchema>;
+
+export const metadataSchema = z
+  .object({
+    runId: z.string(),
+    cost: z.string().describe('US dollars as a decimal string, e.g. "0.0000555".'),
+    model: z.object({ name: z.string(), tag: z.string() }),
+    durationInMs: z.number(),
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+  })
+  .meta({ id: "RunMetadata" });
+
+export type RunMetadata = z.infer<typeof metadataSchema>;
+
+export const generateObjectResponse = z
+  .object({ object: z.unknown().describe("The generated value; it validates against the request's schema."), metadata: metadataSchema })
+  .meta({ id: "GenerateObjectResponse" });
+
+export const generateTextResponse = z.object({ text: z.string(), metadata: metadataSchema }).meta({ id: "GenerateTextResponse" });
+
+export const streamItemSchema = z
+  .object({ type: z.literal("object"), object: z.object({ text: z.string() }) })
+  .meta({ id: "StreamItem", description: "The next piece of the generated JSON text." });
+
+export const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number(),
+    detail: z.string(),
+    code: z.string(),
+    runId: z.string().optional(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: "Problem" });
+
+export const runStatus = z.enum(["running", "succeeded", "failed"]);
+
+export const runListQuery = z
+  .object({
+    workflowSlug: slug("workflow").optional(),
+    status: runStatus.optional(),
+    limit: z.coerce.number().int().min(1).max(100).default(20),
+    cursor: z.string().max(200).optional(),
+  })
+  .strict();
+
+export const workflowSummary = z
+  .object({ slug: z.string(), description: z.string(), model: z.string(), contexts: z.array(z.string()) })
+  .meta({ id: "Workflow" });
+
+export const contextSummary = z.object({ slug: z.string(), title: z.string(), size: z.number().describe("Characters.") }).meta({ id: "Context" });
+
+export const runSchema = z
+  .object({
+    id: z.string(),
+    operation: z.enum(["generate.object", "generate.text", "stream.object"]),
+    workflowSlug: z.string(),
+    status: runStatus,
+    input: z.string(),
+    schema: z.unknown().nullable(),
+    contextSlugs: z.array(z.string()),
+    attachments: z.array(z.record(z.string(), z.unknown())),
+    callback: callbackSchema.nullable(),
+    output: z.unknown().nullable(),
+    error: problemSchema.nullable(),
+    metadata: metadataSchema,
+    attempts: z.number(),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: "Run" });

@@ -1,0 +1,43 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { ConfigError, loadConfig } from "../config/load";
+import type { Config } from "../config/types";
+import { openSqliteStore } from "../store/sqlite";
+import type { Store } from "../store/types";
+
+/** The package root: where package.json, app/ and the .next build live. */
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+export const VERSION = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package.json"), "utf8")) as { version: string }).version;
+
+export interface StorageOptions {
+  config?: string;
+  data?: string;
+}
+
+/** Options every storage-touching command shares, resolved against the environment once. */
+export function resolveDataDir(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string): string {
+  return path.resolve(cwd, options.data ?? env.GENSERVE_DATA_DIR ?? "data");
+}
+
+export function loadConfigOrExit(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string): Config {
+  try {
+    return loadConfig({ file: options.config, cwd, env });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`genserve: ${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+}
+
+export function openStore(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string): Store {
+  return openSqliteStore(resolveDataDir(options, env, cwd));
+}
+
+export function fail(message: string, code = 1): never {
+  process.stderr.write(`genserve: ${message}\n`);
+  process.exit(code);
+}

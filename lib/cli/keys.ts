@@ -1,0 +1,52 @@
+import { createKey } from "../keys/keys";
+import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
+
+export async function keysCreate(options: StorageOptions & { name: string; admin?: boolean; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
+  loadConfigOrExit(options, env, cwd);
+  const store = openStore(options, env, cwd);
+  try {
+    const { record, key } = await createKey(store, { name: options.name, admin: options.admin ?? false });
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, key, admin: record.admin })}\n`);
+    } else {
+      process.stdout.write(`Created ${record.admin ? "admin " : ""}key ${record.id} (${record.name}). It is shown only once:\n${key}\n`);
+    }
+  } catch (error) {
+    fail((error as Error).message);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function keysList(options: StorageOptions & { json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
+  loadConfigOrExit(options, env, cwd);
+  const store = openStore(options, env, cwd);
+  try {
+    const keys = (await store.keys.list()).map(({ hash: _hash, ...rest }) => rest);
+    if (options.json) {
+      process.stdout.write(`${JSON.stringify(keys)}\n`);
+      return;
+    }
+    const rows = keys.map((k) => [k.id, k.name, `${k.prefix}…`, k.admin ? "admin" : "", k.createdAt, k.lastUsedAt ?? "never", k.revokedAt ? `revoked ${k.revokedAt}` : "active"]);
+    printTable(["ID", "NAME", "KEY", "ROLE", "CREATED", "LAST USED", "STATUS"], rows);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function keysRevoke(id: string, options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string) {
+  loadConfigOrExit(options, env, cwd);
+  const store = openStore(options, env, cwd);
+  try {
+    if (!(await store.keys.revoke(id, new Date().toISOString()))) fail(`no active key with id ${id}`);
+    process.stdout.write(`Revoked ${id}.\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+export function printTable(header: string[], rows: string[][]): void {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  process.stdout.write(`${[line(header), ...rows.map(line)].join("\n")}\n`);
+}

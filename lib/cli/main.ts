@@ -1,0 +1,66 @@
+import { Command, Option } from "commander";
+import { buildApp } from "./build";
+import { loadConfigOrExit, PACKAGE_ROOT, VERSION } from "./common";
+import { keysCreate, keysList, keysRevoke } from "./keys";
+import { runsList, runsShow } from "./runs";
+import { serve } from "./serve";
+
+const env = process.env;
+const cwd = process.cwd();
+
+const withStorage = (command: Command) =>
+  command
+    .addOption(new Option("-c, --config <file>", "configuration file (default: ./genserve.yaml if present)"))
+    .addOption(new Option("-d, --data <dir>", "data directory (default: $GENSERVE_DATA_DIR or ./data)"));
+
+const program = new Command("genserve")
+  .description("Self-hosted generation service: structured objects, streams and text from named workflows.")
+  .version(VERSION)
+  .showHelpAfterError();
+
+withStorage(program.command("serve").description("run the server (builds the web app first if needed)"))
+  .option("-p, --port <port>", "port to listen on (default: $PORT or 8080; 0 picks a free one)")
+  .option("-H, --host <host>", "address to listen on (default: $HOST or 127.0.0.1)")
+  .option("--log-level <level>", "log level: fatal, error, warn, info, debug (default: $LOG_LEVEL or info)")
+  .option("--dev", "development mode: Next.js dev server with hot reload, no build")
+  .action((options) => serve(options, env, cwd));
+
+const keys = program.command("keys").description("manage API keys");
+withStorage(keys.command("create").description("create a key; the key is printed once (last line of output)"))
+  .requiredOption("-n, --name <name>", "a name to recognise the key by")
+  .option("--admin", "an admin key (sees every key's runs)")
+  .option("--json", 'print {"id","name","key","admin"} as JSON')
+  .action((options) => keysCreate(options, env, cwd));
+withStorage(keys.command("list").description("list keys (never the keys themselves)"))
+  .option("--json", "print JSON")
+  .action((options) => keysList(options, env, cwd));
+withStorage(keys.command("revoke").description("revoke a key; it is refused at once").argument("<id>", "key id (key_...)"))
+  .action((id: string, options) => keysRevoke(id, options, env, cwd));
+
+const runs = program.command("runs").description("inspect runs");
+withStorage(runs.command("list").description("list runs, newest first"))
+  .option("--status <status>", "running, succeeded or failed")
+  .option("--workflow <slug>", "only runs of this workflow")
+  .option("--limit <n>", "how many (default 20)")
+  .option("--json", "print JSON")
+  .action((options) => runsList(options, env, cwd));
+withStorage(runs.command("show").description("show one run as JSON").argument("<id>", "run id (run_...)"))
+  .action((id: string, options) => runsShow(id, options, env, cwd));
+
+const configCommand = program.command("config").description("configuration");
+withStorage(configCommand.command("check").description("validate the configuration file and exit"))
+  .action((options) => {
+    const config = loadConfigOrExit(options, env, cwd);
+    process.stdout.write(
+      config.file
+        ? `${config.file}: OK (${Object.keys(config.models).length} models, ${Object.keys(config.workflows).length} workflows, ${Object.keys(config.contexts).length} contexts)\n`
+        : "no configuration file found; the server would start with no workflows\n",
+    );
+  });
+
+program
+  .command("build")
+  .description("build the web application (serve does this when needed)")
+  .action(() => buildApp(PACKAGE_ROOT));
+
+await program.parseAsync(process.argv);

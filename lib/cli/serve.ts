@@ -1,0 +1,114 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import next from "next";
+import { GenserveError } from "../errors";
+import { toProblem } from "../http/problem";
+import { createKey } from "../keys/keys";
+import { setBootOptions } from "../server/boot";
+import { createLogger } from "../server/logger";
+import { openSqliteStore } from "../store/sqlite";
+import { ensureBuild } from "./build";
+import { loadConfigOrExit, PACKAGE_ROOT, resolveDataDir, VERSION, type StorageOptions } from "./common";
+
+export interface ServeOptions extends StorageOptions {
+  port?: string;
+  host?: string;
+  logLevel?: string;
+  /** Next.js development mode (hot reload); no build needed. */
+  dev?: boolean;
+}
+
+interface ShutdownTarget {
+  shutdown(graceMs: number): Promise<void>;
+}
+
+/**
+ * `genserve serve`: validates the configuration, prepares storage (migrations, interrupted runs,
+ * first admin key), builds the web app if needed, then runs Next.js in this process behind a plain
+ * node:http server so that shutdown can be graceful.
+ */
+export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: string): Promise<void> {
+  const logLevel = options.logLevel ?? env.LOG_LEVEL ?? "info";
+  const log = createLogger(logLevel);
+  const config = loadConfigOrExit(options, env, cwd);
+  const dataDir = resolveDataDir(options, env, cwd);
+  const port = parsePort(options.port ?? env.PORT ?? "8080");
+  const host = options.host ?? env.HOST ?? "127.0.0.1";
+
+  const store = openSqliteStore(dataDir);
+  const now = new Date().toISOString();
+  const interrupted = await store.runs.failRunning(
+    toProblem(new GenserveError("interrupted", { detail: "The server stopped while the run was in progress." })),
+    now,
+  );
+  if (interrupted > 0) log.warn({ runs: interrupted }, "marked runs left running by a previous process as failed (interrupted)");
+  const firstKey = (await store.keys.countActive()) === 0 ? await createKey(store, { name: "admin", admin: true }) : null;
+  await store.close();
+
+  if (config.file === null) log.warn("no configuration file (genserve.yaml): starting with no workflows; pass --config FILE to add some");
+  else log.info({ file: config.file, workflows: Object.keys(config.workflows).length, models: Object.keys(config.models).length }, "configuration loaded");
+
+  if (!options.dev) await ensureBuild(PACKAGE_ROOT, (message) => log.info(message));
+  setBootOptions({ config, dataDir, logLevel, version: VERSION });
+
+  let handle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
+  const server = http.createServer((req, res) => {
+    if (!handle) {
+      res.writeHead(503, { "Content-Type": "application/problem+json", "Retry-After": "1" });
+      res.end(JSON.stringify(toProblem(new GenserveError("service_unavailable", { detail: "The server is starting." }))));
+      return;
+    }
+    void handle(req, res);
+  });
+  server.requestTimeout = 0; // streams and long runs are bounded by workflow time-outs instead
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, resolve);
+  });
+  const address = server.address() as AddressInfo;
+  const app = next({ dev: options.dev ?? false, dir: PACKAGE_ROOT, hostname: host, port: address.port, customServer: true });
+  await app.prepare();
+  handle = app.getRequestHandler();
+
+  const shownHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  const url = `http://${shownHost}:${address.port}`;
+  log.info({ url, dataDir, version: VERSION }, "genserve listening");
+  process.stdout.write(`genserve listening on ${url}\n`);
+  if (firstKey) {
+    process.stdout.write(
+      `\nNo API key existed, so an admin key was created. It is shown only this once:\n\n  ${firstKey.key}\n\nOpen ${url} and sign in with it, or send it as the Api-Key header.\n\n`,
+    );
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) {
+      log.warn({ signal }, "second signal: exiting now");
+      process.exit(1);
+    }
+    stopping = true;
+    log.info({ signal }, "shutting down: no new connections, finishing in-flight runs");
+    server.close();
+    server.closeIdleConnections();
+    const runtime = (globalThis as Record<symbol, ShutdownTarget | undefined>)[Symbol.for("genserve.runtime")];
+    try {
+      await runtime?.shutdown(config.limits.shutdownGraceMs);
+    } catch (error) {
+      log.error({ err: { message: (error as Error).message } }, "error during shutdown");
+    }
+    server.closeAllConnections();
+    log.info("stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    process.stderr.write(`genserve: invalid port "${value}" (0-65535)\n`);
+    process.exit(2);
+  }
+  return port;
+}

@@ -1,0 +1,96 @@
+import { z } from "zod";
+
+/** Providers genserve can call. Each one is an adapter in `lib/models/`. */
+export const PROVIDERS = ["openai-compatible", "openai", "anthropic", "ollama"] as const;
+export type ProviderName = (typeof PROVIDERS)[number];
+
+export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const slugMessage = "must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit";
+
+const price = z.number().min(0, "must be zero or more (USD per million tokens)");
+
+const modelSchema = z
+  .object({
+    provider: z.string(),
+    model: z.string().min(1, "must name the provider's model id"),
+    baseURL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+    apiKey: z.string().optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    pricing: z.object({ input: price.default(0), output: price.default(0) }).strict().optional(),
+    // Native structured output (json_schema response format). Off for servers that reject it.
+    structuredOutputs: z.boolean().default(true),
+    contextWindow: z.number().int().positive().optional(),
+    vision: z.boolean().default(false),
+  })
+  .strict()
+  .superRefine((model, ctx) => {
+    if (!(PROVIDERS as readonly string[]).includes(model.provider)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["provider"],
+        message: `unknown provider "${model.provider}" (expected one of: ${PROVIDERS.join(", ")})`,
+      });
+    }
+    if (model.provider === "openai-compatible" && !model.baseURL) {
+      ctx.addIssue({ code: "custom", path: ["baseURL"], message: "is required for provider openai-compatible" });
+    }
+  });
+
+const workflowSchema = z
+  .object({
+    description: z.string().default(""),
+    model: z.string().min(1, "must name a model alias"),
+    instructions: z.string().default(""),
+    temperature: z.number().min(0).max(2).optional(),
+    maxOutputTokens: z.number().int().positive().optional(),
+    retries: z.number().int().min(0).max(10).default(2),
+    timeoutMs: z.number().int().min(100).max(3_600_000).default(60_000),
+    contexts: z.array(z.string()).default([]),
+  })
+  .strict();
+
+const contextSchema = z
+  .object({
+    title: z.string().optional(),
+    content: z.string().optional(),
+    file: z.string().min(1).optional(),
+  })
+  .strict()
+  .refine((c) => (c.content === undefined) !== (c.file === undefined), {
+    message: "needs exactly one of content or file",
+  });
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+
+export const limitsSchema = z
+  .object({
+    bodyBytes: z.number().int().positive().default(32 * MiB),
+    inputBytes: z.number().int().positive().default(1 * MiB),
+    schemaBytes: z.number().int().positive().default(64 * KiB),
+    schemaDepth: z.number().int().positive().default(32),
+    schemaProperties: z.number().int().positive().default(1000),
+    schemaEnumValues: z.number().int().positive().default(1000),
+    attachments: z.number().int().min(0).default(10),
+    /** Validators kept compiled, by schema hash. */
+    validatorCache: z.number().int().positive().default(500),
+    /** How long a graceful shutdown waits for in-flight runs. */
+    shutdownGraceMs: z.number().int().min(0).default(30_000),
+  })
+  .strict();
+
+const slugKeyed = <T extends z.ZodType>(value: T) =>
+  z.record(z.string().regex(SLUG_PATTERN, slugMessage), value).default({});
+
+export const fileConfigSchema = z
+  .object({
+    models: slugKeyed(modelSchema),
+    workflows: slugKeyed(workflowSchema),
+    contexts: slugKeyed(contextSchema),
+    network: z.object({ allowPrivate: z.boolean().default(false) }).strict().default({ allowPrivate: false }),
+    limits: limitsSchema.default(limitsSchema.parse({})),
+  })
+  .strict();
+
+export type FileConfig = z.infer<typeof fileConfigSchema>;
+export type Limits = z.infer<typeof limitsSchema>;

@@ -1,0 +1,43 @@
+import type { Limits, ProviderName } from "./schema";
+
+export interface ModelConfig {
+  alias: string;
+  provider: ProviderName;
+  model: string;
+  baseURL?: string;
+  apiKey?: string;
+  headers?: Record<string, string>;
+  pricing: { input: number; output: number };
+  structuredOutputs: boolean;
+  contextWindow?: number;
+  vision: boolean;
+}
+
+export interface WorkflowConfig {
+  slug: string;
+  description: string;
+  model: string;
+  instructions: string;
+  temperature?: number;
+  maxOutputTokens?: number;
+  retries: number;
+  timeoutMs: number;
+  contexts: string[];
+}
+
+export interface ContextConfig {
+  slug: string;
+  title: string;
+  content: string;
+}
+
+/** The validated, frozen configuration every module receives explicitly. */
+export interface Config {
+  /** Absolute path of the file it came from, or null when the server runs without one. */
+  file: string | null;
+  models: Readonly<Record<string, ModelConfig>>;
+  workflows: Readonly<Record<string, WorkflowConfig>>;
+  contexts: Readonly<Record<string, ContextConfig>>;
+  network: { allowPrivate: boolean };
+  limits: Limits;
+}

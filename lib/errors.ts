@@ -1,0 +1,83 @@
+/**
+ * The one error base of genserve. Every failure a caller can see is a GenserveError with a stable
+ * machine `code`, an HTTP `status` and whether retrying the same request may succeed. They are
+ * turned into RFC 9457 problem details in exactly one place: `lib/http/problem.ts`.
+ */
+
+export const ERROR_CODES = {
+  validation_failed: { status: 400, title: "Request validation failed", retryable: false },
+  unauthorized: { status: 401, title: "Missing or unknown API key", retryable: false },
+  forbidden: { status: 403, title: "Not allowed for this API key", retryable: false },
+  not_found: { status: 404, title: "Not found", retryable: false },
+  workflow_not_found: { status: 404, title: "Workflow not found", retryable: false },
+  context_not_found: { status: 404, title: "Context not found", retryable: false },
+  thread_not_found: { status: 404, title: "Thread not found", retryable: false },
+  run_not_found: { status: 404, title: "Run not found", retryable: false },
+  method_not_allowed: { status: 405, title: "Method not allowed", retryable: false },
+  payload_too_large: { status: 413, title: "Payload too large", retryable: false },
+  unsupported_media_type: { status: 415, title: "Unsupported media type", retryable: false },
+  rate_limited: { status: 429, title: "Too many requests", retryable: true },
+  internal: { status: 500, title: "Internal error", retryable: true },
+  model_error: { status: 502, title: "The model provider failed", retryable: true },
+  output_invalid: { status: 502, title: "The model did not produce valid output", retryable: true },
+  service_unavailable: { status: 503, title: "Service unavailable", retryable: true },
+  interrupted: { status: 503, title: "The run was interrupted by a server stop", retryable: true },
+  model_timeout: { status: 504, title: "The model timed out", retryable: true },
+} as const satisfies Record<string, { status: number; title: string; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** One offending field: `path` is a JSON Pointer into the request body (e.g. `/callback/url`). */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export interface GenserveErrorOptions {
+  detail?: string;
+  errors?: FieldError[];
+  runId?: string;
+  retryable?: boolean;
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+// A registered symbol, not `instanceof`: the CLI (tsx) and the Next.js bundle load separate copies
+// of this module in one process, and an error made by one copy must be recognised by the other.
+const BRAND = Symbol.for("genserve.error");
+
+export class GenserveError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly title: string;
+  readonly retryable: boolean;
+  readonly detail: string;
+  readonly errors?: FieldError[];
+  runId?: string;
+  readonly headers?: Record<string, string>;
+
+  constructor(code: ErrorCode, options: GenserveErrorOptions = {}) {
+    const spec = ERROR_CODES[code];
+    super(options.detail ?? spec.title, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "GenserveError";
+    this.code = code;
+    this.status = spec.status;
+    this.title = spec.title;
+    this.retryable = options.retryable ?? spec.retryable;
+    this.detail = options.detail ?? spec.title;
+    this.errors = options.errors;
+    this.runId = options.runId;
+    this.headers = options.headers;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+}
+
+export function isGenserveError(value: unknown): value is GenserveError {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+}
+
+/** A 400 naming every offending field. */
+export function validationError(errors: FieldError[], detail?: string): GenserveError {
+  const summary = detail ?? (errors.length === 1 ? `${errors[0]!.path || "body"}: ${errors[0]!.message}` : `${errors.length} fields are invalid`);
+  return new GenserveError("validation_failed", { detail: summary, errors });
+}

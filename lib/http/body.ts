@@ -1,0 +1,79 @@
+import type { z } from "zod";
+import { GenserveError, validationError, type FieldError } from "../errors";
+import { toPointer } from "../schema/pointer";
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
+
+/**
+ * Reads a JSON request body, enforcing the media type (415) and the size limit (413) while reading:
+ * a large body is refused by its Content-Length, or as soon as it passes the limit, never buffered whole.
+ */
+export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
+  const type = request.headers.get("content-type");
+  if (!type || !JSON_TYPE.test(type)) {
+    throw new GenserveError("unsupported_media_type", {
+      detail: `Send the body as JSON with Content-Type: application/json${type ? ` (got ${type.slice(0, 100)})` : ""}.`,
+    });
+  }
+  const tooLarge = () =>
+    new GenserveError("payload_too_large", { detail: `The request body is larger than the limit of ${limitBytes} bytes (limits.bodyBytes).` });
+  const declared = Number(request.headers.get("content-length") ?? "NaN");
+  if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
+
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limitBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (text.trim() === "") throw validationError([{ path: "", message: "the request body is empty; send a JSON object" }]);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw validationError([{ path: "", message: `malformed JSON: ${(error as Error).message}` }]);
+  }
+}
+
+/**
+ * Validates a parsed body against a request shape; every problem is named by its JSON Pointer.
+ * `deeper` adds checks the shape cannot express (a caller's JSON Schema), so one 400 lists them all.
+ */
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, deeper?: (body: Record<string, unknown>) => FieldError[]): z.infer<T> {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw validationError([{ path: "", message: "the body must be a JSON object" }]);
+  }
+  const result = schema.safeParse(value);
+  const errors = [...(result.success ? [] : zodFieldErrors(result.error)), ...(deeper?.(value as Record<string, unknown>) ?? [])];
+  if (errors.length > 0 || !result.success) throw validationError(dedupeByPath(errors));
+  return result.data;
+}
+
+function dedupeByPath(errors: FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => !seen.has(`${e.path}\u0000${e.message}`) && seen.add(`${e.path}\u0000${e.message}`));
+}
+
+export function zodFieldErrors(error: z.ZodError): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const issue of error.issues) {
+    const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) errors.push({ path: toPointer([...path, key]), message: "is not a known field" });
+    } else if (issue.code === "invalid_type" && issue.input === undefined) {
+      errors.push({ path: toPointer(path), message: "is required" });
+    } else {
+      errors.push({ path: toPointer(path), message: issue.message });
+    }
+  }
+  return errors;
+}

@@ -1,0 +1,43 @@
+import "server-only";
+import type { z } from "zod";
+import { authenticate, type Principal } from "../keys/keys";
+import { getRuntime, type Runtime } from "../server/runtime";
+import { parseWith, readJsonBody } from "./body";
+import { problemResponse } from "./problem";
+
+export interface RouteContext<P> {
+  request: Request;
+  runtime: Runtime;
+  params: P;
+  /** The caller's key from the Api-Key header, or a 401. */
+  principal(): Promise<Principal>;
+  /** The JSON body, read within the size limit and validated against a request shape (and the caller's JSON Schema, if it has one). */
+  body<T extends z.ZodType>(schema: T): Promise<z.infer<T>>;
+}
+
+/**
+ * Wraps a route handler: builds its context and turns any error into problem+json — the only
+ * error mapping the API has.
+ */
+export function route<P extends Record<string, string> = Record<string, never>>(handler: (ctx: RouteContext<P>) => Promise<Response>) {
+  return async function handle(request: Request, segment: { params: Promise<P> }): Promise<Response> {
+    let runtime: Runtime | undefined;
+    try {
+      runtime = getRuntime();
+      const rt = runtime;
+      let principal: Promise<Principal> | undefined;
+      return await handler({
+        request,
+        runtime: rt,
+        params: (await segment?.params) ?? ({} as P),
+        principal: () => (principal ??= authenticate(rt.store, request.headers.get("api-key"))),
+        body: async (shape) =>
+          parseWith(shape, await readJsonBody(request, rt.config.limits.bodyBytes), (raw) =>
+            raw.schema !== null && typeof raw.schema === "object" && !Array.isArray(raw.schema) ? rt.schemas.problems(raw.schema) : [],
+          ),
+      });
+    } catch (error) {
+      return problemResponse(error, runtime?.logger);
+    }
+  };
+}

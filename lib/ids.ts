@@ -1,0 +1,10 @@
+import { randomBytes } from "node:crypto";
+import { monotonicFactory } from "ulid";
+
+const nextUlid = monotonicFactory();
+
+/** Run ids sort by creation time (ULID), so listing newest-first and cursor paging use the id alone. */
+export const newRunId = (): string => `run_${nextUlid()}`;
+
+/** Short random id for records that need no ordering. */
+export const newKeyId = (): string => `key_${randomBytes(8).toString("hex")}`;

@@ -1,0 +1,62 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { GenserveError } from "../errors";
+import { newKeyId } from "../ids";
+import type { ApiKeyRecord, Store } from "../store/types";
+
+export const KEY_PREFIX = "gs_";
+const KEY_PATTERN = /^gs_[A-Za-z0-9_-]{43}$/;
+
+/** SHA-256 is the right hash for 256-bit random keys: no dictionary to slow down. */
+export const hashKey = (key: string): string => createHash("sha256").update(key, "utf8").digest("hex");
+
+export interface CreatedKey {
+  record: ApiKeyRecord;
+  /** The key itself: shown once, never stored. */
+  key: string;
+}
+
+export async function createKey(store: Store, options: { name: string; admin: boolean; now?: Date }): Promise<CreatedKey> {
+  const name = options.name.trim();
+  if (name.length === 0 || name.length > 200) throw new Error("key name must be 1-200 characters");
+  const key = KEY_PREFIX + randomBytes(32).toString("base64url");
+  const record: ApiKeyRecord = {
+    id: newKeyId(),
+    name,
+    hash: hashKey(key),
+    prefix: key.slice(0, 10),
+    admin: options.admin,
+    createdAt: (options.now ?? new Date()).toISOString(),
+    lastUsedAt: null,
+    revokedAt: null,
+  };
+  await store.keys.insert(record);
+  return { record, key };
+}
+
+export interface Principal {
+  keyId: string;
+  name: string;
+  admin: boolean;
+}
+
+// last_used_at is advisory; writing it on every request would turn each read into a write.
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Resolves the `Api-Key` header to a principal, or throws 401. Revocation takes effect at once. */
+export async function authenticate(store: Store, header: string | null, now = new Date()): Promise<Principal> {
+  if (header === null || header.trim() === "") {
+    throw new GenserveError("unauthorized", { detail: "Send your API key in the Api-Key header." });
+  }
+  const presented = header.trim();
+  if (!KEY_PATTERN.test(presented)) throw new GenserveError("unauthorized", { detail: "The API key is not valid." });
+  const hash = hashKey(presented);
+  const record = await store.keys.findByHash(hash);
+  // The lookup is by hash; the constant-time comparison guards against a store that matched loosely.
+  if (!record || !timingSafeEqual(Buffer.from(record.hash, "hex"), Buffer.from(hash, "hex")) || record.revokedAt !== null) {
+    throw new GenserveError("unauthorized", { detail: "The API key is not valid or has been revoked." });
+  }
+  if (record.lastUsedAt === null || now.getTime() - Date.parse(record.lastUsedAt) > TOUCH_INTERVAL_MS) {
+    await store.keys.touch(record.id, now.toISOString());
+  }
+  return { keyId: record.id, name: record.name, admin: record.admin };
+}

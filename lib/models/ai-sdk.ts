@@ -1,0 +1,151 @@
+import { createAnthropic } from "@ai-sdk/anthropic";
+import { createOpenAI } from "@ai-sdk/openai";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateText, streamText, type LanguageModel, type Output, type ModelMessage } from "ai";
+import { createOllama } from "ollama-ai-provider-v2";
+import type { ModelConfig } from "../config/types";
+import { StreamUnwrapper, unwrapText, wrapSchema } from "./envelope";
+import { toModelError } from "./errors";
+import { fitsOpenAIStrict } from "./openai-strict";
+import type { ModelCapabilities, ModelClient, ModelRequest, ModelResult, ModelStreamPart } from "./types";
+
+type ProviderOptions = Parameters<typeof generateText>[0]["providerOptions"];
+
+interface Adapter {
+  model: LanguageModel;
+  capabilities: ModelCapabilities;
+  providerOptions(schema: Record<string, unknown> | undefined): ProviderOptions;
+}
+
+function buildAdapter(config: ModelConfig): Adapter {
+  const common = { apiKey: config.apiKey, baseURL: config.baseURL, headers: config.headers };
+  switch (config.provider) {
+    case "openai-compatible":
+      return {
+        model: createOpenAICompatible({
+          name: config.alias,
+          baseURL: config.baseURL!,
+          apiKey: config.apiKey,
+          headers: config.headers,
+          includeUsage: true,
+          supportsStructuredOutputs: config.structuredOutputs,
+        }).chatModel(config.model),
+        capabilities: { nativeStructuredOutput: config.structuredOutputs, objectRootOnly: false },
+        providerOptions: () => undefined,
+      };
+    case "openai":
+      return {
+        model: createOpenAI(common).responses(config.model),
+        capabilities: { nativeStructuredOutput: config.structuredOutputs, objectRootOnly: true },
+        providerOptions: (schema) => ({ openai: { strictJsonSchema: schema !== undefined && fitsOpenAIStrict(schema) } }),
+      };
+    case "anthropic":
+      return {
+        model: createAnthropic(common)(config.model),
+        capabilities: { nativeStructuredOutput: config.structuredOutputs, objectRootOnly: true },
+        providerOptions: () => undefined,
+      };
+    case "ollama":
+      return {
+        model: createOllama({ baseURL: config.baseURL, headers: config.headers })(config.model),
+        capabilities: { nativeStructuredOutput: config.structuredOutputs, objectRootOnly: false },
+        providerOptions: () => undefined,
+      };
+  }
+}
+
+/** Asks for the provider's native JSON-Schema output but returns the raw text: genserve validates. */
+function rawJsonOutput(schema: Record<string, unknown>, name?: string, description?: string): Output.Output<string, string, never> {
+  return {
+    name: "json",
+    responseFormat: Promise.resolve({ type: "json" as const, schema: schema as never, name, description }),
+    parseCompleteOutput: async ({ text }) => text,
+    parsePartialOutput: async () => undefined,
+    createElementStreamTransform: () => undefined,
+  };
+}
+
+/** A model served through a Vercel AI SDK provider. */
+export function createAiSdkModel(config: ModelConfig): ModelClient {
+  const adapter = buildAdapter(config);
+
+  const prepare = (request: ModelRequest) => {
+    const wrap = request.json !== undefined && adapter.capabilities.objectRootOnly && request.json.schema.type !== "object";
+    const schema = request.json ? (wrap ? wrapSchema(request.json.schema) : request.json.schema) : undefined;
+    const messages: ModelMessage[] = request.messages.map((m) => ({ role: m.role, content: m.content }));
+    return {
+      wrap,
+      call: {
+        model: adapter.model,
+        system: request.system || undefined,
+        messages,
+        temperature: request.temperature,
+        maxOutputTokens: request.maxOutputTokens,
+        abortSignal: request.abortSignal,
+        maxRetries: 2,
+        providerOptions: adapter.providerOptions(schema),
+        ...(schema && adapter.capabilities.nativeStructuredOutput
+          ? { output: rawJsonOutput(schema, request.json?.name, request.json?.description) }
+          : {}),
+      },
+    };
+  };
+
+  return {
+    alias: config.alias,
+    modelId: config.model,
+    capabilities: adapter.capabilities,
+
+    async generate(request): Promise<ModelResult> {
+      const { wrap, call } = prepare(request);
+      try {
+        const result = await generateText(call);
+        return {
+          text: wrap ? unwrapText(result.text) : result.text,
+          usage: { inputTokens: result.totalUsage.inputTokens ?? 0, outputTokens: result.totalUsage.outputTokens ?? 0 },
+          modelId: result.response.modelId || undefined,
+          finishReason: result.finishReason,
+        };
+      } catch (error) {
+        throw toModelError(error, request.abortSignal.aborted && isTimeout(request.abortSignal));
+      }
+    },
+
+    async *stream(request): AsyncIterable<ModelStreamPart> {
+      const { wrap, call } = prepare(request);
+      const unwrapper = wrap ? new StreamUnwrapper() : null;
+      let failure: unknown;
+      const result = streamText({ ...call, onError: ({ error }) => void (failure ??= error) });
+      try {
+        for await (const part of result.fullStream) {
+          if (part.type === "text-delta") {
+            const text = unwrapper ? unwrapper.push(part.text) : part.text;
+            if (text) yield { type: "text", text };
+          } else if (part.type === "error") {
+            throw part.error;
+          } else if (part.type === "abort") {
+            throw failure ?? new DOMException("aborted", "AbortError");
+          } else if (part.type === "finish") {
+            const rest = unwrapper?.end();
+            if (rest) yield { type: "text", text: rest };
+            const response = await result.response;
+            yield {
+              type: "finish",
+              usage: { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 },
+              modelId: response.modelId || undefined,
+              finishReason: part.finishReason,
+            };
+          }
+        }
+        if (failure !== undefined) throw failure;
+      } catch (error) {
+        throw toModelError(error, request.abortSignal.aborted && isTimeout(request.abortSignal));
+      }
+    },
+  };
+}
+
+function isTimeout(signal: AbortSignal): boolean {
+  const reason = signal.reason as { name?: string } | undefined;
+  return reason?.name === "TimeoutError";
+}

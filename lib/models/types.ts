@@ -1,0 +1,58 @@
+/**
+ * genserve's own model interface. The run pipeline sees only this; adapters (AI SDK providers now,
+ * llama.cpp later) implement it.
+ */
+
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
+export interface JsonOutputSpec {
+  /** The JSON Schema the output must follow (already screened and compiled by genserve). */
+  schema: Record<string, unknown>;
+  name?: string;
+  description?: string;
+}
+
+export interface ModelRequest {
+  system: string;
+  messages: ChatMessage[];
+  temperature?: number;
+  maxOutputTokens?: number;
+  /** Present for object operations: ask the provider for native structured output. */
+  json?: JsonOutputSpec;
+  abortSignal: AbortSignal;
+}
+
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+export interface ModelResult {
+  text: string;
+  usage: TokenUsage;
+  /** The model id as the provider reported it, when it did. */
+  modelId?: string;
+  finishReason: string;
+}
+
+export type ModelStreamPart = { type: "text"; text: string } | ({ type: "finish" } & Omit<ModelResult, "text">);
+
+export interface ModelCapabilities {
+  /** The provider constrains output to the JSON Schema itself. */
+  nativeStructuredOutput: boolean;
+  /** Structured output must have an object at the top level (OpenAI, Anthropic). */
+  objectRootOnly: boolean;
+}
+
+export interface ModelClient {
+  readonly alias: string;
+  /** The configured model id (used as model.name when the provider reports none). */
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  generate(request: ModelRequest): Promise<ModelResult>;
+  /** Yields text deltas, then exactly one finish part; throws on failure. */
+  stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;
+}

@@ -1,0 +1,432 @@
+import type { Logger } from "pino";
+import type { AttachmentInput, RunMetadata } from "../api/requests";
+import type { Config, ContextConfig, WorkflowConfig } from "../config/types";
+import { GenserveError, isGenserveError, type FieldError } from "../errors";
+import { toProblem } from "../http/problem";
+import { newRunId } from "../ids";
+import type { Principal } from "../keys/keys";
+import type { ModelRegistry } from "../models/registry";
+import type { ChatMessage, ModelClient, ModelResult, TokenUsage } from "../models/types";
+import type { PreparedSchema, SchemaCompiler } from "../schema/validator";
+import type { CallbackSpec, ProblemBody, RunOperation, RunRecord, Store } from "../store/types";
+import { resolveAttachments } from "./attachments";
+import { computeCost } from "./cost";
+import { buildPrompt, retryFeedback, type Prompt } from "./prompt";
+import { ndjsonEncoder, sseEncoder, type StreamEncoder, type StreamFormat } from "./stream-format";
+
+export interface RunServiceDeps {
+  config: Config;
+  store: Store;
+  models: ModelRegistry;
+  schemas: SchemaCompiler;
+  logger: Logger;
+  now?: () => Date;
+}
+
+interface RunRequest {
+  input: string;
+  workflowSlug: string;
+  contextSlugs?: string[];
+  attachments?: AttachmentInput[];
+  schema?: Record<string, unknown>;
+  callback?: CallbackSpec;
+}
+
+/** Everything resolved and checked before a run is recorded and the model is called. */
+interface RunPlan {
+  id: string;
+  operation: RunOperation;
+  principal: Principal;
+  workflow: WorkflowConfig;
+  client: ModelClient;
+  prepared?: PreparedSchema;
+  prompt: Prompt;
+  log: Logger;
+  startedAt: number;
+  /** Tokens and attempts so far, across retries: billed and recorded whether the run succeeds or not. */
+  usage: TokenUsage;
+  attempts: number;
+}
+
+interface Attempted {
+  value: unknown;
+  modelId?: string;
+}
+
+const KEEPALIVE_MS = 15_000;
+
+/**
+ * The run pipeline: resolve workflow → assemble prompt → call model → validate/retry → record.
+ * Route handlers call one method per operation; everything else about a run happens here.
+ */
+export class RunService {
+  private readonly inflight = new Set<Promise<unknown>>();
+  private readonly shutdown = new AbortController();
+  private closing = false;
+  private readonly now: () => Date;
+
+  constructor(private readonly deps: RunServiceDeps) {
+    this.now = deps.now ?? (() => new Date());
+  }
+
+  async generateObject(principal: Principal, request: RunRequest & { schema: Record<string, unknown> }) {
+    const plan = await this.plan(principal, "generate.object", request);
+    return this.track(plan, async (signal) => {
+      const result = await this.attemptObject(plan, signal);
+      return { object: result.value, metadata: await this.succeed(plan, result) };
+    });
+  }
+
+  async generateText(principal: Principal, request: RunRequest) {
+    const plan = await this.plan(principal, "generate.text", request);
+    return this.track(plan, async (signal) => {
+      plan.attempts = 1;
+      const result = await plan.client.generate(this.modelRequest(plan, plan.prompt.messages, signal));
+      addUsage(plan.usage, result.usage);
+      return { text: result.text, metadata: await this.succeed(plan, { value: result.text, modelId: result.modelId }) };
+    });
+  }
+
+  /**
+   * Starts a streamed run. Validation, auth and planning errors are thrown before any byte is sent;
+   * after that every failure ends the stream with an explicit error event.
+   */
+  async streamObject(principal: Principal, request: RunRequest & { schema: Record<string, unknown> }, format: StreamFormat) {
+    const plan = await this.plan(principal, "stream.object", request);
+    const encoder: StreamEncoder = format === "ndjson" ? ndjsonEncoder : sseEncoder;
+    const bytes = new TextEncoder();
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    let open = true;
+    let lastWrite = Date.now();
+    const write = (chunk: string) => {
+      if (!open) return;
+      try {
+        controller.enqueue(bytes.encode(chunk));
+        lastWrite = Date.now();
+      } catch {
+        open = false; // the client went away; the run still completes and is recorded
+      }
+    };
+    const stream = new ReadableStream<Uint8Array>({
+      start: (c) => void (controller = c),
+      cancel: () => {
+        open = false;
+        plan.log.info("stream client disconnected; the run continues");
+      },
+    });
+
+    const ping = encoder.ping();
+    const keepalive = ping
+      ? setInterval(() => {
+          if (Date.now() - lastWrite >= KEEPALIVE_MS) write(ping);
+        }, 1_000)
+      : undefined;
+    keepalive?.unref();
+
+    void this.track(plan, async (signal) => {
+      let seq = 0;
+      const result = await this.attemptObject(plan, signal, {
+        onText: (text) => write(encoder.item(++seq, text)),
+        onRestart: (attempt) => {
+          if (seq > 0) write(encoder.restart(attempt));
+        },
+      });
+      const metadata = await this.succeed(plan, result);
+      write(encoder.done({ runId: plan.id, object: result.value, metadata }));
+    })
+      .catch((error: unknown) => write(encoder.error(toProblem(error, plan.log))))
+      .finally(() => {
+        if (keepalive) clearInterval(keepalive);
+        if (open) {
+          open = false;
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        }
+      });
+
+    return { runId: plan.id, stream, contentType: encoder.contentType };
+  }
+
+  /** Stops taking runs, waits up to `graceMs` for in-flight ones, then aborts what is left. */
+  async drain(graceMs: number): Promise<void> {
+    this.closing = true;
+    const all = Promise.allSettled([...this.inflight]);
+    const timer = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([all, timer]);
+    if (this.inflight.size > 0) {
+      this.shutdown.abort(new GenserveError("service_unavailable", { detail: "The server shut down during the run." }));
+      await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 2_000).unref())]);
+    }
+  }
+
+  get activeRuns(): number {
+    return this.inflight.size;
+  }
+
+  private async plan(principal: Principal, operation: RunOperation, request: RunRequest): Promise<RunPlan> {
+    if (this.closing) throw new GenserveError("service_unavailable", { detail: "The server is shutting down; retry shortly." });
+    const { config, store, schemas, logger } = this.deps;
+    const inputBytes = Buffer.byteLength(request.input, "utf8");
+    if (inputBytes > config.limits.inputBytes) {
+      throw new GenserveError("payload_too_large", {
+        detail: `input is ${inputBytes} bytes; the limit is ${config.limits.inputBytes} bytes (limits.inputBytes).`,
+        errors: [{ path: "/input", message: `is larger than ${config.limits.inputBytes} bytes` }],
+      });
+    }
+    const workflow = config.workflows[request.workflowSlug];
+    if (!workflow) {
+      throw new GenserveError("workflow_not_found", {
+        detail: `No workflow "${request.workflowSlug}" is configured.`,
+        errors: [{ path: "/workflowSlug", message: `unknown workflow "${request.workflowSlug}"` }],
+      });
+    }
+    const contexts = this.resolveContexts(workflow, request.contextSlugs ?? []);
+    const prepared = request.schema ? schemas.prepare(request.schema) : undefined;
+    const attachments = resolveAttachments(request.attachments, config.limits.attachments);
+    const client = this.deps.models.get(workflow.model);
+    const prompt = buildPrompt({
+      workflow,
+      contexts,
+      attachments: attachments.prompt,
+      input: request.input,
+      output: prepared && { schema: prepared.schema, inPrompt: !client.capabilities.nativeStructuredOutput },
+    });
+
+    const id = newRunId();
+    const log = logger.child({ runId: id });
+    const createdAt = this.now();
+    await store.runs.insert({
+      id,
+      operation,
+      workflowSlug: workflow.slug,
+      keyId: principal.keyId,
+      input: request.input,
+      schema: request.schema ?? null,
+      contextSlugs: contexts.map((c) => c.slug),
+      attachments: attachments.meta,
+      callback: request.callback ?? null,
+      modelTag: workflow.model,
+      createdAt: createdAt.toISOString(),
+    });
+    log.info({ operation, workflow: workflow.slug, keyId: principal.keyId, model: workflow.model }, "run started");
+    return {
+      id,
+      operation,
+      principal,
+      workflow,
+      client,
+      prepared,
+      prompt,
+      log,
+      startedAt: createdAt.getTime(),
+      usage: { inputTokens: 0, outputTokens: 0 },
+      attempts: 0,
+    };
+  }
+
+  private resolveContexts(workflow: WorkflowConfig, requested: string[]): ContextConfig[] {
+    const { contexts } = this.deps.config;
+    const missing: FieldError[] = [];
+    requested.forEach((slug, i) => {
+      if (!contexts[slug]) missing.push({ path: `/contextSlugs/${i}`, message: `unknown context "${slug}"` });
+    });
+    if (missing.length > 0) {
+      throw new GenserveError("context_not_found", {
+        detail: `No context ${missing.map((m) => m.message.replace("unknown context ", "")).join(", ")} is configured.`,
+        errors: missing,
+      });
+    }
+    const ordered = [...new Set([...workflow.contexts, ...requested])];
+    return ordered.map((slug) => contexts[slug]!);
+  }
+
+  private modelRequest(plan: RunPlan, messages: ChatMessage[], signal: AbortSignal) {
+    return {
+      system: plan.prompt.system,
+      messages,
+      temperature: plan.workflow.temperature,
+      maxOutputTokens: plan.workflow.maxOutputTokens,
+      json: plan.prepared && { schema: plan.prepared.schema, name: "output" },
+      abortSignal: signal,
+    };
+  }
+
+  /**
+   * Calls the model until its output parses and validates, feeding the validation errors back,
+   * within the workflow's retry budget. Never returns a value that does not validate.
+   */
+  private async attemptObject(
+    plan: RunPlan,
+    signal: AbortSignal,
+    streaming?: { onText(text: string): void; onRestart(attempt: number): void },
+  ): Promise<Attempted> {
+    const prepared = plan.prepared!;
+    let messages = plan.prompt.messages;
+    let problems: FieldError[] = [];
+    const maxAttempts = plan.workflow.retries + 1;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      plan.attempts = attempt;
+      if (attempt > 1) streaming?.onRestart(attempt);
+      const request = this.modelRequest(plan, messages, signal);
+      let result: ModelResult;
+      if (streaming) {
+        let text = "";
+        let finish: Omit<ModelResult, "text"> | undefined;
+        for await (const part of plan.client.stream(request)) {
+          if (part.type === "text") {
+            text += part.text;
+            streaming.onText(part.text);
+          } else finish = part;
+        }
+        if (!finish) throw new GenserveError("model_error", { detail: "The model stream ended without finishing." });
+        result = { text, ...finish };
+      } else {
+        result = await plan.client.generate(request);
+      }
+      addUsage(plan.usage, result.usage);
+
+      const parsed = parseJsonOutput(result.text, !streaming);
+      if (parsed.ok) {
+        const check = prepared.validate(parsed.value);
+        if (check.valid) return { value: parsed.value, modelId: result.modelId };
+        problems = check.errors;
+      } else {
+        problems = [{ path: "/", message: parsed.message }];
+      }
+      plan.log.warn({ attempt, problems: problems.length, finishReason: result.finishReason }, "output failed validation");
+      messages = [...plan.prompt.messages, ...retryFeedback(result.text, problems)];
+    }
+    throw new GenserveError("output_invalid", {
+      detail: `The model's output did not validate against the schema after ${maxAttempts} attempt${maxAttempts > 1 ? "s" : ""}.`,
+      errors: problems.slice(0, 50),
+    });
+  }
+
+  private metadata(plan: RunPlan, usage: TokenUsage, modelId: string | undefined, durationMs: number): RunMetadata {
+    const model = this.deps.config.models[plan.workflow.model]!;
+    return {
+      runId: plan.id,
+      cost: computeCost(usage, model.pricing),
+      model: { name: modelId ?? plan.client.modelId, tag: plan.workflow.model },
+      durationInMs: durationMs,
+      inputTokens: usage.inputTokens,
+      outputTokens: usage.outputTokens,
+    };
+  }
+
+  private async succeed(plan: RunPlan, result: Attempted): Promise<RunMetadata> {
+    const finishedAt = this.now();
+    const metadata = this.metadata(plan, plan.usage, result.modelId, finishedAt.getTime() - plan.startedAt);
+    await this.deps.store.runs.finish(plan.id, {
+      status: "succeeded",
+      output: result.value,
+      error: null,
+      modelName: metadata.model.name,
+      modelTag: metadata.model.tag,
+      inputTokens: metadata.inputTokens,
+      outputTokens: metadata.outputTokens,
+      cost: metadata.cost,
+      durationMs: metadata.durationInMs,
+      attempts: plan.attempts,
+      finishedAt: finishedAt.toISOString(),
+    });
+    plan.log.info({ status: "succeeded", durationMs: metadata.durationInMs, inputTokens: metadata.inputTokens, outputTokens: metadata.outputTokens, attempts: plan.attempts }, "run finished");
+    return metadata;
+  }
+
+  private async fail(plan: RunPlan, error: unknown): Promise<GenserveError> {
+    const known = isGenserveError(error) ? error : new GenserveError("internal", { detail: "An internal error occurred.", cause: error });
+    known.runId = plan.id;
+    const problem: ProblemBody = toProblem(known, plan.log);
+    const usage = plan.usage;
+    const finishedAt = this.now();
+    const durationMs = finishedAt.getTime() - plan.startedAt;
+    const metadata = this.metadata(plan, usage, undefined, durationMs);
+    try {
+      await this.deps.store.runs.finish(plan.id, {
+        status: "failed",
+        output: null,
+        error: problem,
+        modelName: metadata.model.name,
+        modelTag: metadata.model.tag,
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        cost: metadata.cost,
+        durationMs,
+        attempts: plan.attempts,
+        finishedAt: finishedAt.toISOString(),
+      });
+    } catch (storeError) {
+      plan.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
+    }
+    plan.log.warn({ status: "failed", code: known.code, durationMs }, "run finished");
+    return known;
+  }
+
+  /** Runs `work` under the workflow's deadline and the shutdown signal, recording failure. */
+  private async track<T>(plan: RunPlan, work: (signal: AbortSignal) => Promise<T>): Promise<T & { runId: string }> {
+    const signal = AbortSignal.any([AbortSignal.timeout(plan.workflow.timeoutMs), this.shutdown.signal]);
+    const promise = (async () => {
+      try {
+        const value = await work(signal);
+        return { ...value, runId: plan.id };
+      } catch (error) {
+        const reason = signal.reason as unknown;
+        throw await this.fail(plan, signal.aborted && isGenserveError(reason) ? reason : error);
+      }
+    })();
+    this.inflight.add(promise);
+    void promise.catch(() => undefined).finally(() => this.inflight.delete(promise));
+    return promise;
+  }
+}
+
+function addUsage(total: TokenUsage, more: TokenUsage): void {
+  total.inputTokens += more.inputTokens;
+  total.outputTokens += more.outputTokens;
+}
+
+/** Parses a model's JSON output; outside streaming a single surrounding code fence is tolerated. */
+function parseJsonOutput(text: string, lenient: boolean): { ok: true; value: unknown } | { ok: false; message: string } {
+  let body = text.trim();
+  if (lenient) {
+    const fenced = /^```(?:json)?\s*\n?([\s\S]*?)\n?```$/.exec(body);
+    if (fenced) body = fenced[1]!.trim();
+  }
+  if (body === "") return { ok: false, message: "the output is empty; a JSON value is required" };
+  try {
+    return { ok: true, value: JSON.parse(body) as unknown };
+  } catch (error) {
+    return { ok: false, message: `the output is not valid JSON (${(error as Error).message})` };
+  }
+}
+
+export function runView(run: RunRecord) {
+  return {
+    id: run.id,
+    operation: run.operation,
+    workflowSlug: run.workflowSlug,
+    status: run.status,
+    input: run.input,
+    schema: run.schema,
+    contextSlugs: run.contextSlugs,
+    attachments: run.attachments,
+    callback: run.callback,
+    output: run.output,
+    error: run.error,
+    metadata: {
+      runId: run.id,
+      cost: run.cost,
+      model: { name: run.modelName ?? "", tag: run.modelTag ?? "" },
+      durationInMs: run.durationMs ?? 0,
+      inputTokens: run.inputTokens,
+      outputTokens: run.outputTokens,
+    },
+    attempts: run.attempts,
+    createdAt: run.createdAt,
+    finishedAt: run.finishedAt,
+  };
+}

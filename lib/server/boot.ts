@@ -1,0 +1,23 @@
+import type { Config } from "../config/types";
+
+/**
+ * What the `genserve serve` process hands to the Next.js server it runs in-process: plain, frozen
+ * data only. The CLI (loaded by tsx) and the Next.js bundle hold separate copies of genserve's
+ * modules, so nothing with behaviour crosses this boundary; the bundle builds its own runtime.
+ */
+export interface BootOptions {
+  config: Config;
+  dataDir: string;
+  logLevel: string;
+  version: string;
+}
+
+const BOOT = Symbol.for("genserve.boot");
+
+export function setBootOptions(options: BootOptions): void {
+  (globalThis as Record<symbol, unknown>)[BOOT] = Object.freeze(options);
+}
+
+export function getBootOptions(): BootOptions | undefined {
+  return (globalThis as Record<symbol, unknown>)[BOOT] as BootOptions | undefined;
+}

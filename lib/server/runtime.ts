@@ -1,0 +1,68 @@
+import "server-only";
+import type { Logger } from "pino";
+import type { Config } from "../config/types";
+import { ModelRegistry } from "../models/registry";
+import { RunService } from "../runs/pipeline";
+import { SchemaCompiler } from "../schema/validator";
+import { openSqliteStore } from "../store/sqlite";
+import type { Store } from "../store/types";
+import { getBootOptions, type BootOptions } from "./boot";
+import { createLogger } from "./logger";
+
+/** The server's long-lived objects, built once per process from the boot options. */
+export interface Runtime {
+  config: Config;
+  store: Store;
+  schemas: SchemaCompiler;
+  runs: RunService;
+  logger: Logger;
+  version: string;
+  /** Stop taking runs, finish in-flight ones (bounded), close storage. */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+const RUNTIME = Symbol.for("genserve.runtime");
+
+export function createRuntime(boot: BootOptions): Runtime {
+  const logger = createLogger(boot.logLevel);
+  const store = openSqliteStore(boot.dataDir);
+  const schemas = new SchemaCompiler(boot.config.limits);
+  const models = new ModelRegistry(boot.config);
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger });
+  let closed: Promise<void> | undefined;
+  return {
+    config: boot.config,
+    store,
+    schemas,
+    runs,
+    logger,
+    version: boot.version,
+    shutdown(graceMs) {
+      closed ??= (async () => {
+        await runs.drain(graceMs);
+        await store.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+/**
+ * The process's runtime, created on first use from the boot options `genserve serve` set before it
+ * started Next.js (also with `--dev`). Plain `next start` / `next dev` have none and are refused.
+ */
+export function getRuntime(): Runtime {
+  const holder = globalThis as Record<symbol, Runtime | undefined>;
+  let runtime = holder[RUNTIME];
+  if (!runtime) {
+    const boot = getBootOptions();
+    if (!boot) throw new Error("genserve was not started by `genserve serve` (use `npm start`, or `npm run dev` for development)");
+    runtime = createRuntime(boot);
+    holder[RUNTIME] = runtime;
+  }
+  return runtime;
+}
+
+export function peekRuntime(): Runtime | undefined {
+  return (globalThis as Record<symbol, Runtime | undefined>)[RUNTIME];
+}

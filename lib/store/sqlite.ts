@@ -1,0 +1,212 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import Database from "better-sqlite3";
+import { MIGRATIONS } from "./migrations";
+import type { ApiKeyRecord, NewRun, ProblemBody, RunFilter, RunOutcome, RunRecord, Store } from "./types";
+
+export const SQLITE_FILE = "genserve.sqlite";
+
+interface KeyRow {
+  id: string;
+  name: string;
+  hash: string;
+  prefix: string;
+  admin: number;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+interface RunRow {
+  id: string;
+  operation: RunRecord["operation"];
+  workflow_slug: string;
+  key_id: string;
+  status: RunRecord["status"];
+  input: string;
+  schema_json: string | null;
+  context_slugs: string;
+  attachments: string;
+  callback: string | null;
+  output_json: string | null;
+  error_json: string | null;
+  model_name: string | null;
+  model_tag: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  cost: string;
+  duration_ms: number | null;
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+const toKey = (row: KeyRow): ApiKeyRecord => ({
+  id: row.id,
+  name: row.name,
+  hash: row.hash,
+  prefix: row.prefix,
+  admin: row.admin === 1,
+  createdAt: row.created_at,
+  lastUsedAt: row.last_used_at,
+  revokedAt: row.revoked_at,
+});
+
+const parseJson = <T>(text: string | null, fallback: T): T => (text === null ? fallback : (JSON.parse(text) as T));
+
+const toRun = (row: RunRow): RunRecord => ({
+  id: row.id,
+  operation: row.operation,
+  workflowSlug: row.workflow_slug,
+  keyId: row.key_id,
+  status: row.status,
+  input: row.input,
+  schema: parseJson(row.schema_json, null),
+  contextSlugs: parseJson(row.context_slugs, []),
+  attachments: parseJson(row.attachments, []),
+  callback: parseJson(row.callback, null),
+  output: parseJson(row.output_json, null),
+  error: parseJson(row.error_json, null),
+  modelName: row.model_name,
+  modelTag: row.model_tag,
+  inputTokens: row.input_tokens,
+  outputTokens: row.output_tokens,
+  cost: row.cost,
+  durationMs: row.duration_ms,
+  attempts: row.attempts,
+  createdAt: row.created_at,
+  updatedAt: row.updated_at,
+  finishedAt: row.finished_at,
+});
+
+/**
+ * Opens (creating if needed) the SQLite database in `dataDir` and applies pending migrations.
+ * WAL mode and a busy timeout let CLI commands write while a server uses the same file.
+ */
+export function openSqliteStore(dataDir: string): Store {
+  mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, SQLITE_FILE));
+  db.pragma("journal_mode = WAL");
+  db.pragma("busy_timeout = 5000");
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+  migrate(db);
+
+  const stmt = {
+    keyInsert: db.prepare(
+      `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at)
+       VALUES (@id, @name, @hash, @prefix, @admin, @createdAt, @lastUsedAt, @revokedAt)`,
+    ),
+    keyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
+    keyById: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE id = ?"),
+    keyList: db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id"),
+    keyRevoke: db.prepare<[string, string]>("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
+    keyTouch: db.prepare<[string, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?"),
+    keyCountActive: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL"),
+    runInsert: db.prepare(
+      `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
+                         callback, model_tag, created_at, updated_at)
+       VALUES (@id, @operation, @workflowSlug, @keyId, 'running', @input, @schema, @contextSlugs, @attachments,
+               @callback, @modelTag, @createdAt, @createdAt)`,
+    ),
+    runFinish: db.prepare(
+      `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName,
+              model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
+              duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt
+       WHERE id = @id`,
+    ),
+    runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
+    runFailRunning: db.prepare<[string, string, string]>(
+      "UPDATE runs SET status = 'failed', error_json = ?, finished_at = ?, updated_at = ? WHERE status = 'running'",
+    ),
+  };
+
+  return {
+    kind: "sqlite",
+    keys: {
+      async insert(key) {
+        stmt.keyInsert.run({ ...key, admin: key.admin ? 1 : 0 });
+      },
+      async findByHash(hash) {
+        const row = stmt.keyByHash.get(hash);
+        return row ? toKey(row) : null;
+      },
+      async get(id) {
+        const row = stmt.keyById.get(id);
+        return row ? toKey(row) : null;
+      },
+      async list() {
+        return stmt.keyList.all().map(toKey);
+      },
+      async revoke(id, at) {
+        return stmt.keyRevoke.run(at, id).changes > 0;
+      },
+      async touch(id, at) {
+        stmt.keyTouch.run(at, id);
+      },
+      async countActive() {
+        return stmt.keyCountActive.get()?.n ?? 0;
+      },
+    },
+    runs: {
+      async insert(run: NewRun) {
+        stmt.runInsert.run({
+          ...run,
+          schema: run.schema === null ? null : JSON.stringify(run.schema),
+          contextSlugs: JSON.stringify(run.contextSlugs),
+          attachments: JSON.stringify(run.attachments),
+          callback: run.callback === null ? null : JSON.stringify(run.callback),
+        });
+      },
+      async finish(id: string, outcome: RunOutcome) {
+        stmt.runFinish.run({
+          id,
+          ...outcome,
+          output: outcome.output === null ? null : JSON.stringify(outcome.output),
+          error: outcome.error === null ? null : JSON.stringify(outcome.error),
+        });
+      },
+      async get(id) {
+        const row = stmt.runGet.get(id);
+        return row ? toRun(row) : null;
+      },
+      async list(filter: RunFilter) {
+        const where: string[] = [];
+        const params: unknown[] = [];
+        if (filter.keyId !== undefined) (where.push("key_id = ?"), params.push(filter.keyId));
+        if (filter.workflowSlug !== undefined) (where.push("workflow_slug = ?"), params.push(filter.workflowSlug));
+        if (filter.status !== undefined) (where.push("status = ?"), params.push(filter.status));
+        if (filter.beforeId !== undefined) (where.push("id < ?"), params.push(filter.beforeId));
+        const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
+        return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);
+      },
+      async failRunning(error: ProblemBody, at: string) {
+        return stmt.runFailRunning.run(JSON.stringify(error), at, at).changes;
+      },
+    },
+    async ping() {
+      db.prepare("SELECT 1").get();
+    },
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}
+
+function migrate(db: Database.Database): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  // IMMEDIATE takes the write lock first, so two processes starting together apply each migration once.
+  const apply = db.transaction((migration: (typeof MIGRATIONS)[number]) => {
+    const done = db.prepare("SELECT 1 FROM schema_migrations WHERE version = ?").get(migration.version);
+    if (done) return;
+    db.exec(migration.sql);
+    db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(
+      migration.version,
+      migration.name,
+      new Date().toISOString(),
+    );
+  });
+  for (const migration of MIGRATIONS) apply.immediate(migration);
+}

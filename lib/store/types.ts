@@ -1,0 +1,110 @@
+/**
+ * The storage interface. Every backend (SQLite now, PostgreSQL later) implements it with portable
+ * SQL; nothing outside `lib/store/` knows which one is in use.
+ */
+
+export type RunOperation = "generate.object" | "generate.text" | "stream.object";
+export type RunStatus = "running" | "succeeded" | "failed";
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  /** SHA-256 of the key, hex. The key itself is never stored. */
+  hash: string;
+  /** First characters of the key, to recognise it in listings. */
+  prefix: string;
+  admin: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface CallbackSpec {
+  url: string;
+  customProperties?: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+export interface AttachmentMeta {
+  index: number;
+  source: "inline" | "url";
+  url?: string;
+  mimeType: string;
+  bytes: number;
+  sha256: string;
+  /** Characters of text that reached the prompt (0 when none did). */
+  textChars: number;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  runId?: string;
+  errors?: { path: string; message: string }[];
+}
+
+export interface RunRecord {
+  id: string;
+  operation: RunOperation;
+  workflowSlug: string;
+  keyId: string;
+  status: RunStatus;
+  input: string;
+  schema: unknown | null;
+  contextSlugs: string[];
+  attachments: AttachmentMeta[];
+  callback: CallbackSpec | null;
+  output: unknown | null;
+  error: ProblemBody | null;
+  modelName: string | null;
+  modelTag: string | null;
+  inputTokens: number;
+  outputTokens: number;
+  cost: string;
+  durationMs: number | null;
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+  finishedAt: string | null;
+}
+
+export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt">;
+
+export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt">;
+
+export interface RunFilter {
+  /** Only runs of this key; undefined lists every key's runs (admin). */
+  keyId?: string;
+  workflowSlug?: string;
+  status?: RunStatus;
+  /** Runs with an id lower than this one (ids sort by creation time). */
+  beforeId?: string;
+  limit: number;
+}
+
+export interface Store {
+  readonly kind: "sqlite";
+  keys: {
+    insert(key: ApiKeyRecord): Promise<void>;
+    findByHash(hash: string): Promise<ApiKeyRecord | null>;
+    get(id: string): Promise<ApiKeyRecord | null>;
+    list(): Promise<ApiKeyRecord[]>;
+    /** Returns false when no active key has that id. */
+    revoke(id: string, at: string): Promise<boolean>;
+    touch(id: string, at: string): Promise<void>;
+    countActive(): Promise<number>;
+  };
+  runs: {
+    insert(run: NewRun): Promise<void>;
+    finish(id: string, outcome: RunOutcome): Promise<void>;
+    get(id: string): Promise<RunRecord | null>;
+    list(filter: RunFilter): Promise<RunRecord[]>;
+    /** Marks every `running` run failed with the given error; returns how many. */
+    failRunning(error: ProblemBody, at: string): Promise<number>;
+  };
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,12 @@
+import type { NextConfig } from "next";
+
+const nextConfig: NextConfig = {
+  // Native and heavy server packages stay outside the bundle (loaded by Node at run time).
+  serverExternalPackages: ["better-sqlite3", "pino"],
+  poweredByHeader: false,
+  // The run pipeline streams; gzip would buffer Server-Sent Events.
+  compress: false,
+  typedRoutes: false,
+};
+
+export default nextConfig;

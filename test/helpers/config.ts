@@ -1,0 +1,59 @@
+/** The genserve.yaml the HTTP suites run with, pointing at a fake upstream. */
+export function testConfig(upstreamUrl: string, extra = ""): string {
+  return `
+models:
+  fast:
+    provider: openai-compatible
+    baseURL: ${upstreamUrl}
+    model: fake-7b
+    apiKey: \${FAKE_UPSTREAM_KEY:-sk-test}
+    pricing: { input: 0.15, output: 0.60 }
+  free:
+    provider: openai-compatible
+    baseURL: ${upstreamUrl}
+    model: fake-free
+workflows:
+  extract-invoice:
+    description: Extract the fields of an invoice
+    model: fast
+    instructions: |
+      You extract invoice fields from the text you are given.
+    temperature: 0
+    maxOutputTokens: 1024
+    retries: 2
+    timeoutMs: 60000
+    contexts: [invoice-rules]
+  no-retry:
+    description: Fails fast
+    model: free
+    retries: 0
+  slow:
+    description: A short time-out
+    model: free
+    retries: 0
+    timeoutMs: 500
+contexts:
+  invoice-rules:
+    title: Invoice rules
+    content: |
+      Amounts are in EUR unless stated.
+  tone:
+    title: Tone
+    content: Be concise.
+${extra}`;
+}
+
+export const INVOICE_SCHEMA = {
+  type: "object",
+  properties: {
+    number: { type: "string" },
+    total: { type: "number", minimum: 0 },
+    currency: { enum: ["EUR", "USD"] },
+    lines: { type: "array", items: { $ref: "#/$defs/line" } },
+  },
+  required: ["number", "total", "currency"],
+  additionalProperties: false,
+  $defs: { line: { type: "object", properties: { description: { type: "string" }, amount: { type: "number" } }, required: ["description"] } },
+};
+
+export const CALLBACK = { url: "https://example.com/hooks/genserve", customProperties: { ticket: 42 } };

@@ -1,0 +1,163 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+
+/**
+ * A fake OpenAI-compatible chat-completions server on loopback. Tests script its replies and read
+ * back every request it received; with no scripted reply it answers with a minimal instance of the
+ * requested JSON Schema (or an echo of the input for text).
+ */
+export interface FakeReply {
+  content?: string;
+  /** Answer with this HTTP status and an error body instead. */
+  status?: number;
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  model?: string;
+  delayMs?: number;
+  /** Streaming: size of each content chunk (default 8 characters). */
+  chunkSize?: number;
+  /** Streaming: destroy the connection after this many content chunks. */
+  cutAfterChunks?: number;
+  /** Streaming: pause between chunks. */
+  chunkDelayMs?: number;
+}
+
+export interface ReceivedRequest {
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  body: {
+    model: string;
+    messages: { role: string; content: unknown }[];
+    stream?: boolean;
+    response_format?: { type: string; json_schema?: { schema: Record<string, unknown>; name?: string; strict?: boolean } };
+    temperature?: number;
+    max_tokens?: number;
+  };
+}
+
+export interface FakeUpstream {
+  url: string;
+  requests: ReceivedRequest[];
+  reply(...replies: FakeReply[]): void;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  const queue: FakeReply[] = [];
+  const requests: ReceivedRequest[] = [];
+  const sockets = new Set<import("node:net").Socket>();
+
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as ReceivedRequest["body"];
+    requests.push({ path: req.url ?? "", headers: req.headers, body });
+    if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
+      res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
+      return;
+    }
+    const reply = queue.shift() ?? {};
+    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    if (res.destroyed) return;
+    if (reply.status) {
+      res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `scripted ${reply.status}`, type: "server_error" } }));
+      return;
+    }
+    const content = reply.content ?? defaultContent(body);
+    const model = reply.model ?? `${body.model}-served`;
+    const usage = reply.usage ?? { prompt_tokens: 11, completion_tokens: 7 };
+    const usageBody = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
+    const base = { id: "chatcmpl-fake", created: Math.floor(Date.now() / 1000), model };
+
+    if (!body.stream) {
+      res.writeHead(200, { "content-type": "application/json" }).end(
+        JSON.stringify({
+          ...base,
+          object: "chat.completion",
+          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+          usage: usageBody,
+        }),
+      );
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
+    const size = reply.chunkSize ?? 8;
+    let sent = 0;
+    for (let i = 0; i < content.length; i += size) {
+      if (reply.cutAfterChunks !== undefined && sent >= reply.cutAfterChunks) {
+        res.socket?.destroy();
+        return;
+      }
+      send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: content.slice(i, i + size) }, finish_reason: null }] });
+      sent++;
+      if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
+      if (res.destroyed) return;
+    }
+    send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+    send({ ...base, object: "chat.completion.chunk", choices: [], usage: usageBody });
+    res.end("data: [DONE]\n\n");
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    reply: (...replies) => void queue.push(...replies),
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+function defaultContent(body: ReceivedRequest["body"]): string {
+  const schema = body.response_format?.json_schema?.schema;
+  if (schema) return JSON.stringify(instanceOf(schema, schema, 0));
+  const last = [...body.messages].reverse().find((m) => m.role === "user");
+  return `echo: ${typeof last?.content === "string" ? last.content : JSON.stringify(last?.content)}`;
+}
+
+/** A minimal value that validates against common schemas (enough for default replies). */
+export function instanceOf(schema: Record<string, unknown>, root: Record<string, unknown>, depth: number): unknown {
+  if (depth > 20) return null;
+  if (typeof schema.$ref === "string") {
+    const target = schema.$ref
+      .slice(2)
+      .split("/")
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], root);
+    return instanceOf(target as Record<string, unknown>, root, depth + 1);
+  }
+  if ("const" in schema) return schema.const;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  const variants = (schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined;
+  if (variants) return instanceOf(variants[0]!, root, depth + 1);
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  switch (type) {
+    case "object": {
+      const properties = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      return Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, instanceOf(v, root, depth + 1)]));
+    }
+    case "array": {
+      const items = (schema.items ?? {}) as Record<string, unknown>;
+      return Array.from({ length: (schema.minItems as number | undefined) ?? 1 }, () => instanceOf(items, root, depth + 1));
+    }
+    case "integer":
+    case "number":
+      return (schema.minimum as number | undefined) ?? 1;
+    case "boolean":
+      return true;
+    case "null":
+      return null;
+    default:
+      return "text";
+  }
+}
