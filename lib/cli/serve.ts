@@ -88,7 +88,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
     }
     stopping = true;
     log.info({ signal }, "shutting down: no new connections, finishing in-flight runs");
-    server.close();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
     const runtime = (globalThis as Record<symbol, ShutdownTarget | undefined>)[Symbol.for("genserve.runtime")];
     try {
@@ -96,6 +96,10 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
     } catch (error) {
       log.error({ err: { message: (error as Error).message } }, "error during shutdown");
     }
+    // Runs are done; let their responses finish writing, closing connections as they fall idle.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+    clearInterval(idle);
     server.closeAllConnections();
     log.info("stopped");
     process.exit(0);

@@ -60,7 +60,9 @@ function rawJsonOutput(schema: Record<string, unknown>, name?: string, descripti
     name: "json",
     responseFormat: Promise.resolve({ type: "json" as const, schema: schema as never, name, description }),
     parseCompleteOutput: async ({ text }) => text,
-    parsePartialOutput: async () => undefined,
+    // streamText holds text deltas back until this yields a new partial value; handing back the
+    // accumulated text (no parsing) releases every delta as it arrives.
+    parsePartialOutput: async ({ text }) => ({ partial: text }),
     createElementStreamTransform: () => undefined,
   };
 }

@@ -29,20 +29,23 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, base: readon
   let enumValues = 0;
   let depthReported = false;
 
+  // Depth counts nested schema objects (a property's schema is one level below its parent's), not
+  // JSON brackets: `properties`, `$defs` and arrays such as `anyOf` add no level of their own.
   const visit = (node: unknown, segments: (string | number)[], depth: number): void => {
-    if (node === null || typeof node !== "object") return;
-    if (depth > limits.schemaDepth) {
-      if (!depthReported) errors.push({ path: at(segments), message: `nesting is deeper than ${limits.schemaDepth} levels (limits.schemaDepth)` });
-      depthReported = true;
-      return;
-    }
+    if (node === null || typeof node !== "object" || depthReported) return;
     if (Array.isArray(node)) {
-      node.forEach((item, i) => visit(item, [...segments, i], depth + 1));
+      node.forEach((item, i) => visit(item, [...segments, i], depth));
       return;
     }
     const record = node as Record<string, unknown>;
     const parentKey = segments[segments.length - 1];
     const isSchemaMap = typeof parentKey === "string" && SCHEMA_MAPS.has(parentKey);
+    const level = isSchemaMap ? depth : depth + 1;
+    if (level > limits.schemaDepth) {
+      errors.push({ path: at(segments), message: `nesting is deeper than ${limits.schemaDepth} levels (limits.schemaDepth)` });
+      depthReported = true;
+      return;
+    }
     if (!isSchemaMap) {
       if ("$data" in record) errors.push({ path: at([...segments, "$data"]), message: "$data references are not supported" });
       for (const refKey of ["$ref", "$dynamicRef", "$recursiveRef"] as const) {
@@ -60,10 +63,7 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, base: readon
       }
       if (Array.isArray(record.enum)) enumValues += record.enum.length;
     }
-    for (const [key, value] of Object.entries(record)) {
-      // enum/const/examples/default hold instances, not schemas; still count their depth.
-      visit(value, [...segments, key], depth + 1);
-    }
+    for (const [key, value] of Object.entries(record)) visit(value, [...segments, key], level);
   };
 
   const checkPattern = (pattern: string, segments: (string | number)[]) => {

@@ -81,11 +81,14 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       return;
     }
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+    res.flushHeaders();
     const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
     const size = reply.chunkSize ?? 8;
     let sent = 0;
     for (let i = 0; i < content.length; i += size) {
       if (reply.cutAfterChunks !== undefined && sent >= reply.cutAfterChunks) {
+        // Let what was written reach the client first: the cut must come mid-stream.
+        await new Promise((r) => setTimeout(r, 50));
         res.socket?.destroy();
         return;
       }

@@ -11,7 +11,7 @@ const run = promisify(execFile);
 export interface GenserveServer {
   url: string;
   dataDir: string;
-  configFile: string;
+  configFile?: string;
   /** The admin key printed at first start (null when the data dir already had keys). */
   adminKey: string | null;
   process: ChildProcess;
@@ -33,9 +33,10 @@ export function writeConfig(dir: string, yaml: string): string {
 }
 
 /** Starts `genserve serve` on a free loopback port, exactly as a user would. */
-export async function startGenserve(options: { configFile: string; dataDir: string; env?: Record<string, string> }): Promise<GenserveServer> {
-  const child = spawn(process.execPath, [BIN, "serve", "--config", options.configFile, "--data", options.dataDir, "--port", "0", "--log-level", "debug"], {
-    cwd: path.dirname(options.configFile),
+export async function startGenserve(options: { configFile?: string; dataDir: string; cwd?: string; env?: Record<string, string> }): Promise<GenserveServer> {
+  const config = options.configFile ? ["--config", options.configFile] : [];
+  const child = spawn(process.execPath, [BIN, "serve", ...config, "--data", options.dataDir, "--port", "0", "--log-level", "debug"], {
+    cwd: options.cwd ?? path.dirname(options.configFile ?? options.dataDir),
     env: { ...process.env, ...options.env, NEXT_TELEMETRY_DISABLED: "1" },
     stdio: ["ignore", "pipe", "pipe"],
   });
