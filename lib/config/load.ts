@@ -32,7 +32,7 @@ export function loadConfig(options: LoadConfigOptions): Config {
   const file = path.resolve(options.cwd, options.file ?? DEFAULT_CONFIG_FILE);
   if (!existsSync(file)) {
     if (explicit) throw new ConfigError(file, [{ path: "", message: "file not found" }]);
-    return deepFreeze(buildConfig(null, fileConfigSchema.parse({}), path.dirname(file)));
+    return buildConfig(null, fileConfigSchema.parse({}), path.dirname(file));
   }
   let text: string;
   try {
@@ -40,7 +40,7 @@ export function loadConfig(options: LoadConfigOptions): Config {
   } catch (error) {
     throw new ConfigError(file, [{ path: "", message: `cannot read file: ${(error as Error).message}` }]);
   }
-  return deepFreeze(parseConfigText(text, file, options.env));
+  return parseConfigText(text, file, options.env);
 }
 
 /** Validates configuration text as if it were read from `file` (tests and `genserve config check`). */
@@ -108,7 +108,7 @@ function buildConfig(file: string | null, data: FileConfig, baseDir: string): Co
   }
 
   if (problems.length > 0) throw new ConfigError(file ?? "(defaults)", problems);
-  return { file, models, workflows, contexts, network: data.network, limits: data.limits };
+  return deepFreeze({ file, models, workflows, contexts, network: data.network, limits: data.limits });
 }
 
 function hint(known: string[]): string {

@@ -11,6 +11,8 @@ export interface RouteContext<P> {
   params: P;
   /** The caller's key from the Api-Key header, or a 401. */
   principal(): Promise<Principal>;
+  /** The caller of a run operation: authenticated, then charged against the key's rate limit (429). */
+  runCaller(): Promise<Principal>;
   /** The JSON body, read within the size limit and validated against a request shape (and the caller's JSON Schema, if it has one). */
   body<T extends z.ZodType>(schema: T): Promise<z.infer<T>>;
 }
@@ -31,6 +33,11 @@ export function route<P extends Record<string, string> = Record<string, never>>(
         runtime: rt,
         params: (await segment?.params) ?? ({} as P),
         principal: () => (principal ??= authenticate(rt.store, request.headers.get("api-key"))),
+        runCaller: async () => {
+          const caller = await (principal ??= authenticate(rt.store, request.headers.get("api-key")));
+          rt.rateLimiter.take(caller.keyId);
+          return caller;
+        },
         body: async (shape) =>
           parseWith(shape, await readJsonBody(request, rt.config.limits.bodyBytes), (raw) =>
             raw.schema !== null && typeof raw.schema === "object" && !Array.isArray(raw.schema) ? rt.schemas.problems(raw.schema) : [],

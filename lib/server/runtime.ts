@@ -1,6 +1,7 @@
 import "server-only";
 import type { Logger } from "pino";
 import type { Config } from "../config/types";
+import { RateLimiter } from "../http/rate-limit";
 import { ModelRegistry } from "../models/registry";
 import { RunService } from "../runs/pipeline";
 import { SchemaCompiler } from "../schema/validator";
@@ -16,6 +17,7 @@ export interface Runtime {
   schemas: SchemaCompiler;
   runs: RunService;
   logger: Logger;
+  rateLimiter: RateLimiter;
   version: string;
   /** Stop taking runs, finish in-flight ones (bounded), close storage. */
   shutdown(graceMs: number): Promise<void>;
@@ -36,6 +38,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     schemas,
     runs,
     logger,
+    rateLimiter: new RateLimiter(boot.config.limits.runsPerMinute),
     version: boot.version,
     shutdown(graceMs) {
       closed ??= (async () => {

@@ -176,6 +176,25 @@ describe("process lifecycle", () => {
     expect(stored.status).toBe("succeeded");
   });
 
+  it("limits how many runs a key starts per minute with 429 and Retry-After", async () => {
+    const dir = tempDir();
+    const srv = await startGenserve({ configFile: writeConfig(dir, testConfig(upstream.url, "limits:\n  runsPerMinute: 2\n")), dataDir: `${dir}/data` });
+    try {
+      const other = await createKey("other", { dataDir: `${dir}/data` });
+      const run = (key: string) => post(srv, "/api/v1/generate/text", { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" }, key);
+      expect((await run(srv.adminKey!)).status).toBe(200);
+      expect((await run(srv.adminKey!)).status).toBe(200);
+      const limited = await run(srv.adminKey!);
+      expect(limited.status).toBe(429);
+      expect(limited.json.code).toBe("rate_limited");
+      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect((await run(other.key)).status).toBe(200); // per key
+      expect((await get(srv, "/api/v1/runs", srv.adminKey!)).status).toBe(200); // reads are not limited
+    } finally {
+      await srv.stop();
+    }
+  });
+
   it("starts without a configuration file, with no workflows, and says so", async () => {
     const dir = tempDir();
     const srv = await startGenserve({ dataDir: `${dir}/data`, cwd: dir });

@@ -6,8 +6,8 @@ import { chooseFormat } from "@/lib/runs/stream-format";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = route(async ({ request, runtime, principal, body }) => {
-  const caller = await principal();
+export const POST = route(async ({ request, runtime, runCaller, body }) => {
+  const caller = await runCaller();
   const input = await body(streamObjectRequest);
   if (input.workflowSlug === undefined) {
     if (input.threadId === undefined) {

@@ -1,0 +1,103 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig, parseConfigText } from "./load";
+
+const FILE = "/etc/genserve/genserve.yaml";
+const parse = (text: string, env: Record<string, string> = {}) => parseConfigText(text, FILE, env);
+const problems = (text: string, env: Record<string, string> = {}) => {
+  try {
+    parse(text, env);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toContain(FILE);
+    return (error as ConfigError).problems;
+  }
+  throw new Error("expected a ConfigError");
+};
+
+const VALID = `
+models:
+  fast:
+    provider: openai-compatible
+    baseURL: http://127.0.0.1:11434/v1
+    model: qwen2.5:7b
+    apiKey: \${OPENAI_API_KEY}
+    pricing: { input: 0.15, output: 0.60 }
+workflows:
+  extract-invoice:
+    description: Extract the fields of an invoice
+    model: fast
+    instructions: |
+      You extract invoice fields.
+    temperature: 0
+    maxOutputTokens: 1024
+    retries: 2
+    timeoutMs: 60000
+    contexts: [invoice-rules]
+contexts:
+  invoice-rules:
+    title: Invoice rules
+    content: Amounts are in EUR unless stated.
+network:
+  allowPrivate: false
+`;
+
+describe("configuration", () => {
+  it("reads the documented shape, interpolating environment variables", () => {
+    const config = parse(VALID, { OPENAI_API_KEY: "sk-1" });
+    expect(config.models.fast).toMatchObject({ alias: "fast", provider: "openai-compatible", apiKey: "sk-1", pricing: { input: 0.15, output: 0.6 } });
+    expect(config.workflows["extract-invoice"]).toMatchObject({ slug: "extract-invoice", model: "fast", retries: 2, timeoutMs: 60000, contexts: ["invoice-rules"] });
+    expect(config.contexts["invoice-rules"]).toEqual({ slug: "invoice-rules", title: "Invoice rules", content: "Amounts are in EUR unless stated." });
+    expect(config.network.allowPrivate).toBe(false);
+    expect(config.limits.bodyBytes).toBe(32 * 1024 * 1024);
+    expect(Object.isFrozen(config.models.fast)).toBe(true);
+  });
+
+  it("applies defaults for optional workflow fields and prices", () => {
+    const config = parse("models:\n  m: { provider: ollama, model: llama3 }\nworkflows:\n  w: { model: m }\n");
+    expect(config.workflows.w).toMatchObject({ retries: 2, timeoutMs: 60000, instructions: "", description: "", contexts: [] });
+    expect(config.models.m!.pricing).toEqual({ input: 0, output: 0 });
+  });
+
+  it("names the path and reason of each bad value", () => {
+    expect(problems(VALID)).toEqual([{ path: "models.fast.apiKey", message: "environment variable OPENAI_API_KEY is not set" }]);
+    expect(problems("models:\n  m: { provider: nope, model: x }\n")).toContainEqual({ path: "models.m.provider", message: expect.stringContaining('unknown provider "nope"') });
+    expect(problems("models:\n  m: { provider: ollama }\n")).toContainEqual({ path: "models.m.model", message: "is required" });
+    expect(problems("workflows:\n  w: { model: ghost }\n")).toContainEqual({ path: "workflows.w.model", message: 'unknown model alias "ghost" (none are defined)' });
+    expect(problems("models:\n  m: { provider: ollama, model: x }\nworkflows:\n  w: { model: m, contexts: [nope] }\n")).toContainEqual({
+      path: "workflows.w.contexts.0",
+      message: 'unknown context "nope" (none are defined)',
+    });
+    expect(problems("contexts:\n  c: { title: x }\n")).toContainEqual({ path: "contexts.c", message: "needs exactly one of content or file" });
+    expect(problems("surprise: 1\n")).toContainEqual({ path: "", message: 'unknown field "surprise"' });
+    expect(problems("models: [\n")[0]!.message).toMatch(/not valid YAML/);
+    expect(problems("models:\n  fast: { provider: openai-compatible, model: x }\n")).toContainEqual({ path: "models.fast.baseURL", message: "is required for provider openai-compatible" });
+  });
+
+  it("reads context files relative to the configuration file, and names one it cannot read", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "genserve-config-"));
+    writeFileSync(path.join(dir, "rules.md"), "Rule one.");
+    writeFileSync(path.join(dir, "genserve.yaml"), "contexts:\n  rules: { file: ./rules.md }\n  gone: { file: ./gone.md }\n");
+    try {
+      loadConfig({ cwd: dir, env: {} });
+      throw new Error("expected a ConfigError");
+    } catch (error) {
+      expect((error as ConfigError).problems).toEqual([{ path: "contexts.gone.file", message: `cannot read ${path.join(dir, "gone.md")}: ENOENT` }]);
+    }
+    writeFileSync(path.join(dir, "genserve.yaml"), "contexts:\n  rules: { file: ./rules.md }\n");
+    expect(loadConfig({ cwd: dir, env: {} }).contexts.rules!.content).toBe("Rule one.");
+  });
+
+  it("is empty without a file unless one was named", () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "genserve-config-"));
+    expect(loadConfig({ cwd: dir, env: {} })).toMatchObject({ file: null, workflows: {} });
+    expect(() => loadConfig({ cwd: dir, env: {}, file: "missing.yaml" })).toThrow(/file not found/);
+  });
+
+  it("supports ${NAME:-default}", () => {
+    const config = parse("models:\n  m: { provider: ollama, model: '${MODEL:-llama3}' }\n");
+    expect(config.models.m!.model).toBe("llama3");
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_LIMITS } from "../config/load";
+import { isGenserveError } from "../errors";
+import { detectDraft, SchemaCompiler } from "./validator";
+
+const compiler = () => new SchemaCompiler({ ...DEFAULT_LIMITS, validatorCache: 3 });
+
+describe("SchemaCompiler", () => {
+  it("validates outputs and reports JSON Pointers", () => {
+    const prepared = compiler().prepare({
+      type: "object",
+      properties: { name: { type: "string", minLength: 1 }, tags: { type: "array", items: { enum: ["a", "b"] } }, email: { type: "string", format: "email" } },
+      required: ["name"],
+      additionalProperties: false,
+    });
+    expect(prepared.validate({ name: "x", tags: ["a"], email: "a@b.co" })).toEqual({ valid: true });
+    const result = prepared.validate({ tags: ["c"], email: "nope", extra: 1 });
+    expect(result.valid).toBe(false);
+    if (!result.valid) {
+      expect(result.errors).toEqual(
+        expect.arrayContaining([
+          { path: "/", message: 'must have required property "name"' },
+          { path: "/", message: 'must not have additional property "extra"' },
+          { path: "/tags/0", message: 'must be one of ["a","b"]' },
+          { path: "/email", message: 'must match format "email"' },
+        ]),
+      );
+    }
+  });
+
+  it("compiles once per schema content, whatever the key order, in a bounded cache", () => {
+    const c = compiler();
+    const a = c.prepare({ type: "object", properties: { x: { type: "string" } } });
+    const b = c.prepare({ properties: { x: { type: "string" } }, type: "object" });
+    expect(b).toBe(a);
+    for (let i = 0; i < 10; i++) c.prepare({ type: "object", title: `t${i}` });
+    expect(c.size).toBe(3);
+  });
+
+  it("compiles schemas that reuse the same $id (nothing is left registered in Ajv)", () => {
+    const c = compiler();
+    const one = c.prepare({ $id: "https://example.com/s", type: "object", properties: { a: { type: "string" } } });
+    const two = c.prepare({ $id: "https://example.com/s", type: "object", properties: { a: { type: "integer" } } });
+    expect(one.validate({ a: "x" }).valid).toBe(true);
+    expect(two.validate({ a: "x" }).valid).toBe(false);
+  });
+
+  it("handles recursion through $defs", () => {
+    const tree = compiler().prepare({
+      type: "object",
+      $ref: "#/$defs/node",
+      $defs: { node: { type: "object", properties: { value: { type: "integer" }, children: { type: "array", items: { $ref: "#/$defs/node" } } }, required: ["value"] } },
+    });
+    expect(tree.validate({ value: 1, children: [{ value: 2, children: [{ value: 3 }] }] }).valid).toBe(true);
+    expect(tree.validate({ value: 1, children: [{ children: [] }] }).valid).toBe(false);
+  });
+
+  it("throws a 400 listing every problem", () => {
+    try {
+      compiler().prepare({ type: "number", properties: { a: { $ref: "http://x/y" } } });
+      throw new Error("expected an error");
+    } catch (error) {
+      expect(isGenserveError(error) && error.code).toBe("validation_failed");
+      expect(isGenserveError(error) && error.errors?.map((e) => e.path)).toEqual(["/schema/properties/a/$ref", "/schema/type"]);
+    }
+  });
+
+  it("detects drafts from $schema or the forms used", () => {
+    expect(detectDraft({ $schema: "http://json-schema.org/draft-04/schema#" })).toBe("draft-04");
+    expect(detectDraft({ $schema: "http://json-schema.org/draft-07/schema#" })).toBe("draft-07");
+    expect(detectDraft({ $schema: "https://json-schema.org/draft/2020-12/schema" })).toBe("2020-12");
+    expect(detectDraft({ type: "array", items: [{ type: "string" }] })).toBe("draft-07");
+    expect(detectDraft({ type: "array", prefixItems: [{ type: "string" }] })).toBe("2020-12");
+    expect(detectDraft({ $schema: "https://example.com/custom" })).toBeNull();
+  });
+
+  it("accepts draft-04 schemas (exclusiveMinimum as a boolean)", () => {
+    const prepared = compiler().prepare({ $schema: "http://json-schema.org/draft-04/schema#", type: "object", properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true } } });
+    expect(prepared.validate({ n: 0 }).valid).toBe(false);
+    expect(prepared.validate({ n: 1 }).valid).toBe(true);
+  });
+});
