@@ -42,7 +42,8 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
     now,
   );
   if (interrupted > 0) log.warn({ runs: interrupted }, "marked runs left running by a previous process as failed (interrupted)");
-  const firstKey = (await store.keys.countActive()) === 0 ? await createKey(store, { name: "admin", admin: true }) : null;
+  // Only a data dir that never had a key gets one: revoking every key does not mint a new admin.
+  const firstKey = (await store.keys.count()) === 0 ? await createKey(store, { name: "admin", admin: true }) : null;
   await store.close();
 
   if (config.file === null) log.warn("no configuration file (genserve.yaml): starting with no workflows; pass --config FILE to add some");

@@ -27,6 +27,9 @@ const RUNTIME = Symbol.for("genserve.runtime");
 
 export function createRuntime(boot: BootOptions): Runtime {
   const logger = createLogger(boot.logLevel);
+  // The AI SDK prints provider warnings with console.warn; route them into the JSON log instead.
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[]; provider: string; model: string }) =>
+    logger.warn({ provider: options.provider, model: options.model, warnings: options.warnings }, "model provider warning");
   const store = openSqliteStore(boot.dataDir);
   const schemas = new SchemaCompiler(boot.config.limits);
   const models = new ModelRegistry(boot.config);

@@ -104,6 +104,7 @@ export function openSqliteStore(dataDir: string): Store {
     keyRevoke: db.prepare<[string, string]>("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
     keyTouch: db.prepare<[string, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?"),
     keyCountActive: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL"),
+    keyCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys"),
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at)
@@ -147,6 +148,9 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async countActive() {
         return stmt.keyCountActive.get()?.n ?? 0;
+      },
+      async count() {
+        return stmt.keyCount.get()?.n ?? 0;
       },
     },
     runs: {

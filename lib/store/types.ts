@@ -96,6 +96,8 @@ export interface Store {
     revoke(id: string, at: string): Promise<boolean>;
     touch(id: string, at: string): Promise<void>;
     countActive(): Promise<number>;
+    /** Every key ever created, revoked ones included. */
+    count(): Promise<number>;
   };
   runs: {
     insert(run: NewRun): Promise<void>;
