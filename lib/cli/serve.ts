@@ -50,7 +50,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   else log.info({ file: config.file, workflows: Object.keys(config.workflows).length, models: Object.keys(config.models).length }, "configuration loaded");
 
   if (!options.dev) await ensureBuild(PACKAGE_ROOT, (message) => log.info(message));
-  setBootOptions({ config, dataDir, logLevel, version: VERSION });
+  setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION });
 
   let handle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   const server = http.createServer((req, res) => {

@@ -46,14 +46,15 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
 
 /**
  * Validates a parsed body against a request shape; every problem is named by its JSON Pointer.
- * `deeper` adds checks the shape cannot express (a caller's JSON Schema), so one 400 lists them all.
+ * `more` are problems found by checks the shape cannot express (a caller's JSON Schema), so one
+ * 400 lists them all.
  */
-export function parseWith<T extends z.ZodType>(schema: T, value: unknown, deeper?: (body: Record<string, unknown>) => FieldError[]): z.infer<T> {
+export function parseWith<T extends z.ZodType>(schema: T, value: unknown, more: FieldError[] = []): z.infer<T> {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw validationError([{ path: "", message: "the body must be a JSON object" }]);
   }
   const result = schema.safeParse(value);
-  const errors = [...(result.success ? [] : zodFieldErrors(result.error)), ...(deeper?.(value as Record<string, unknown>) ?? [])];
+  const errors = [...(result.success ? [] : zodFieldErrors(result.error)), ...more];
   if (errors.length > 0 || !result.success) throw validationError(dedupeByPath(errors));
   return result.data;
 }

@@ -17,6 +17,8 @@ export interface RouteContext<P> {
   body<T extends z.ZodType>(schema: T): Promise<z.infer<T>>;
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+
 /**
  * Wraps a route handler: builds its context and turns any error into problem+json — the only
  * error mapping the API has.
@@ -38,10 +40,11 @@ export function route<P extends Record<string, string> = Record<string, never>>(
           rt.rateLimiter.take(caller.keyId);
           return caller;
         },
-        body: async (shape) =>
-          parseWith(shape, await readJsonBody(request, rt.config.limits.bodyBytes), (raw) =>
-            raw.schema !== null && typeof raw.schema === "object" && !Array.isArray(raw.schema) ? rt.schemas.problems(raw.schema) : [],
-          ),
+        body: async (shape) => {
+          const raw = await readJsonBody(request, rt.config.limits.bodyBytes);
+          const schema = isObject(raw) ? raw.schema : undefined;
+          return parseWith(shape, raw, isObject(schema) ? await rt.schemas.problems(schema) : []);
+        },
       });
     } catch (error) {
       return problemResponse(error, runtime?.logger);

@@ -184,7 +184,7 @@ export class RunService {
       });
     }
     const contexts = this.resolveContexts(workflow, request.contextSlugs ?? []);
-    const prepared = request.schema ? schemas.prepare(request.schema) : undefined;
+    const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
     const attachments = resolveAttachments(request.attachments, config.limits.attachments);
     const client = this.deps.models.get(workflow.model);
     const prompt = buildPrompt({
@@ -290,7 +290,7 @@ export class RunService {
 
       const parsed = parseJsonOutput(result.text, !streaming);
       if (parsed.ok) {
-        const check = prepared.validate(parsed.value);
+        const check = await prepared.validate(parsed.value);
         if (check.valid) return { value: parsed.value, modelId: result.modelId };
         problems = check.errors;
       } else {

@@ -1,20 +1,28 @@
-import { describe, expect, it } from "vitest";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../config/load";
 import { isGenserveError } from "../errors";
 import { detectDraft, SchemaCompiler } from "./validator";
 
-const compiler = () => new SchemaCompiler({ ...DEFAULT_LIMITS, validatorCache: 3 });
+const workerFile = fileURLToPath(new URL("./validate-worker.mjs", import.meta.url));
+const compilers: SchemaCompiler[] = [];
+const compiler = () => {
+  const c = new SchemaCompiler({ ...DEFAULT_LIMITS, validatorCache: 3 }, { workerFile });
+  compilers.push(c);
+  return c;
+};
+afterAll(async () => Promise.all(compilers.map((c) => c.close())));
 
 describe("SchemaCompiler", () => {
-  it("validates outputs and reports JSON Pointers", () => {
-    const prepared = compiler().prepare({
+  it("validates outputs and reports JSON Pointers", async () => {
+    const prepared = await compiler().prepare({
       type: "object",
       properties: { name: { type: "string", minLength: 1 }, tags: { type: "array", items: { enum: ["a", "b"] } }, email: { type: "string", format: "email" } },
       required: ["name"],
       additionalProperties: false,
     });
-    expect(prepared.validate({ name: "x", tags: ["a"], email: "a@b.co" })).toEqual({ valid: true });
-    const result = prepared.validate({ tags: ["c"], email: "nope", extra: 1 });
+    expect(await prepared.validate({ name: "x", tags: ["a"], email: "a@b.co" })).toEqual({ valid: true });
+    const result = await prepared.validate({ tags: ["c"], email: "nope", extra: 1 });
     expect(result.valid).toBe(false);
     if (!result.valid) {
       expect(result.errors).toEqual(
@@ -28,41 +36,55 @@ describe("SchemaCompiler", () => {
     }
   });
 
-  it("compiles once per schema content, whatever the key order, in a bounded cache", () => {
+  it("compiles once per schema content, whatever the key order, in a bounded cache", async () => {
     const c = compiler();
-    const a = c.prepare({ type: "object", properties: { x: { type: "string" } } });
-    const b = c.prepare({ properties: { x: { type: "string" } }, type: "object" });
+    const a = await c.prepare({ type: "object", properties: { x: { type: "string" } } });
+    const b = await c.prepare({ properties: { x: { type: "string" } }, type: "object" });
     expect(b).toBe(a);
-    for (let i = 0; i < 10; i++) c.prepare({ type: "object", title: `t${i}` });
+    for (let i = 0; i < 10; i++) await c.prepare({ type: "object", title: `t${i}` });
     expect(c.size).toBe(3);
   });
 
-  it("compiles schemas that reuse the same $id (nothing is left registered in Ajv)", () => {
+  it("compiles schemas that reuse the same $id (nothing is left registered in Ajv)", async () => {
     const c = compiler();
-    const one = c.prepare({ $id: "https://example.com/s", type: "object", properties: { a: { type: "string" } } });
-    const two = c.prepare({ $id: "https://example.com/s", type: "object", properties: { a: { type: "integer" } } });
-    expect(one.validate({ a: "x" }).valid).toBe(true);
-    expect(two.validate({ a: "x" }).valid).toBe(false);
+    const one = await c.prepare({ $id: "https://example.com/s", type: "object", properties: { a: { type: "string" } } });
+    const two = await c.prepare({ $id: "https://example.com/s", type: "object", properties: { a: { type: "integer" } } });
+    expect((await one.validate({ a: "x" })).valid).toBe(true);
+    expect((await two.validate({ a: "x" })).valid).toBe(false);
   });
 
-  it("handles recursion through $defs", () => {
-    const tree = compiler().prepare({
+  it("handles recursion through $defs", async () => {
+    const tree = await compiler().prepare({
       type: "object",
       $ref: "#/$defs/node",
       $defs: { node: { type: "object", properties: { value: { type: "integer" }, children: { type: "array", items: { $ref: "#/$defs/node" } } }, required: ["value"] } },
     });
-    expect(tree.validate({ value: 1, children: [{ value: 2, children: [{ value: 3 }] }] }).valid).toBe(true);
-    expect(tree.validate({ value: 1, children: [{ children: [] }] }).valid).toBe(false);
+    expect((await tree.validate({ value: 1, children: [{ value: 2, children: [{ value: 3 }] }] })).valid).toBe(true);
+    expect((await tree.validate({ value: 1, children: [{ children: [] }] })).valid).toBe(false);
   });
 
-  it("throws a 400 listing every problem", () => {
+  it("throws a 400 listing every problem", async () => {
     try {
-      compiler().prepare({ type: "number", properties: { a: { $ref: "http://x/y" } } });
+      await compiler().prepare({ type: "number", properties: { a: { $ref: "http://x/y" } } });
       throw new Error("expected an error");
     } catch (error) {
       expect(isGenserveError(error) && error.code).toBe("validation_failed");
       expect(isGenserveError(error) && error.errors?.map((e) => e.path)).toEqual(["/schema/properties/a/$ref", "/schema/type"]);
     }
+  });
+
+  it("compiles off the event loop: timers keep firing while a large schema compiles", async () => {
+    const properties = Object.fromEntries(Array.from({ length: 800 }, (_, i) => [`p${i}`, { type: "string", pattern: "^[a-z]{1,8}$", format: "email" }]));
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 2);
+    try {
+      const prepared = await compiler().prepare({ type: "object", properties, required: Object.keys(properties) });
+      expect((await prepared.validate({})).valid).toBe(false);
+    } finally {
+      clearInterval(timer);
+    }
+    // Compiling this schema on the event loop takes 100+ ms with no timer firing at all.
+    expect(ticks).toBeGreaterThanOrEqual(5);
   });
 
   it("detects drafts from $schema or the forms used", () => {
@@ -74,9 +96,9 @@ describe("SchemaCompiler", () => {
     expect(detectDraft({ $schema: "https://example.com/custom" })).toBeNull();
   });
 
-  it("accepts draft-04 schemas (exclusiveMinimum as a boolean)", () => {
-    const prepared = compiler().prepare({ $schema: "http://json-schema.org/draft-04/schema#", type: "object", properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true } } });
-    expect(prepared.validate({ n: 0 }).valid).toBe(false);
-    expect(prepared.validate({ n: 1 }).valid).toBe(true);
+  it("accepts draft-04 schemas (exclusiveMinimum as a boolean)", async () => {
+    const prepared = await compiler().prepare({ $schema: "http://json-schema.org/draft-04/schema#", type: "object", properties: { n: { type: "number", minimum: 0, exclusiveMinimum: true } } });
+    expect((await prepared.validate({ n: 0 })).valid).toBe(false);
+    expect((await prepared.validate({ n: 1 })).valid).toBe(true);
   });
 });

@@ -1,57 +1,20 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
-import Ajv2019 from "ajv/dist/2019";
-import Ajv2020 from "ajv/dist/2020";
-import draft06 from "ajv/dist/refs/json-schema-draft-06.json";
-import AjvDraft04 from "ajv-draft-04";
-import addFormats from "ajv-formats";
 import { LRUCache } from "lru-cache";
-import { isGenserveError, validationError, type FieldError } from "../errors";
+import { validationError, isGenserveError, type FieldError } from "../errors";
 import { schemaHash } from "./canonical";
 import { screenSchema, type SchemaLimits } from "./guard";
 import { toPointer } from "./pointer";
+import { SchemaWorker, type RawAjvError } from "./schema-worker";
 
 export type Draft = "draft-04" | "draft-06" | "draft-07" | "2019-09" | "2020-12";
+
+export type ValidationResult = { valid: true } | { valid: false; errors: FieldError[] };
 
 export interface PreparedSchema {
   hash: string;
   draft: Draft;
   schema: Record<string, unknown>;
   /** Validates a generated value; errors are JSON Pointers into the value. */
-  validate(value: unknown): { valid: true } | { valid: false; errors: FieldError[] };
-}
-
-type AnyAjv = Ajv | Ajv2019 | Ajv2020 | AjvDraft04;
-
-function makeAjv(draft: Draft): AnyAjv {
-  const options = {
-    // Callers' schemas carry annotations of every kind ("example", "x-..."): strict mode would refuse them.
-    strict: false,
-    allErrors: true,
-    validateFormats: true,
-    logger: false as const,
-    // Never fetch anything: remote references are refused before compiling.
-    loadSchema: undefined,
-  };
-  let ajv: AnyAjv;
-  switch (draft) {
-    case "draft-04":
-      ajv = new AjvDraft04(options);
-      break;
-    case "2019-09":
-      ajv = new Ajv2019(options);
-      break;
-    case "2020-12":
-      ajv = new Ajv2020(options);
-      break;
-    case "draft-06":
-      ajv = new Ajv(options);
-      ajv.addMetaSchema(draft06);
-      break;
-    default:
-      ajv = new Ajv(options);
-  }
-  addFormats(ajv as Ajv);
-  return ajv;
+  validate(value: unknown): Promise<ValidationResult>;
 }
 
 /** Which draft a schema is written in: its `$schema`, else 2020-12 unless it uses draft-07-only forms. */
@@ -77,27 +40,26 @@ function usesDraft7Forms(node: unknown, depth: number): boolean {
 }
 
 /**
- * Compiles callers' schemas once per (draft, canonical hash) and keeps them in a bounded LRU.
- * Ajv caches compiled schemas by object identity, so compiling each request's freshly parsed schema
- * would grow its cache forever; every compiled schema is removed from Ajv right after compiling and
- * lives only in this cache.
+ * Screens callers' schemas on the event loop (cheap, bounded), then checks them against their
+ * meta-schema and compiles them in a worker thread (expensive) once per (draft, canonical hash).
+ * Prepared schemas live in a bounded LRU here and compiled validators in one of the same size in
+ * the worker; each compiled schema is removed from ajv's own identity-keyed cache at once.
  */
 export class SchemaCompiler {
-  private readonly ajv = new Map<Draft, AnyAjv>();
   private readonly cache: LRUCache<string, PreparedSchema>;
+  private readonly compiling = new Map<string, Promise<PreparedSchema>>();
+  private readonly worker: SchemaWorker;
 
-  constructor(private readonly limits: SchemaLimits & { validatorCache: number }) {
+  constructor(
+    private readonly limits: SchemaLimits & { validatorCache: number },
+    options: { workerFile: string },
+  ) {
     this.cache = new LRUCache({ max: limits.validatorCache });
-  }
-
-  private instance(draft: Draft): AnyAjv {
-    let ajv = this.ajv.get(draft);
-    if (!ajv) this.ajv.set(draft, (ajv = makeAjv(draft)));
-    return ajv;
+    this.worker = new SchemaWorker(options.workerFile, limits.validatorCache);
   }
 
   /** Screens, checks against the meta-schema and compiles; throws 400 naming every problem. */
-  prepare(schema: unknown, base: readonly string[] = ["schema"]): PreparedSchema {
+  async prepare(schema: unknown, base: readonly string[] = ["schema"]): Promise<PreparedSchema> {
     const at = (segments: readonly (string | number)[]) => toPointer([...base, ...segments]);
     const screened = screenSchema(schema, this.limits, base);
     if (screened.length > 0) throw validationError(screened);
@@ -110,45 +72,67 @@ export class SchemaCompiler {
     const key = `${draft}:${hash}`;
     const cached = this.cache.get(key);
     if (cached) return cached;
-
-    const ajv = this.instance(draft);
-    if (!ajv.validateSchema(record)) {
-      const errors = (ajv.errors ?? []).map((e) => ({ path: at(splitPointer(e.instancePath)), message: describe(e) }));
-      throw validationError(dedupe(errors), `schema is not a valid JSON Schema (${draft}): ${errors[0]?.path} ${errors[0]?.message}`);
+    let pending = this.compiling.get(key);
+    if (!pending) {
+      pending = this.compile(key, draft, hash, record, at).finally(() => this.compiling.delete(key));
+      this.compiling.set(key, pending);
     }
-    let compiled: ValidateFunction;
-    try {
-      compiled = ajv.compile(record);
-    } catch (error) {
-      throw validationError([{ path: at([]), message: `cannot be compiled: ${(error as Error).message}` }]);
-    } finally {
-      ajv.removeSchema(record);
-    }
-    const prepared: PreparedSchema = {
-      hash,
-      draft,
-      schema: record,
-      validate(value) {
-        if (compiled(value)) return { valid: true };
-        return { valid: false, errors: dedupe((compiled.errors ?? []).map((e) => ({ path: e.instancePath || "/", message: describe(e) }))) };
-      },
-    };
-    this.cache.set(key, prepared);
-    return prepared;
+    return pending;
   }
 
   /** The problems `prepare` would throw for, as a list (empty when the schema is usable). */
-  problems(schema: unknown, base: readonly string[] = ["schema"]): FieldError[] {
+  async problems(schema: unknown, base: readonly string[] = ["schema"]): Promise<FieldError[]> {
     try {
-      this.prepare(schema, base);
+      await this.prepare(schema, base);
       return [];
     } catch (error) {
-      return isGenserveError(error) && error.errors ? error.errors : [{ path: toPointer(base), message: (error as Error).message }];
+      if (isGenserveError(error) && error.errors) return error.errors;
+      throw error;
     }
   }
 
   get size(): number {
     return this.cache.size;
+  }
+
+  close(): Promise<void> {
+    return this.worker.close();
+  }
+
+  private async compile(
+    key: string,
+    draft: Draft,
+    hash: string,
+    schema: Record<string, unknown>,
+    at: (segments: readonly (string | number)[]) => string,
+  ): Promise<PreparedSchema> {
+    const reply = await this.worker.compile(key, draft, schema);
+    if (!reply.ok) {
+      if (reply.meta) {
+        const errors = dedupe(reply.meta.map((e) => ({ path: at(splitPointer(e.instancePath)), message: describe(e) })));
+        throw validationError(errors, `schema is not a valid JSON Schema (${draft}): ${errors[0]?.path} ${errors[0]?.message}`);
+      }
+      throw validationError([{ path: at([]), message: `cannot be compiled: ${reply.compile}` }]);
+    }
+    const worker = this.worker;
+    const prepared: PreparedSchema = {
+      hash,
+      draft,
+      schema,
+      async validate(value) {
+        let result = await worker.validate(key, value);
+        if ("missing" in result) {
+          // The worker evicted or lost it (restart): compile again, then validate.
+          await worker.compile(key, draft, schema);
+          result = await worker.validate(key, value);
+          if ("missing" in result) throw new Error("schema worker lost a validator it had just compiled");
+        }
+        if (result.valid) return { valid: true };
+        return { valid: false, errors: dedupe(result.errors.map((e) => ({ path: e.instancePath || "/", message: describe(e) }))) };
+      },
+    };
+    this.cache.set(key, prepared);
+    return prepared;
   }
 }
 
@@ -157,7 +141,7 @@ function splitPointer(pointer: string): string[] {
   return pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
-function describe(error: ErrorObject): string {
+function describe(error: RawAjvError): string {
   const params = error.params as Record<string, unknown>;
   if (error.keyword === "additionalProperties") return `must not have additional property "${String(params.additionalProperty)}"`;
   if (error.keyword === "required") return `must have required property "${String(params.missingProperty)}"`;

@@ -8,6 +8,8 @@ import type { Config } from "../config/types";
 export interface BootOptions {
   config: Config;
   dataDir: string;
+  /** The package root (app, lib and the .next build), for files loaded at run time. */
+  appRoot: string;
   logLevel: string;
   version: string;
 }

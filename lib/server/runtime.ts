@@ -1,9 +1,11 @@
 import "server-only";
+import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/types";
 import { RateLimiter } from "../http/rate-limit";
 import { ModelRegistry } from "../models/registry";
 import { RunService } from "../runs/pipeline";
+import { SCHEMA_WORKER_FILE } from "../schema/schema-worker";
 import { SchemaCompiler } from "../schema/validator";
 import { openSqliteStore } from "../store/sqlite";
 import type { Store } from "../store/types";
@@ -31,7 +33,7 @@ export function createRuntime(boot: BootOptions): Runtime {
   (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[]; provider: string; model: string }) =>
     logger.warn({ provider: options.provider, model: options.model, warnings: options.warnings }, "model provider warning");
   const store = openSqliteStore(boot.dataDir);
-  const schemas = new SchemaCompiler(boot.config.limits);
+  const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
   const models = new ModelRegistry(boot.config);
   const runs = new RunService({ config: boot.config, store, models, schemas, logger });
   let closed: Promise<void> | undefined;
@@ -46,6 +48,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     shutdown(graceMs) {
       closed ??= (async () => {
         await runs.drain(graceMs);
+        await schemas.close();
         await store.close();
       })();
       return closed;

@@ -1,0 +1,85 @@
+// Worker thread that compiles and runs callers' JSON Schemas with ajv. Compiling a large schema
+// takes hundreds of milliseconds of synchronous work (code generation); doing it here keeps the
+// server's event loop free for other callers. Plain JavaScript so that Node loads it as it is,
+// from the package, under both the CLI and the Next.js server bundle.
+import { parentPort } from "node:worker_threads";
+import Ajv from "ajv";
+import Ajv2019 from "ajv/dist/2019.js";
+import Ajv2020 from "ajv/dist/2020.js";
+import AjvDraft04 from "ajv-draft-04";
+import addFormats from "ajv-formats";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const draft06 = require("ajv/dist/refs/json-schema-draft-06.json");
+
+const OPTIONS = {
+  // Callers' schemas carry annotations of every kind ("example", "x-..."): strict mode would refuse them.
+  strict: false,
+  allErrors: true,
+  validateFormats: true,
+  logger: false,
+  // Unoptimised code generation compiles about twice as fast; validation of model outputs is cheap either way.
+  code: { optimize: false },
+};
+
+const instances = new Map();
+function ajvFor(draft) {
+  let ajv = instances.get(draft);
+  if (ajv) return ajv;
+  if (draft === "draft-04") ajv = new AjvDraft04(OPTIONS);
+  else if (draft === "2019-09") ajv = new Ajv2019(OPTIONS);
+  else if (draft === "2020-12") ajv = new Ajv2020(OPTIONS);
+  else {
+    ajv = new Ajv(OPTIONS);
+    if (draft === "draft-06") ajv.addMetaSchema(draft06);
+  }
+  addFormats(ajv);
+  instances.set(draft, ajv);
+  return ajv;
+}
+
+/** Compiled validators by key, least recently used first. */
+const compiled = new Map();
+let capacity = 500;
+
+const plainErrors = (errors) =>
+  (errors ?? []).map((e) => ({ instancePath: e.instancePath, keyword: e.keyword, params: e.params, message: e.message }));
+
+function compile({ key, draft, schema }) {
+  const ajv = ajvFor(draft);
+  if (!ajv.validateSchema(schema)) return { ok: false, meta: plainErrors(ajv.errors) };
+  try {
+    const validate = ajv.compile(schema);
+    compiled.set(key, validate);
+    if (compiled.size > capacity) compiled.delete(compiled.keys().next().value);
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, compile: String(error?.message ?? error) };
+  } finally {
+    // Ajv caches by object identity; every schema here is a fresh copy, so drop it from Ajv's cache.
+    ajv.removeSchema(schema);
+  }
+}
+
+function validate({ key, value }) {
+  const fn = compiled.get(key);
+  if (!fn) return { missing: true };
+  compiled.delete(key);
+  compiled.set(key, fn);
+  return fn(value) ? { valid: true } : { valid: false, errors: plainErrors(fn.errors) };
+}
+
+parentPort.on("message", (message) => {
+  let result;
+  try {
+    if (message.op === "configure") {
+      capacity = message.capacity;
+      result = { ok: true };
+    } else if (message.op === "compile") result = compile(message);
+    else result = validate(message);
+  } catch (error) {
+    result = { failure: String(error?.message ?? error) };
+  }
+  parentPort.postMessage({ id: message.id, ...result });
+});
