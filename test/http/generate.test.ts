@@ -1,24 +1,15 @@
 import Ajv2020 from "ajv/dist/2020";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CALLBACK, INVOICE_SCHEMA, testConfig } from "../helpers/config";
-import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
-import { get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CALLBACK, INVOICE_SCHEMA } from "../helpers/config";
+import type { FakeUpstream } from "../helpers/fake-upstream";
+import { useGenserve } from "../helpers/suite";
+import { get, post, type GenserveServer } from "../helpers/genserve";
 
+const ctx = useGenserve();
 let upstream: FakeUpstream;
 let server: GenserveServer;
 let key: string;
-
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  const dir = tempDir();
-  server = await startGenserve({ configFile: writeConfig(dir, testConfig(upstream.url)), dataDir: `${dir}/data` });
-  key = server.adminKey!;
-});
-afterAll(async () => {
-  await server?.stop();
-  await upstream?.close();
-});
-beforeEach(() => upstream.reset());
+beforeAll(() => void ({ upstream, server, key } = ctx));
 
 const invoice = { number: "INV-7", total: 120.5, currency: "EUR", lines: [{ description: "Chair", amount: 120.5 }] };
 const objectBody = (extra: Record<string, unknown> = {}) => ({

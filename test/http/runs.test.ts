@@ -1,11 +1,13 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CALLBACK, testConfig } from "../helpers/config";
-import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
+import type { FakeUpstream } from "../helpers/fake-upstream";
+import { useGenserve } from "../helpers/suite";
 import { cli, createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
 
+const ctx = useGenserve();
 let upstream: FakeUpstream;
 let server: GenserveServer;
 let admin: string;
@@ -13,15 +15,8 @@ let alice: { id: string; key: string };
 let bob: { id: string; key: string };
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  const dir = tempDir();
-  server = await startGenserve({ configFile: writeConfig(dir, testConfig(upstream.url)), dataDir: `${dir}/data` });
-  admin = server.adminKey!;
+  ({ upstream, server, key: admin } = ctx);
   [alice, bob] = await Promise.all([createKey("alice", { dataDir: server.dataDir }), createKey("bob", { dataDir: server.dataDir })]);
-});
-afterAll(async () => {
-  await server?.stop();
-  await upstream?.close();
 });
 
 const textRun = (key: string, workflowSlug = "no-retry", input = "Quokka facts") =>

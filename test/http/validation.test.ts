@@ -1,13 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CALLBACK, INVOICE_SCHEMA, testConfig } from "../helpers/config";
-import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
-import { cli, createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
+import { beforeAll, describe, expect, it } from "vitest";
+import { CALLBACK, INVOICE_SCHEMA } from "../helpers/config";
+import type { FakeUpstream } from "../helpers/fake-upstream";
+import { useGenserve } from "../helpers/suite";
+import { cli, createKey, get, post, type GenserveServer } from "../helpers/genserve";
 
-let upstream: FakeUpstream;
-let server: GenserveServer;
-let key: string;
-
-const LIMITS = `
+const ctx = useGenserve(`
 limits:
   bodyBytes: 200000
   inputBytes: 1000
@@ -16,18 +13,11 @@ limits:
   schemaProperties: 50
   schemaEnumValues: 40
   attachments: 2
-`;
-
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  const dir = tempDir();
-  server = await startGenserve({ configFile: writeConfig(dir, testConfig(upstream.url, LIMITS)), dataDir: `${dir}/data` });
-  key = server.adminKey!;
-});
-afterAll(async () => {
-  await server?.stop();
-  await upstream?.close();
-});
+`);
+let upstream: FakeUpstream;
+let server: GenserveServer;
+let key: string;
+beforeAll(() => void ({ upstream, server, key } = ctx));
 
 const body = (extra: Record<string, unknown> = {}) => ({
   input: "hello",
