@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import YAML from "yaml";
 import type { z } from "zod";
-import { fileConfigSchema, limitsSchema, type FileConfig } from "./schema";
+import { fileConfigSchema, type FileConfig } from "./schema";
 import type { Config, ContextConfig, ModelConfig, WorkflowConfig } from "./types";
 
 /** A configuration problem: the file, the path of each bad value and why. Stops start-up. */
@@ -154,4 +154,4 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export const DEFAULT_LIMITS = limitsSchema.parse({});
+export { DEFAULT_LIMITS } from "./schema";

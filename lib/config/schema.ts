@@ -95,4 +95,6 @@ export const fileConfigSchema = z
   .strict();
 
 export type FileConfig = z.infer<typeof fileConfigSchema>;
+
+export const DEFAULT_LIMITS = limitsSchema.parse({});
 export type Limits = z.infer<typeof limitsSchema>;

@@ -9,6 +9,8 @@ export type SchemaLimits = Pick<Limits, "schemaBytes" | "schemaDepth" | "schemaP
 const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
 
 /**
+ * Browser-safe: the playground runs the same screening to lint the schema editor.
+ *
  * Screens a caller's JSON Schema before anything compiles it: size, nesting, property and enum
  * counts, only local `$ref`s, no `$data`, and no regex that can backtrack catastrophically. Also
  * applies genserve's own rule for the top level. Returns every problem, with JSON Pointers under
@@ -19,7 +21,7 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, base: readon
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
     return [{ path: at([]), message: "must be a JSON Schema object" }];
   }
-  const bytes = Buffer.byteLength(JSON.stringify(schema), "utf8");
+  const bytes = new TextEncoder().encode(JSON.stringify(schema)).byteLength;
   if (bytes > limits.schemaBytes) {
     return [{ path: at([]), message: `is ${bytes} bytes; the limit is ${limits.schemaBytes} bytes (limits.schemaBytes)` }];
   }

@@ -1,0 +1,136 @@
+/**
+ * The playground's client for the public /api/v1 API: the same API programs use, typed with the
+ * shared shapes. Problem+json responses become ApiError with the stable `code`; every call
+ * forwards an AbortSignal. Browser-safe.
+ */
+import { createParser } from "eventsource-parser";
+import type { GenerateObjectRequest, GenerateTextRequest, RunMetadata, StreamObjectRequest } from "../api/requests";
+
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    readonly detail: string,
+    readonly errors: FieldProblem[] = [],
+    readonly runId?: string,
+  ) {
+    super(detail);
+    this.name = "ApiError";
+  }
+
+  static fromProblem(status: number, body: unknown): ApiError {
+    const p = (body ?? {}) as { code?: string; detail?: string; title?: string; errors?: FieldProblem[]; runId?: string };
+    return new ApiError(status, p.code ?? `http_${status}`, p.detail ?? p.title ?? `HTTP ${status}`, p.errors ?? [], p.runId);
+  }
+}
+
+export interface WorkflowSummary {
+  slug: string;
+  description: string;
+  model: string;
+  contexts: string[];
+}
+export interface ContextSummary {
+  slug: string;
+  title: string;
+  size: number;
+}
+export interface RunSummary {
+  id: string;
+  operation: "generate.object" | "generate.text" | "stream.object";
+  workflowSlug: string;
+  status: "running" | "succeeded" | "failed";
+  input: string;
+  schema: unknown;
+  contextSlugs: string[];
+  attachments: Record<string, unknown>[];
+  callback: { url: string; customProperties?: Record<string, unknown> } | null;
+  output: unknown;
+  error: { code: string; detail: string; errors?: FieldProblem[] } | null;
+  metadata: RunMetadata;
+  attempts: number;
+  createdAt: string;
+  finishedAt: string | null;
+}
+
+export type StreamEvent =
+  | { type: "item"; id: number; text: string }
+  | { type: "restart"; attempt: number }
+  | { type: "done"; runId: string; object: unknown; metadata: RunMetadata }
+  | { type: "error"; error: ApiError };
+
+export interface ApiClient {
+  listWorkflows(signal?: AbortSignal): Promise<WorkflowSummary[]>;
+  listContexts(signal?: AbortSignal): Promise<ContextSummary[]>;
+  listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
+  getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
+  generateObject(body: GenerateObjectRequest, signal?: AbortSignal): Promise<{ object: unknown; metadata: RunMetadata }>;
+  generateText(body: GenerateTextRequest, signal?: AbortSignal): Promise<{ text: string; metadata: RunMetadata }>;
+  /** Starts a stream; resolves with the run id once the response headers arrive, then yields events. */
+  streamObject(body: StreamObjectRequest, signal?: AbortSignal): Promise<{ runId: string; events: AsyncIterable<StreamEvent> }>;
+}
+
+export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
+  const request = async (path: string, init: RequestInit & { signal?: AbortSignal } = {}): Promise<Response> => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      ...init,
+      headers: { "Api-Key": apiKey, ...(init.body ? { "Content-Type": "application/json" } : {}), ...init.headers },
+    });
+    if (!response.ok) {
+      const body = await response.json().catch(() => undefined);
+      throw ApiError.fromProblem(response.status, body);
+    }
+    return response;
+  };
+  const getJson = async <T>(path: string, signal?: AbortSignal) => (await (await request(path, { signal })).json()) as T;
+  const postJson = async <T>(path: string, body: unknown, signal?: AbortSignal) =>
+    (await (await request(path, { method: "POST", body: JSON.stringify(body), signal })).json()) as T;
+
+  return {
+    listWorkflows: async (signal) => (await getJson<{ workflows: WorkflowSummary[] }>("/api/v1/workflows", signal)).workflows,
+    listContexts: async (signal) => (await getJson<{ contexts: ContextSummary[] }>("/api/v1/contexts", signal)).contexts,
+    listRuns: (params, signal) => {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") query.set(k, String(v));
+      return getJson(`/api/v1/runs?${query}`, signal);
+    },
+    getRun: (id, signal) => getJson(`/api/v1/runs/${encodeURIComponent(id)}`, signal),
+    generateObject: (body, signal) => postJson("/api/v1/generate/object", body, signal),
+    generateText: (body, signal) => postJson("/api/v1/generate/text", body, signal),
+    async streamObject(body, signal) {
+      const response = await request("/api/v1/stream/object", { method: "POST", body: JSON.stringify(body), signal, headers: { Accept: "text/event-stream" } });
+      return { runId: response.headers.get("X-Run-ID") ?? "", events: readEvents(response) };
+    },
+  };
+}
+
+async function* readEvents(response: Response): AsyncIterable<StreamEvent> {
+  const queue: StreamEvent[] = [];
+  const parser = createParser({
+    onEvent(event) {
+      const data = JSON.parse(event.data) as Record<string, unknown>;
+      if (event.event === undefined || event.event === "message") {
+        queue.push({ type: "item", id: Number(event.id), text: (data.object as { text: string }).text });
+      } else if (event.event === "restart") {
+        queue.push({ type: "restart", attempt: Number(data.attempt) });
+      } else if (event.event === "done") {
+        queue.push({ type: "done", runId: String(data.runId), object: data.object, metadata: data.metadata as RunMetadata });
+      } else if (event.event === "error") {
+        queue.push({ type: "error", error: ApiError.fromProblem(Number(data.status ?? 500), data) });
+      }
+    },
+  });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+    while (queue.length > 0) yield queue.shift()!;
+  }
+}
