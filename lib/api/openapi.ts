@@ -116,6 +116,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           parameters: [
             { name: "workflowSlug", in: "query", schema: { type: "string" } },
             { name: "status", in: "query", schema: { enum: ["running", "succeeded", "failed"] } },
+            { name: "operation", in: "query", schema: { enum: ["generate.object", "generate.text", "stream.object"] } },
             { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
             { name: "cursor", in: "query", schema: { type: "string" }, description: "`nextCursor` of the previous page." },
           ],

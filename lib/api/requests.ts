@@ -122,6 +122,7 @@ export const runListQuery = z
   .object({
     workflowSlug: slug("workflow").optional(),
     status: runStatus.optional(),
+    operation: z.enum(["generate.object", "generate.text", "stream.object"]).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional(),
   })

@@ -181,6 +181,7 @@ export function openSqliteStore(dataDir: string): Store {
         if (filter.keyId !== undefined) (where.push("key_id = ?"), params.push(filter.keyId));
         if (filter.workflowSlug !== undefined) (where.push("workflow_slug = ?"), params.push(filter.workflowSlug));
         if (filter.status !== undefined) (where.push("status = ?"), params.push(filter.status));
+        if (filter.operation !== undefined) (where.push("operation = ?"), params.push(filter.operation));
         if (filter.beforeId !== undefined) (where.push("id < ?"), params.push(filter.beforeId));
         const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
         return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);

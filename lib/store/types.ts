@@ -80,6 +80,7 @@ export interface RunFilter {
   keyId?: string;
   workflowSlug?: string;
   status?: RunStatus;
+  operation?: RunOperation;
   /** Runs with an id lower than this one (ids sort by creation time). */
   beforeId?: string;
   limit: number;

@@ -42,7 +42,7 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-export async function startFakeUpstream(): Promise<FakeUpstream> {
+export async function startFakeUpstream(defaults: { chunkDelayMs?: number } = {}): Promise<FakeUpstream> {
   const queue: FakeReply[] = [];
   const requests: ReceivedRequest[] = [];
   const sockets = new Set<import("node:net").Socket>();
@@ -94,7 +94,8 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
       }
       send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: content.slice(i, i + size) }, finish_reason: null }] });
       sent++;
-      if (reply.chunkDelayMs) await new Promise((r) => setTimeout(r, reply.chunkDelayMs));
+      const pause = reply.chunkDelayMs ?? defaults.chunkDelayMs;
+      if (pause) await new Promise((r) => setTimeout(r, pause));
       if (res.destroyed) return;
     }
     send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
@@ -129,6 +130,15 @@ function defaultContent(body: ReceivedRequest["body"]): string {
   return `echo: ${typeof last?.content === "string" ? last.content : JSON.stringify(last?.content)}`;
 }
 
+const FORMAT_EXAMPLES: Record<string, string> = {
+  email: "ada@example.com",
+  date: "2026-01-31",
+  "date-time": "2026-01-31T12:00:00Z",
+  time: "12:00:00Z",
+  uri: "https://example.com/",
+  uuid: "123e4567-e89b-42d3-a456-426614174000",
+};
+
 /** A minimal value that validates against common schemas (enough for default replies). */
 export function instanceOf(schema: Record<string, unknown>, root: Record<string, unknown>, depth: number): unknown {
   if (depth > 20) return null;
@@ -161,6 +171,6 @@ export function instanceOf(schema: Record<string, unknown>, root: Record<string,
     case "null":
       return null;
     default:
-      return "text";
+      return FORMAT_EXAMPLES[schema.format as string] ?? "text";
   }
 }

@@ -71,6 +71,9 @@ describe("runs and ownership", () => {
     expect(failedRuns.map((r: { id: string }) => r.id)).toEqual([failed.json.runId]);
     expect(failedRuns[0].error.code).toBe("model_error");
 
+    const texts = (await get(server, "/api/v1/runs?operation=generate.text&limit=100", bob.key)).json.runs;
+    expect(texts.length).toBeGreaterThanOrEqual(6);
+    expect((await get(server, "/api/v1/runs?operation=stream.object", bob.key)).json.runs).toEqual([]);
     expect((await get(server, "/api/v1/runs?status=done", bob.key)).status).toBe(400);
     expect((await get(server, "/api/v1/runs?limit=0", bob.key)).status).toBe(400);
     expect((await get(server, "/api/v1/runs?cursor=garbage", bob.key)).json.errors[0].path).toBe("?cursor");

@@ -1,0 +1,5 @@
+import { WorkflowsPage } from "@/components/catalog/catalog-pages";
+
+export default function Page() {
+  return <WorkflowsPage />;
+}

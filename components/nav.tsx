@@ -1,0 +1,66 @@
+"use client";
+
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import { useEffect, useState } from "react";
+import { useApiKey } from "./key-context";
+
+const LINKS = [
+  { href: "/", label: "Playground" },
+  { href: "/runs", label: "Runs" },
+  { href: "/workflows", label: "Workflows" },
+  { href: "/contexts", label: "Contexts" },
+  { href: "/docs", label: "API reference" },
+];
+
+export function Nav() {
+  const pathname = usePathname();
+  const { apiKey, signOut } = useApiKey();
+  const [dark, setDark] = useState(false);
+  useEffect(() => {
+    const stored = localStorage.getItem("genserve.theme");
+    const initial = stored ? stored === "dark" : window.matchMedia("(prefers-color-scheme: dark)").matches;
+    setDark(initial);
+  }, []);
+  useEffect(() => {
+    document.documentElement.classList.toggle("dark", dark);
+  }, [dark]);
+  return (
+    <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
+      <nav aria-label="Main" className="mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-5 gap-y-2 px-4 py-3">
+        <span className="font-semibold">genserve</span>
+        {LINKS.map((link) => {
+          const current = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
+          return (
+            <Link
+              key={link.href}
+              href={link.href}
+              aria-current={current ? "page" : undefined}
+              className={`text-sm underline-offset-4 hover:underline ${current ? "font-semibold text-zinc-950 underline dark:text-white" : "text-zinc-700 dark:text-zinc-300"}`}
+            >
+              {link.label}
+            </Link>
+          );
+        })}
+        <span className="ml-auto flex items-center gap-3">
+          <button
+            type="button"
+            onClick={() => {
+              localStorage.setItem("genserve.theme", dark ? "light" : "dark");
+              setDark(!dark);
+            }}
+            className="rounded border border-zinc-300 px-2 py-1 text-sm dark:border-zinc-700"
+            aria-pressed={dark}
+          >
+            Dark theme
+          </button>
+          {apiKey ? (
+            <button type="button" onClick={() => signOut()} className="rounded border border-zinc-300 px-2 py-1 text-sm dark:border-zinc-700">
+              Sign out
+            </button>
+          ) : null}
+        </span>
+      </nav>
+    </header>
+  );
+}

@@ -1,0 +1,35 @@
+"use client";
+
+import { loader } from "@monaco-editor/react";
+import draft07 from "ajv/dist/refs/json-schema-draft-07.json";
+
+export type Monaco = typeof import("monaco-editor");
+
+let loading: Promise<Monaco> | null = null;
+
+/**
+ * Loads Monaco from the installed package (never a CDN: the app works offline) with its editor and
+ * JSON workers built from local files, and tells @monaco-editor/react to use it. The editor must
+ * not mount before this resolves, or the loader would fetch Monaco from a CDN.
+ */
+export function loadMonaco(): Promise<Monaco> {
+  loading ??= (async () => {
+    (self as unknown as { MonacoEnvironment: unknown }).MonacoEnvironment = {
+      getWorker(_id: string, label: string) {
+        if (label === "json") return new Worker(new URL("./json.worker.ts", import.meta.url), { type: "module" });
+        return new Worker(new URL("./editor.worker.ts", import.meta.url), { type: "module" });
+      },
+    };
+    const monaco = await import("monaco-editor");
+    // Schema documents are validated against the JSON Schema meta-schema: squiggles, hover docs and
+    // keyword completion, with no schema fetched from the network.
+    monaco.json.jsonDefaults.setDiagnosticsOptions({
+      validate: true,
+      enableSchemaRequest: false,
+      schemas: [{ uri: "http://json-schema.org/draft-07/schema", fileMatch: ["schema.json"], schema: draft07 as never }],
+    });
+    loader.config({ monaco });
+    return monaco;
+  })();
+  return loading;
+}

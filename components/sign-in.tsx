@@ -1,0 +1,61 @@
+"use client";
+
+import { useState, type FormEvent } from "react";
+import { ApiError, createApiClient } from "@/lib/client/api";
+import { useApiKey } from "./key-context";
+
+/** Asks for an API key and checks it against the API before keeping it for this tab. */
+export function SignIn() {
+  const { signIn, notice } = useApiKey();
+  const [value, setValue] = useState("");
+  const [error, setError] = useState<string | null>(notice);
+  const [checking, setChecking] = useState(false);
+
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    setChecking(true);
+    setError(null);
+    try {
+      await createApiClient(value.trim()).listWorkflows();
+      signIn(value.trim());
+    } catch (e) {
+      setError(e instanceof ApiError && e.code === "unauthorized" ? "That key is not valid or has been revoked." : `Could not check the key: ${(e as Error).message}`);
+    } finally {
+      setChecking(false);
+    }
+  }
+
+  return (
+    <main className="mx-auto max-w-lg px-6 py-16">
+      <h1 className="text-2xl font-semibold">Sign in</h1>
+      <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">
+        Use a genserve API key (<code>genserve keys create --name me</code>). It stays in this browser tab and is sent only in the Api-Key header.
+      </p>
+      <form onSubmit={submit} className="mt-6 space-y-3">
+        <label htmlFor="api-key" className="block text-sm font-medium">
+          API key
+        </label>
+        <input
+          id="api-key"
+          type="password"
+          autoComplete="off"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "api-key-error" : undefined}
+          className="w-full rounded border border-zinc-400 bg-white px-3 py-2 font-mono text-sm dark:border-zinc-600 dark:bg-zinc-900"
+          placeholder="gs_…"
+          required
+        />
+        {error ? (
+          <p id="api-key-error" role="alert" className="text-sm text-red-700 dark:text-red-400">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" disabled={checking || !value.trim()} className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white disabled:opacity-60">
+          {checking ? "Checking…" : "Sign in"}
+        </button>
+      </form>
+    </main>
+  );
+}

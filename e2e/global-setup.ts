@@ -1,0 +1,26 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
+import { buildApp, buildIsCurrent } from "../lib/cli/build";
+import { testConfig } from "../test/helpers/config";
+import { startFakeUpstream } from "../test/helpers/fake-upstream";
+import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
+
+/** Builds the app if needed, starts the fake upstream and genserve; returns the teardown. */
+export default async function globalSetup() {
+  const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+  if (!existsSync(chromium)) {
+    throw new Error(`The browser tests need Chromium at ${chromium}: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.`);
+  }
+  const root = path.resolve(import.meta.dirname, "..");
+  if (!buildIsCurrent(root)) await buildApp(root);
+  // Slow enough chunks that a person (and the tests) can watch the object fill in.
+  const upstream = await startFakeUpstream({ chunkDelayMs: 40 });
+  const dir = tempDir("genserve-e2e-");
+  const server = await startGenserve({ configFile: writeConfig(dir, testConfig(upstream.url)), dataDir: path.join(dir, "data") });
+  process.env.GENSERVE_E2E_URL = server.url;
+  process.env.GENSERVE_E2E_KEY = server.adminKey!;
+  return async () => {
+    await server.stop();
+    await upstream.close();
+  };
+}

@@ -1,0 +1,46 @@
+import AxeBuilder from "@axe-core/playwright";
+import { expect, type Page } from "@playwright/test";
+
+export const BASE = () => process.env.GENSERVE_E2E_URL!;
+export const KEY = () => process.env.GENSERVE_E2E_KEY!;
+
+/** The playground as a page object: what a person sees and does, by accessible names. */
+export class PlaygroundPage {
+  constructor(readonly page: Page) {}
+
+  async open(hash = ""): Promise<void> {
+    await this.page.goto(`${BASE()}/${hash}`);
+  }
+
+  async signIn(key = KEY()): Promise<void> {
+    await this.page.getByLabel("API key").fill(key);
+    await this.page.getByRole("button", { name: "Sign in" }).click();
+  }
+
+  operation = () => this.page.getByLabel("Operation");
+  workflow = () => this.page.getByLabel("Workflow", { exact: true });
+  input = () => this.page.getByLabel("Input", { exact: true });
+  result = () => this.page.getByRole("region", { name: "Result" });
+  metadata = () => this.page.getByRole("region", { name: "Run metadata" });
+  schema = () => this.page.getByRole("region", { name: "Schema" });
+
+  /** Replaces the schema by typing into Monaco (inserted as typed text, no auto-closing). */
+  async typeSchema(text: string): Promise<void> {
+    const editor = this.schema().locator(".monaco-editor").first();
+    await editor.waitFor();
+    await editor.click();
+    await this.page.keyboard.press("ControlOrMeta+A");
+    await this.page.keyboard.press("Delete");
+    await this.page.keyboard.insertText(text);
+  }
+
+  async run(): Promise<void> {
+    await this.page.getByRole("button", { name: "Run", exact: true }).click();
+  }
+}
+
+/** WCAG 2 A/AA checks with axe-core; Monaco's own widget is excluded (it is not ours to fix). */
+export async function expectAccessible(page: Page): Promise<void> {
+  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa"]).exclude(".monaco-editor").analyze();
+  expect(results.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+}

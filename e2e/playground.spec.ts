@@ -1,0 +1,166 @@
+import { expect, test } from "@playwright/test";
+import { BASE, expectAccessible, KEY, PlaygroundPage } from "./pages";
+
+const SHOTS = "docs/screenshots";
+
+test.describe("playground", () => {
+  test("refuses a wrong key with a clear message, then signs in", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn("gs_" + "x".repeat(43));
+    await expect(page.getByRole("alert").filter({ hasText: /./ })).toHaveText("That key is not valid or has been revoked.");
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}/sign-in.png` });
+    await p.signIn();
+    await expect(p.operation()).toBeVisible();
+    // The key is kept in the session, never in the URL.
+    expect(page.url()).not.toContain(KEY());
+  });
+
+  test("streams an object that fills in live, with metadata", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Stream object" });
+    await p.workflow().selectOption("extract-invoice");
+    await p.input().fill("Invoice INV-7, one chair, 120.50 EUR");
+    await p.typeSchema(
+      JSON.stringify({
+        type: "object",
+        properties: { number: { type: "string" }, total: { type: "number" }, note: { type: "string", enum: ["a long note that takes a while to stream in"] } },
+        required: ["number", "total", "note"],
+      }),
+    );
+    await p.run();
+    const log = p.result().getByRole("log");
+    await expect(log).toHaveAttribute("aria-busy", "true");
+    // Partial state: the object is there before the stream is complete.
+    await expect(p.result().getByTestId("result-object")).toContainText('"number"');
+    await expect(p.result().getByText("Valid against schema")).toBeVisible();
+    await expect(log).toHaveAttribute("aria-busy", "false");
+    await expect(p.result().getByTestId("result-object")).toContainText('"note": "a long note that takes a while to stream in"');
+    await expect(page.getByRole("status")).toHaveText("Complete");
+    await expect(p.metadata().getByTestId("meta-model")).toHaveText("fake-7b-served (fast)");
+    await expect(p.metadata().getByTestId("meta-run-id")).toContainText("run_");
+    await page.getByRole("tab", { name: "Fields" }).click();
+    await expect(p.result().getByText("done").first()).toBeVisible();
+    await page.getByRole("tab", { name: "Raw deltas" }).click();
+    await expect(p.result().getByRole("log")).toContainText('{"number":');
+    await page.getByRole("tab", { name: "Object" }).click();
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}/playground-stream.png`, fullPage: true });
+  });
+
+  test("generates text and an object with an attachment", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate text" });
+    await p.input().fill("Say hello");
+    await page.keyboard.press("ControlOrMeta+Enter");
+    await expect(p.result()).toContainText("echo: Say hello");
+    await expect(p.metadata().getByTestId("meta-input-tokens")).toHaveText("11");
+
+    await p.operation().selectOption({ label: "Generate object" });
+    await page.getByLabel("Drop files here or choose:").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Paid in full.") });
+    await expect(page.getByRole("list", { name: "Attached files" })).toContainText("notes.txt · text/plain · 13 B");
+    await p.run();
+    await expect(p.result().getByText("Valid against schema")).toBeVisible();
+    const runId = (await p.metadata().getByTestId("meta-run-id").locator("a").textContent())!;
+    const run = await (await fetch(`${BASE()}/api/v1/runs/${runId}`, { headers: { "Api-Key": KEY() } })).json();
+    expect(run.attachments[0]).toMatchObject({ mimeType: "text/plain", bytes: 13 });
+  });
+
+  test("marks schema errors in the editor: the service's rules and the API's answer", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate object" });
+    await p.input().fill("x");
+    await p.typeSchema('{"type": "object", "properties": {"code": {"type": "string", "pattern": "^(a+)+$"}}}');
+    const problems = page.getByRole("list", { name: "Schema problems" });
+    await expect(problems).toContainText("/properties/code/pattern: regular expression may backtrack catastrophically");
+    await p.run();
+    await expect(problems.locator("li").first()).toHaveClass(/text-red/);
+    await expect(p.schema().locator(".squiggly-error").first()).toBeAttached();
+    await page.screenshot({ path: `${SHOTS}/playground-schema-error.png`, fullPage: true });
+  });
+
+  test("copies the request as curl", async ({ page, context }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: BASE() });
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.input().fill("Invoice 9");
+    await page.getByRole("button", { name: "Copy as curl" }).click();
+    const curl = await page.evaluate(() => navigator.clipboard.readText());
+    expect(curl).toContain(`curl -N '${BASE()}/api/v1/stream/object'`);
+    expect(curl).toContain('"input":"Invoice 9"');
+    expect(curl).not.toContain(KEY());
+  });
+
+  test("restores a composition from a permalink", async ({ page, context }) => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: BASE() });
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate text" });
+    await p.input().fill("Remember me");
+    await page.getByRole("button", { name: "Copy permalink" }).click();
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    expect(link).not.toContain(KEY());
+    await page.goto("about:blank");
+    await page.goto(link);
+    await expect(p.input()).toHaveValue("Remember me");
+    await expect(p.operation()).toHaveValue("generate-text");
+  });
+});
+
+test.describe("runs and catalog pages", () => {
+  test("lists runs newest first and opens one", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate text" });
+    await p.input().fill("A run to find");
+    await p.run();
+    await expect(p.result()).toContainText("echo: A run to find");
+    await page.getByRole("link", { name: "Runs" }).click();
+    await expect(page.getByRole("heading", { name: "Runs" })).toBeVisible();
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}/runs.png` });
+    await page.getByRole("row").nth(1).getByRole("link").click();
+    await expect(page.getByText("A run to find", { exact: true })).toBeVisible();
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}/run-detail.png`, fullPage: true });
+    await page.getByRole("link", { name: "Open in playground" }).click();
+    await expect(p.input()).toHaveValue("A run to find");
+  });
+
+  test("browses workflows, contexts and the API reference", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await page.getByRole("link", { name: "Workflows" }).click();
+    await expect(page.getByRole("cell", { name: "extract-invoice" })).toBeVisible();
+    await expectAccessible(page);
+    await page.getByRole("link", { name: "Contexts" }).click();
+    await expect(page.getByRole("cell", { name: "invoice-rules" })).toBeVisible();
+    await expectAccessible(page);
+    await page.getByRole("link", { name: "API reference" }).click();
+    await expect(page.getByRole("heading", { name: "genserve API" })).toBeVisible();
+    await expectAccessible(page);
+  });
+
+  test("works in a narrow window and in the dark theme", async ({ page }) => {
+    await page.setViewportSize({ width: 420, height: 900 });
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await page.getByRole("button", { name: "Dark theme" }).click();
+    await expect(page.locator("html")).toHaveClass(/dark/);
+    await expect(p.input()).toBeVisible();
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}/playground-narrow-dark.png`, fullPage: true });
+  });
+});

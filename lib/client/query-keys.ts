@@ -1,0 +1,8 @@
+/** The one query-key factory: never inline string keys. */
+export const queryKeys = {
+  all: ["genserve"] as const,
+  workflows: (key: string) => [...queryKeys.all, key, "workflows"] as const,
+  contexts: (key: string) => [...queryKeys.all, key, "contexts"] as const,
+  runs: (key: string, filters: Record<string, string | undefined>) => [...queryKeys.all, key, "runs", filters] as const,
+  run: (key: string, id: string) => [...queryKeys.all, key, "run", id] as const,
+};
