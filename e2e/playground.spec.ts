@@ -116,6 +116,26 @@ test.describe("playground", () => {
   });
 });
 
+test.describe("compare", () => {
+  test("runs one input on two workflows side by side, with a diff and deltas", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate object" });
+    await p.workflow().selectOption("extract-invoice");
+    await p.input().fill("Compare me");
+    await page.getByLabel("Compare with").selectOption("no-retry");
+    await p.run();
+    const comparison = page.getByRole("region", { name: "Comparison" });
+    await expect(comparison).toContainText("The two outputs are identical.");
+    // extract-invoice runs on a priced model, no-retry on a free one.
+    await expect(comparison.getByTestId("delta-cost")).toHaveText(/^-0\.0+\d+ USD$/);
+    await expect(page.getByRole("region", { name: "Run metadata B" }).getByTestId("meta-model")).toHaveText("fake-free-served (free)");
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}/playground-compare.png`, fullPage: true });
+  });
+});
+
 test.describe("runs and catalog pages", () => {
   test("lists runs newest first and opens one", async ({ page }) => {
     const p = new PlaygroundPage(page);

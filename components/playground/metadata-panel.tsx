@@ -6,7 +6,7 @@ import type { RunState } from "./use-run";
 const ms = (a: number | null, b: number | null) => (a !== null && b !== null ? `${Math.round(b - a)} ms` : "—");
 
 /** Run id, model, tokens, cost and timings; filled in as the run progresses and when it ends. */
-export function MetadataPanel({ run }: { run: RunState }) {
+export function MetadataPanel({ run, suffix }: { run: RunState; suffix?: string }) {
   const m = run.metadata;
   const rows: [string, React.ReactNode][] = [
     [
@@ -32,8 +32,8 @@ export function MetadataPanel({ run }: { run: RunState }) {
     ["Time to first item", run.operation === "stream-object" ? ms(run.startedAt, run.firstItemAt) : "—"],
   ];
   return (
-    <section aria-label="Run metadata" className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
-      <h2 className="text-lg font-semibold">Run metadata</h2>
+    <section aria-label={suffix ? `Run metadata ${suffix}` : "Run metadata"} className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
+      <h2 className="text-lg font-semibold">{suffix ? `Run metadata ${suffix}` : "Run metadata"}</h2>
       <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
         {rows.map(([label, value]) => (
           <div key={label} className="contents">

@@ -17,10 +17,12 @@ import {
 } from "@/lib/client/composition";
 import { queryKeys } from "@/lib/client/query-keys";
 import { schemaFromExample } from "@/lib/client/schema-from-example";
+import { schemaPathFor } from "@/lib/client/schema-path";
 import { toCurl, toFetch } from "@/lib/client/snippets";
 import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
 import { useApiKey } from "../key-context";
 import { SignIn } from "../sign-in";
+import { Comparison } from "./comparison";
 import { MetadataPanel } from "./metadata-panel";
 import { ResultPanel } from "./result-panel";
 import { SchemaEditor } from "./schema-editor";
@@ -49,6 +51,10 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const [history, setHistory] = useState<Composition[]>([]);
   const [dark, setDark] = useState(false);
   const { state: run, start, cancel } = useRun(client);
+  // Compare: the same composition run again (on another workflow, or the same one) side by side.
+  const [compareWith, setCompareWith] = useState("");
+  const { state: runB, start: startB, cancel: cancelB } = useRun(client);
+  const comparing = compareWith !== "" && runB.status !== "idle";
 
   const workflows = useQuery({ queryKey: queryKeys.workflows(apiKey), queryFn: ({ signal }) => client!.listWorkflows(signal) });
   const contexts = useQuery({ queryKey: queryKeys.contexts(apiKey), queryFn: ({ signal }) => client!.listContexts(signal) });
@@ -87,6 +93,12 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const errorsAt = (prefix: string) => problems.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}/`));
   const unplaced = apiError && !["unauthorized"].includes(apiError.code) && (apiError.errors.length === 0 || apiError.errors.some((p) => !/^\/(schema|input|workflowSlug|contextSlugs|threadId|attachments|callback|type)/.test(p.path)));
 
+  // An output that failed validation names places in the output; pin each to the schema rule for it.
+  const outputProblems: FieldProblem[] =
+    apiError?.code === "output_invalid"
+      ? apiError.errors.map((e) => ({ path: `/schema${schemaPathFor(safeParse(c.schemaText), e.path)}`, message: `output ${e.path}: ${e.message}` }))
+      : [];
+
   const body = useMemo(() => {
     try {
       return toRequestBody(c);
@@ -108,20 +120,22 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     setHistory(next);
     localStorage.setItem(HISTORY_KEY, JSON.stringify(next));
     void start(c.operation, requestBody);
-  }, [c, history, start]);
+    if (compareWith) void startB(c.operation, { ...requestBody, workflowSlug: compareWith === "(same)" ? c.workflowSlug : compareWith });
+  }, [c, history, start, startB, compareWith]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
         event.preventDefault();
         runNow();
-      } else if (event.key === "Escape" && run.status === "running") {
+      } else if (event.key === "Escape" && (run.status === "running" || runB.status === "running")) {
         cancel();
+        cancelB();
       }
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
-  }, [runNow, cancel, run.status]);
+  }, [runNow, cancel, cancelB, run.status, runB.status]);
 
   const addFiles = async (files: FileList | File[]) => {
     const drafts = await Promise.all(
@@ -351,7 +365,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
                 <FieldErrors id="example-error" problems={errorsAt("/example")} />
               </div>
             ) : null}
-            <SchemaEditor value={c.schemaText} onChange={(v) => update("schemaText", v)} problems={errorsAt("/schema")} onRun={runNow} dark={dark} />
+            <SchemaEditor value={c.schemaText} onChange={(v) => update("schemaText", v)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} dark={dark} />
           </section>
         ) : null}
 
@@ -363,12 +377,31 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           <button type="submit" className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white disabled:opacity-60" disabled={run.status === "running" || !c.workflowSlug}>
             Run
           </button>
-          {run.status === "running" ? (
-            <button type="button" className={button} onClick={cancel}>
+          {run.status === "running" || runB.status === "running" ? (
+            <button
+              type="button"
+              className={button}
+              onClick={() => {
+                cancel();
+                cancelB();
+              }}
+            >
               Cancel
             </button>
           ) : null}
           <span className="text-xs text-zinc-600 dark:text-zinc-400">Ctrl/⌘+Enter runs · Esc cancels</span>
+          <label htmlFor="compare" className="text-sm">
+            Compare with
+          </label>
+          <select id="compare" className="rounded border border-zinc-400 bg-white px-2 py-1 text-sm dark:border-zinc-600 dark:bg-zinc-900" value={compareWith} onChange={(e) => setCompareWith(e.target.value)}>
+            <option value="">nothing</option>
+            <option value="(same)">the same workflow again</option>
+            {workflows.data?.map((w) => (
+              <option key={w.slug} value={w.slug}>
+                {w.slug}
+              </option>
+            ))}
+          </select>
           <span className="ml-auto flex flex-wrap gap-2">
             <button type="button" className={button} onClick={() => void copy("curl")}>
               {copied === "curl" ? "Copied" : "Copy as curl"}
@@ -432,8 +465,26 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             {apiError.detail}
           </p>
         ) : null}
-        <ResultPanel run={run} schema={safeParse(c.schemaText)} />
-        <MetadataPanel run={run} />
+        {comparing ? (
+          <>
+            <div className="grid gap-4 xl:grid-cols-2">
+              <div className="space-y-4">
+                <ResultPanel run={run} schema={safeParse(c.schemaText)} suffix="A" />
+                <MetadataPanel run={run} suffix="A" />
+              </div>
+              <div className="space-y-4">
+                <ResultPanel run={runB} schema={safeParse(c.schemaText)} suffix="B" />
+                <MetadataPanel run={runB} suffix="B" />
+              </div>
+            </div>
+            <Comparison a={run} b={runB} />
+          </>
+        ) : (
+          <>
+            <ResultPanel run={run} schema={safeParse(c.schemaText)} />
+            <MetadataPanel run={run} />
+          </>
+        )}
       </div>
     </main>
   );

@@ -8,19 +8,21 @@ type Tab = "object" | "tree" | "raw";
 interface Props {
   run: RunState;
   schema: unknown;
+  /** Distinguishes the second run when comparing ("B"). */
+  suffix?: string;
 }
 
 /** The output: pretty object (live), schema-aware tree with field states, or the raw deltas. */
-export function ResultPanel({ run, schema }: Props) {
+export function ResultPanel({ run, schema, suffix }: Props) {
   const [tab, setTab] = useState<Tab>("object");
   const streaming = run.status === "running";
   const isText = run.operation === "generate-text";
   const value = run.status === "done" ? (isText ? run.text : run.object) : run.snapshot?.value;
 
   return (
-    <section aria-label="Result" className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
+    <section aria-label={suffix ? `Result ${suffix}` : "Result"} className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
       <div className="flex flex-wrap items-center gap-2">
-        <h2 className="mr-auto text-lg font-semibold">Result</h2>
+        <h2 className="mr-auto text-lg font-semibold">{suffix ? `Result ${suffix}` : "Result"}</h2>
         {run.status === "done" && !isText ? (
           <span className="rounded bg-green-100 px-2 py-0.5 text-sm font-medium text-green-900 dark:bg-green-900 dark:text-green-100">Valid against schema</span>
         ) : null}
@@ -30,7 +32,7 @@ export function ResultPanel({ run, schema }: Props) {
           </span>
         ) : null}
         {!isText ? (
-          <div role="tablist" aria-label="Result view" className="flex gap-1">
+          <div role="tablist" aria-label={suffix ? `Result ${suffix} view` : "Result view"} className="flex gap-1">
             {(["object", "tree", "raw"] as const).map((t) => (
               <button
                 key={t}
@@ -47,7 +49,7 @@ export function ResultPanel({ run, schema }: Props) {
         ) : null}
       </div>
       {run.status === "running" && run.operation !== "stream-object" ? <Elapsed since={run.startedAt} /> : null}
-      <div role="log" aria-busy={streaming} aria-label="Output" className="mt-3 max-h-[28rem] min-h-32 overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900">
+      <div role="log" aria-busy={streaming} aria-label={suffix ? `Output ${suffix}` : "Output"} className="mt-3 max-h-[28rem] min-h-32 overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900">
         {value === undefined || value === null && run.status === "idle" ? (
           <p className="text-sm text-zinc-600 dark:text-zinc-400">{run.status === "idle" ? "Run a workflow to see its output here." : run.status === "running" ? "Waiting for the first item…" : ""}</p>
         ) : isText ? (
