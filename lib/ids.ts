@@ -6,5 +6,8 @@ const nextUlid = monotonicFactory();
 /** Run ids sort by creation time (ULID), so listing newest-first and cursor paging use the id alone. */
 export const newRunId = (): string => `run_${nextUlid()}`;
 
+/** A thread id when the caller names none. */
+export const newThreadId = (): string => `thr_${randomBytes(12).toString("base64url")}`;
+
 /** Short random id for records that need no ordering. */
 export const newKeyId = (): string => `key_${randomBytes(8).toString("hex")}`;

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ERROR_CODES } from "../errors";
 import {
   contextSummary,
+  createThreadRequest,
   generateObjectRequest,
   generateObjectResponse,
   generateTextRequest,
@@ -22,7 +23,7 @@ const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
  */
 function components(): Record<string, unknown> {
   void [generateObjectRequest, generateTextRequest, streamObjectRequest, generateObjectResponse, generateTextResponse];
-  void [metadataSchema, problemSchema, runSchema, streamItemSchema, workflowSummary, contextSummary];
+  void [metadataSchema, problemSchema, runSchema, streamItemSchema, workflowSummary, contextSummary, createThreadRequest];
   const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
@@ -139,6 +140,47 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "One run",
           parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
           responses: { "200": { description: "The run.", content: { "application/json": { schema: ref("Run") } } }, ...problemResponses(["unauthorized", "run_not_found"]) },
+        },
+      },
+      "/api/v1/runs/{id}/stream": {
+        get: {
+          operationId: "resumeStream",
+          summary: "Resume a streamed run: events after Last-Event-ID, then the live run to its final event",
+          description:
+            "Send `Last-Event-ID: N` (or `?lastEventId=N`) with the id of the last event you received. Events are kept for `limits.streamRetentionMs` (10 minutes) after the run ends; later, only the final event (from the stored run) is sent.",
+          parameters: [
+            { name: "id", in: "path", required: true, schema: { type: "string" } },
+            { name: "Last-Event-ID", in: "header", schema: { type: "string" } },
+          ],
+          responses: {
+            "200": { description: "The stream.", content: { "text/event-stream": { schema: ref("StreamItem") }, "application/x-ndjson": { schema: ref("StreamItem") } } },
+            ...problemResponses(["unauthorized", "run_not_found", "stream_unavailable"]),
+          },
+        },
+      },
+      "/api/v1/threads": {
+        post: {
+          operationId: "createThread",
+          summary: "Create a conversation thread (owned by this key)",
+          requestBody: { required: true, content: { "application/json": { schema: ref("CreateThreadRequest") } } },
+          responses: {
+            "201": { description: "The thread." },
+            ...problemResponses(["validation_failed", "unauthorized", "workflow_not_found", "conflict"]),
+          },
+        },
+      },
+      "/api/v1/threads/{id}": {
+        get: {
+          operationId: "getThread",
+          summary: "A thread with its messages",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "The thread." }, ...problemResponses(["unauthorized", "thread_not_found"]) },
+        },
+        delete: {
+          operationId: "deleteThread",
+          summary: "Delete a thread and its messages",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "thread_not_found"]) },
         },
       },
       "/api/v1/workflows": {

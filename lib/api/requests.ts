@@ -81,6 +81,14 @@ export type GenerateTextRequest = z.infer<typeof generateTextRequest>;
 export type StreamObjectRequest = z.infer<typeof streamObjectRequest>;
 export type AttachmentInput = z.infer<typeof attachmentSchema>;
 
+export const createThreadRequest = z
+  .object({
+    workflowSlug: slug("workflow"),
+    id: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'").optional(),
+  })
+  .strict()
+  .meta({ id: "CreateThreadRequest" });
+
 export const metadataSchema = z
   .object({
     runId: z.string(),

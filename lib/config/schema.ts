@@ -72,6 +72,8 @@ export const limitsSchema = z
     schemaProperties: z.number().int().positive().default(1000),
     schemaEnumValues: z.number().int().positive().default(1000),
     attachments: z.number().int().min(0).default(10),
+    /** How long a streamed run's events stay available for resuming after it ends. */
+    streamRetentionMs: z.number().int().min(0).default(600_000),
     /** Runs a key may start per minute (token bucket; 0 disables). */
     runsPerMinute: z.number().int().min(0).default(600),
     /** Validators kept compiled, by schema hash. */

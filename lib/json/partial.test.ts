@@ -67,3 +67,19 @@ describe("PartialJsonParser", () => {
     expect(() => parser.result()).toThrow(/incomplete/);
   });
 });
+
+describe("PartialJsonParser onClose", () => {
+  it("reports each value with its pointer as it closes", () => {
+    const seen: [string, unknown][] = [];
+    const parser = new PartialJsonParser((path, value) => seen.push([path, structuredClone(value)]));
+    parser.push('{"a": [1, {"b": "x"}], "c": true}');
+    expect(seen).toEqual([
+      ["/a/0", 1],
+      ["/a/1/b", "x"],
+      ["/a/1", { b: "x" }],
+      ["/a", [1, { b: "x" }]],
+      ["/c", true],
+      ["", { a: [1, { b: "x" }], c: true }],
+    ]);
+  });
+});

@@ -43,6 +43,9 @@ export class PartialJsonParser {
   error: string | null = null;
   private offset = 0;
 
+  /** `onClose` hears of every value as it closes, with its pointer (the server validates it there). */
+  constructor(private readonly onClose?: (path: string, value: unknown) => void) {}
+
   /** Feeds the next piece of text. Returns false once the text is not JSON. */
   push(text: string): boolean {
     for (let i = 0; i < text.length && this.error === null; i++) this.step(text[i]!);
@@ -208,6 +211,7 @@ export class PartialJsonParser {
   private closeContainer(): void {
     const frame = this.stack.pop()!;
     this.closed.push(frame.path);
+    this.onClose?.(frame.path, frame.container);
     this.afterValue();
   }
 
@@ -216,6 +220,7 @@ export class PartialJsonParser {
     const path = this.attach(value);
     if (path === null) return;
     this.closed.push(path);
+    this.onClose?.(path, value);
     this.afterValue();
   }
 

@@ -12,7 +12,12 @@ import type { CallbackSpec, ProblemBody, RunOperation, RunRecord, Store } from "
 import { resolveAttachments } from "./attachments";
 import { computeCost } from "./cost";
 import { buildPrompt, retryFeedback, type Prompt } from "./prompt";
-import { ndjsonEncoder, sseEncoder, type StreamEncoder, type StreamFormat } from "./stream-format";
+import { PartialJsonParser } from "../json/partial";
+import { PartialValidator } from "./partial-validator";
+import { encoderFor, eventStream, type StreamFormat } from "./stream-format";
+import type { StreamHub } from "./stream-hub";
+import type { ModelConfig } from "../config/types";
+import type { ThreadMessage } from "../store/types";
 
 export interface RunServiceDeps {
   config: Config;
@@ -20,12 +25,15 @@ export interface RunServiceDeps {
   models: ModelRegistry;
   schemas: SchemaCompiler;
   logger: Logger;
+  hub: StreamHub;
   now?: () => Date;
 }
 
 interface RunRequest {
   input: string;
-  workflowSlug: string;
+  /** Required unless a thread that exists names the workflow. */
+  workflowSlug?: string;
+  threadId?: string;
   contextSlugs?: string[];
   attachments?: AttachmentInput[];
   schema?: Record<string, unknown>;
@@ -46,14 +54,14 @@ interface RunPlan {
   /** Tokens and attempts so far, across retries: billed and recorded whether the run succeeds or not. */
   usage: TokenUsage;
   attempts: number;
+  /** The conversation this run belongs to: its input and output are appended when it succeeds. */
+  threadId?: string;
 }
 
 interface Attempted {
   value: unknown;
   modelId?: string;
 }
-
-const KEEPALIVE_MS = 15_000;
 
 /**
  * The run pipeline: resolve workflow → assemble prompt → call model → validate/retry → record.
@@ -89,65 +97,48 @@ export class RunService {
 
   /**
    * Starts a streamed run. Validation, auth and planning errors are thrown before any byte is sent;
-   * after that every failure ends the stream with an explicit error event.
+   * after that every failure ends the stream with an explicit error event. The run's events go to
+   * the stream hub (kept for resuming); the response follows them. A client that disconnects does
+   * not stop the run unless `cancelOnDisconnect` is set.
    */
-  async streamObject(principal: Principal, request: RunRequest & { schema: Record<string, unknown> }, format: StreamFormat) {
+  async streamObject(
+    principal: Principal,
+    request: RunRequest & { schema: Record<string, unknown> },
+    options: { format: StreamFormat; cancelOnDisconnect: boolean },
+  ) {
     const plan = await this.plan(principal, "stream.object", request);
-    const encoder: StreamEncoder = format === "ndjson" ? ndjsonEncoder : sseEncoder;
-    const bytes = new TextEncoder();
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    let open = true;
-    let lastWrite = Date.now();
-    const write = (chunk: string) => {
-      if (!open) return;
-      try {
-        controller.enqueue(bytes.encode(chunk));
-        lastWrite = Date.now();
-      } catch {
-        open = false; // the client went away; the run still completes and is recorded
-      }
-    };
-    const stream = new ReadableStream<Uint8Array>({
-      start: (c) => void (controller = c),
-      cancel: () => {
-        open = false;
-        plan.log.info("stream client disconnected; the run continues");
+    const writer = this.deps.hub.open(plan.id, principal.keyId);
+    const cancel = new AbortController();
+    let sent = 0;
+    void this.track(
+      plan,
+      async (signal) => {
+        const result = await this.attemptObject(plan, signal, {
+          onText: (text) => {
+            sent++;
+            writer.push({ kind: "item", text });
+          },
+          onRestart: (attempt) => {
+            if (sent > 0) writer.push({ kind: "restart", attempt });
+          },
+        });
+        const metadata = await this.succeed(plan, result);
+        writer.push({ kind: "done", payload: { runId: plan.id, object: result.value, metadata } });
       },
+      cancel.signal,
+    )
+      .catch((error: unknown) => writer.push({ kind: "error", problem: toProblem(error, plan.log) }))
+      .finally(() => writer.end());
+
+    const stream = eventStream(this.deps.hub, plan.id, 0, encoderFor(options.format), () => {
+      if (options.cancelOnDisconnect) {
+        plan.log.info("stream client disconnected; cancelling the run");
+        cancel.abort(new GenserveError("cancelled", { detail: "The client disconnected and asked for the run to be cancelled." }));
+      } else {
+        plan.log.info("stream client disconnected; the run continues");
+      }
     });
-
-    const ping = encoder.ping();
-    const keepalive = ping
-      ? setInterval(() => {
-          if (Date.now() - lastWrite >= KEEPALIVE_MS) write(ping);
-        }, 1_000)
-      : undefined;
-    keepalive?.unref();
-
-    void this.track(plan, async (signal) => {
-      let seq = 0;
-      const result = await this.attemptObject(plan, signal, {
-        onText: (text) => write(encoder.item(++seq, text)),
-        onRestart: (attempt) => {
-          if (seq > 0) write(encoder.restart(attempt));
-        },
-      });
-      const metadata = await this.succeed(plan, result);
-      write(encoder.done({ runId: plan.id, object: result.value, metadata }));
-    })
-      .catch((error: unknown) => write(encoder.error(toProblem(error, plan.log))))
-      .finally(() => {
-        if (keepalive) clearInterval(keepalive);
-        if (open) {
-          open = false;
-          try {
-            controller.close();
-          } catch {
-            // already closed by the client
-          }
-        }
-      });
-
-    return { runId: plan.id, stream, contentType: encoder.contentType };
+    return { runId: plan.id, stream, contentType: encoderFor(options.format).contentType };
   }
 
   /** Stops taking runs, waits up to `graceMs` for in-flight ones, then aborts what is left. */
@@ -176,28 +167,43 @@ export class RunService {
         errors: [{ path: "/input", message: `is larger than ${config.limits.inputBytes} bytes` }],
       });
     }
-    const workflow = config.workflows[request.workflowSlug];
+    // A thread gives the run its history, and its workflow when the request names none.
+    const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
+    if (request.threadId !== undefined && !thread && request.workflowSlug === undefined) {
+      throw new GenserveError("thread_not_found", {
+        detail: `No thread "${request.threadId}" exists for this key.`,
+        errors: [{ path: "/threadId", message: "unknown thread; send workflowSlug too to start it" }],
+      });
+    }
+    const workflowSlug = request.workflowSlug ?? thread!.workflowSlug;
+    const workflow = config.workflows[workflowSlug];
     if (!workflow) {
       throw new GenserveError("workflow_not_found", {
-        detail: `No workflow "${request.workflowSlug}" is configured.`,
-        errors: [{ path: "/workflowSlug", message: `unknown workflow "${request.workflowSlug}"` }],
+        detail: `No workflow "${workflowSlug}" is configured.`,
+        errors: [{ path: "/workflowSlug", message: `unknown workflow "${workflowSlug}"` }],
       });
     }
     const contexts = this.resolveContexts(workflow, request.contextSlugs ?? []);
     const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
     const attachments = resolveAttachments(request.attachments, config.limits.attachments);
     const client = this.deps.models.get(workflow.model);
-    const prompt = buildPrompt({
+    const promptParts = {
       workflow,
       contexts,
       attachments: attachments.prompt,
       input: request.input,
       output: prepared && { schema: prepared.schema, inPrompt: !client.capabilities.nativeStructuredOutput },
-    });
+    };
+    const history = thread ? fitHistory(await store.threads.messages(principal.keyId, thread.id), buildPrompt(promptParts), config.models[workflow.model]!, workflow) : [];
+    const prompt = buildPrompt({ ...promptParts, history });
 
     const id = newRunId();
     const log = logger.child({ runId: id });
     const createdAt = this.now();
+    if (request.threadId !== undefined && !thread) {
+      const created = { id: request.threadId, keyId: principal.keyId, workflowSlug: workflow.slug, createdAt: createdAt.toISOString(), updatedAt: createdAt.toISOString() };
+      await store.threads.create(created);
+    }
     await store.runs.insert({
       id,
       operation,
@@ -224,6 +230,7 @@ export class RunService {
       startedAt: createdAt.getTime(),
       usage: { inputTokens: 0, outputTokens: 0 },
       attempts: 0,
+      threadId: request.threadId,
     };
   }
 
@@ -273,16 +280,14 @@ export class RunService {
       const request = this.modelRequest(plan, messages, signal);
       let result: ModelResult;
       if (streaming) {
-        let text = "";
-        let finish: Omit<ModelResult, "text"> | undefined;
-        for await (const part of plan.client.stream(request)) {
-          if (part.type === "text") {
-            text += part.text;
-            streaming.onText(part.text);
-          } else finish = part;
+        const streamed = await this.streamAttempt(plan, request, streaming.onText);
+        if ("doomed" in streamed) {
+          problems = streamed.doomed;
+          plan.log.warn({ attempt, problems: problems.length, at: problems[0]?.path }, "stopped early: a closed part of the output can never validate");
+          messages = [...plan.prompt.messages, ...retryFeedback(streamed.text, problems)];
+          continue;
         }
-        if (!finish) throw new GenserveError("model_error", { detail: "The model stream ended without finishing." });
-        result = { text, ...finish };
+        result = streamed;
       } else {
         result = await plan.client.generate(request);
       }
@@ -303,6 +308,43 @@ export class RunService {
       detail: `The model's output did not validate against the schema after ${maxAttempts} attempt${maxAttempts > 1 ? "s" : ""}.`,
       errors: problems.slice(0, 50),
     });
+  }
+
+  /**
+   * One streamed attempt: forwards each delta, parses the text incrementally (one pass) and checks
+   * every part as it closes. A part that can never satisfy the schema stops the attempt at once.
+   */
+  private async streamAttempt(
+    plan: RunPlan,
+    request: ReturnType<RunService["modelRequest"]>,
+    onText: (text: string) => void,
+  ): Promise<ModelResult | { doomed: FieldError[]; text: string }> {
+    const stop = new AbortController();
+    const closed: [string, unknown][] = [];
+    const parser = new PartialJsonParser((path, value) => closed.push([path, value]));
+    const partial = new PartialValidator(plan.prepared!.schema, this.deps.schemas);
+    let text = "";
+    let finish: Omit<ModelResult, "text"> | undefined;
+    for await (const part of plan.client.stream({ ...request, abortSignal: AbortSignal.any([request.abortSignal, stop.signal]) })) {
+      if (part.type === "finish") {
+        finish = part;
+        continue;
+      }
+      text += part.text;
+      onText(part.text);
+      parser.push(part.text);
+      let doomed: FieldError[] = parser.error ? [{ path: "/", message: `the output is not valid JSON (${parser.error})` }] : [];
+      while (doomed.length === 0 && closed.length > 0) {
+        const [path, value] = closed.shift()!;
+        doomed = await partial.check(path, value);
+      }
+      if (doomed.length > 0) {
+        stop.abort();
+        return { doomed, text };
+      }
+    }
+    if (!finish) throw new GenserveError("model_error", { detail: "The model stream ended without finishing." });
+    return { text, ...finish };
   }
 
   private metadata(plan: RunPlan, usage: TokenUsage, modelId: string | undefined, durationMs: number): RunMetadata {
@@ -333,6 +375,18 @@ export class RunService {
       attempts: plan.attempts,
       finishedAt: finishedAt.toISOString(),
     });
+    if (plan.threadId !== undefined) {
+      const at = finishedAt.toISOString();
+      await this.deps.store.threads.append(
+        plan.principal.keyId,
+        plan.threadId,
+        [
+          { role: "user", content: plan.prompt.messages.at(-1)!.content, runId: plan.id, createdAt: at },
+          { role: "assistant", content: typeof result.value === "string" ? result.value : JSON.stringify(result.value), runId: plan.id, createdAt: at },
+        ],
+        at,
+      );
+    }
     plan.log.info({ status: "succeeded", durationMs: metadata.durationInMs, inputTokens: metadata.inputTokens, outputTokens: metadata.outputTokens, attempts: plan.attempts }, "run finished");
     return metadata;
   }
@@ -367,8 +421,8 @@ export class RunService {
   }
 
   /** Runs `work` under the workflow's deadline and the shutdown signal, recording failure. */
-  private async track<T>(plan: RunPlan, work: (signal: AbortSignal) => Promise<T>): Promise<T & { runId: string }> {
-    const signal = AbortSignal.any([AbortSignal.timeout(plan.workflow.timeoutMs), this.shutdown.signal]);
+  private async track<T>(plan: RunPlan, work: (signal: AbortSignal) => Promise<T>, cancel?: AbortSignal): Promise<T & { runId: string }> {
+    const signal = AbortSignal.any([AbortSignal.timeout(plan.workflow.timeoutMs), this.shutdown.signal, ...(cancel ? [cancel] : [])]);
     const promise = (async () => {
       try {
         const value = await work(signal);
@@ -388,6 +442,30 @@ function addUsage(total: TokenUsage, more: TokenUsage): void {
   total.inputTokens += more.inputTokens;
   total.outputTokens += more.outputTokens;
 }
+
+/**
+ * The thread's history that fits the model's context window next to this run's prompt, measured
+ * in (estimated) tokens; the oldest exchanges are dropped first.
+ */
+function fitHistory(messages: ThreadMessage[], prompt: Prompt, model: ModelConfig, workflow: WorkflowConfig): ChatMessage[] {
+  const estimate = (text: string) => Math.ceil(text.length / 4);
+  const window = model.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  let budget = window - (workflow.maxOutputTokens ?? 1024) - estimate(prompt.system) - prompt.messages.reduce((n, m) => n + estimate(m.content), 0);
+  const kept: ChatMessage[] = [];
+  // Walk back from the newest exchange, keeping whole user/assistant pairs while they fit.
+  for (let i = messages.length - 1; i >= 1; i -= 2) {
+    const question = messages[i - 1]!;
+    const answer = messages[i]!;
+    const cost = estimate(question.content) + estimate(answer.content);
+    if (cost > budget) break;
+    budget -= cost;
+    kept.unshift({ role: question.role, content: question.content }, { role: answer.role, content: answer.content });
+  }
+  return kept;
+}
+
+/** Assumed when a model's configuration gives no contextWindow. */
+const DEFAULT_CONTEXT_WINDOW = 8192;
 
 /** Parses a model's JSON output; outside streaming a single surrounding code fence is tolerated. */
 function parseJsonOutput(text: string, lenient: boolean): { ok: true; value: unknown } | { ok: false; message: string } {

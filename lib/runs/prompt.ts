@@ -8,6 +8,8 @@ export interface PromptParts {
   contexts: readonly ContextConfig[];
   attachments: readonly PromptAttachment[];
   input: string;
+  /** Earlier exchanges of the thread, oldest first. */
+  history?: readonly ChatMessage[];
   /** For object operations: the schema, and whether it must be spelled out in the prompt. */
   output?: { schema: Record<string, unknown>; inPrompt: boolean };
 }
@@ -38,7 +40,7 @@ export function buildPrompt(parts: PromptParts): Prompt {
         : "Answer with a single JSON value that follows the given schema, and nothing else.",
     );
   }
-  return { system: sections.join("\n\n"), messages: [{ role: "user", content: parts.input }] };
+  return { system: sections.join("\n\n"), messages: [...(parts.history ?? []), { role: "user", content: parts.input }] };
 }
 
 /** The follow-up turn after an output that failed validation, listing what was wrong. */

@@ -1,25 +1,17 @@
-import type { ProblemBody } from "../store/types";
-import type { RunMetadata } from "../api/requests";
+import type { StreamEvent, StreamHub } from "./stream-hub";
 
 export type StreamFormat = "sse" | "ndjson";
 
-export interface DonePayload {
-  runId: string;
-  object: unknown;
-  metadata: RunMetadata;
-}
-
 /**
- * Framing of stream/object. SSE: data items are default events with a sequence `id:`; the final
- * event is `event: done` or `event: error`; `event: restart` tells clients to discard what they had.
- * NDJSON: one JSON value per line, the same items, and `{"type":"done"|"error"|"restart",...}`.
+ * Framing of stream/object. SSE: data items are default events, every event carries its sequence
+ * number as `id:` (what Last-Event-ID resumes from); the final event is `event: done` or
+ * `event: error`; `event: restart` tells clients to discard what they had. NDJSON: one JSON value
+ * per line (line N is event N): the same items, then `{"type":"done",...}` or
+ * `{"type":"error","error":{problem}}`, and `{"type":"restart",...}`.
  */
 export interface StreamEncoder {
   readonly contentType: string;
-  item(seq: number, text: string): string;
-  restart(attempt: number): string;
-  done(payload: DonePayload): string;
-  error(problem: ProblemBody): string;
+  encode(event: StreamEvent): string;
   /** A keep-alive line, or null where the format has none. */
   ping(): string | null;
 }
@@ -28,24 +20,85 @@ const itemJson = (text: string) => JSON.stringify({ type: "object", object: { te
 
 export const sseEncoder: StreamEncoder = {
   contentType: "text/event-stream; charset=utf-8",
-  item: (seq, text) => `id: ${seq}\ndata: ${itemJson(text)}\n\n`,
-  restart: (attempt) => `event: restart\ndata: ${JSON.stringify({ type: "restart", attempt })}\n\n`,
-  done: (payload) => `event: done\ndata: ${JSON.stringify(payload)}\n\n`,
-  error: (problem) => `event: error\ndata: ${JSON.stringify(problem)}\n\n`,
+  encode(event) {
+    switch (event.kind) {
+      case "item":
+        return `id: ${event.seq}\ndata: ${itemJson(event.text)}\n\n`;
+      case "restart":
+        return `id: ${event.seq}\nevent: restart\ndata: ${JSON.stringify({ type: "restart", attempt: event.attempt })}\n\n`;
+      case "done":
+        return `id: ${event.seq}\nevent: done\ndata: ${JSON.stringify(event.payload)}\n\n`;
+      case "error":
+        return `id: ${event.seq}\nevent: error\ndata: ${JSON.stringify(event.problem)}\n\n`;
+    }
+  },
   ping: () => ": ping\n\n",
 };
 
 export const ndjsonEncoder: StreamEncoder = {
   contentType: "application/x-ndjson; charset=utf-8",
-  item: (_seq, text) => `${itemJson(text)}\n`,
-  restart: (attempt) => `${JSON.stringify({ type: "restart", attempt })}\n`,
-  done: (payload) => `${JSON.stringify({ type: "done", ...payload })}\n`,
-  // The problem body has a "type" of its own (its URI), so it travels under "error".
-  error: (problem) => `${JSON.stringify({ type: "error", error: problem })}\n`,
+  encode(event) {
+    switch (event.kind) {
+      case "item":
+        return `${itemJson(event.text)}\n`;
+      case "restart":
+        return `${JSON.stringify({ type: "restart", attempt: event.attempt })}\n`;
+      case "done":
+        return `${JSON.stringify({ type: "done", ...event.payload })}\n`;
+      case "error":
+        // The problem body has a "type" of its own (its URI), so it travels under "error".
+        return `${JSON.stringify({ type: "error", error: event.problem })}\n`;
+    }
+  },
   ping: () => null,
 };
 
 /** NDJSON when the client asks for it in Accept; SSE otherwise. */
 export function chooseFormat(accept: string | null): StreamFormat {
   return accept && /application\/x-ndjson/i.test(accept) ? "ndjson" : "sse";
+}
+
+export const encoderFor = (format: StreamFormat): StreamEncoder => (format === "ndjson" ? ndjsonEncoder : sseEncoder);
+
+export const KEEPALIVE_MS = 15_000;
+
+/**
+ * The HTTP body for a run's stream from the hub: events after `afterSeq`, then live ones, with
+ * keep-alive comments while the model is silent. `onDisconnect` runs when the client goes away.
+ */
+export function eventStream(hub: StreamHub, runId: string, afterSeq: number, encoder: StreamEncoder, onDisconnect?: () => void): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder();
+  const stop = new AbortController();
+  let keepalive: NodeJS.Timeout | undefined;
+  return new ReadableStream<Uint8Array>({
+    start(controller) {
+      let lastWrite = Date.now();
+      const write = (text: string) => {
+        controller.enqueue(bytes.encode(text));
+        lastWrite = Date.now();
+      };
+      const ping = encoder.ping();
+      if (ping) {
+        keepalive = setInterval(() => {
+          if (Date.now() - lastWrite >= KEEPALIVE_MS) write(ping);
+        }, 1_000);
+        keepalive.unref();
+      }
+      void (async () => {
+        try {
+          for await (const event of hub.follow(runId, afterSeq, stop.signal)) write(encoder.encode(event));
+          if (!stop.signal.aborted) controller.close();
+        } catch {
+          // The client went away while we wrote: nothing left to tell it.
+        } finally {
+          clearInterval(keepalive);
+        }
+      })();
+    },
+    cancel() {
+      stop.abort();
+      clearInterval(keepalive);
+      onDisconnect?.();
+    },
+  });
 }

@@ -16,7 +16,7 @@ const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "defini
  * applies genserve's own rule for the top level. Returns every problem, with JSON Pointers under
  * `base` (the schema's place in the request body).
  */
-export function screenSchema(schema: unknown, limits: SchemaLimits, base: readonly string[] = ["schema"]): FieldError[] {
+export function screenSchema(schema: unknown, limits: SchemaLimits, base: readonly string[] = ["schema"], topLevelRule = true): FieldError[] {
   const at = (segments: readonly (string | number)[]) => toPointer([...base, ...segments]);
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
     return [{ path: at([]), message: "must be a JSON Schema object" }];
@@ -87,7 +87,7 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, base: readon
   if (enumValues > limits.schemaEnumValues) {
     errors.push({ path: at([]), message: `has ${enumValues} enum values in total; the limit is ${limits.schemaEnumValues} (limits.schemaEnumValues)` });
   }
-  errors.push(...checkTopLevel(schema as Record<string, unknown>, at));
+  if (topLevelRule) errors.push(...checkTopLevel(schema as Record<string, unknown>, at));
   return errors;
 }
 

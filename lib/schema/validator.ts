@@ -59,9 +59,10 @@ export class SchemaCompiler {
   }
 
   /** Screens, checks against the meta-schema and compiles; throws 400 naming every problem. */
-  async prepare(schema: unknown, base: readonly string[] = ["schema"]): Promise<PreparedSchema> {
+  async prepare(schema: unknown, base: readonly string[] = ["schema"], options: { topLevelRule?: boolean } = {}): Promise<PreparedSchema> {
     const at = (segments: readonly (string | number)[]) => toPointer([...base, ...segments]);
-    const screened = screenSchema(schema, this.limits, base);
+    // The top-level rule is genserve's for requests; subschemas of a request are prepared without it.
+    const screened = screenSchema(schema, this.limits, base, options.topLevelRule ?? true);
     if (screened.length > 0) throw validationError(screened);
     const record = schema as Record<string, unknown>;
     const draft = detectDraft(record);

@@ -5,6 +5,7 @@ import type { Config } from "../config/types";
 import { RateLimiter } from "../http/rate-limit";
 import { ModelRegistry } from "../models/registry";
 import { RunService } from "../runs/pipeline";
+import { StreamHub } from "../runs/stream-hub";
 import { SCHEMA_WORKER_FILE } from "../schema/schema-worker";
 import { SchemaCompiler } from "../schema/validator";
 import { openSqliteStore } from "../store/sqlite";
@@ -18,6 +19,7 @@ export interface Runtime {
   store: Store;
   schemas: SchemaCompiler;
   runs: RunService;
+  hub: StreamHub;
   logger: Logger;
   rateLimiter: RateLimiter;
   version: string;
@@ -35,13 +37,15 @@ export function createRuntime(boot: BootOptions): Runtime {
   const store = openSqliteStore(boot.dataDir);
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
   const models = new ModelRegistry(boot.config);
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger });
+  const hub = new StreamHub(boot.config.limits.streamRetentionMs);
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub });
   let closed: Promise<void> | undefined;
   return {
     config: boot.config,
     store,
     schemas,
     runs,
+    hub,
     logger,
     rateLimiter: new RateLimiter(boot.config.limits.runsPerMinute),
     version: boot.version,
@@ -49,6 +53,7 @@ export function createRuntime(boot: BootOptions): Runtime {
       closed ??= (async () => {
         await runs.drain(graceMs);
         await schemas.close();
+        hub.close();
         await store.close();
       })();
       return closed;

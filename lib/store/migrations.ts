@@ -52,4 +52,30 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_status ON runs (status);
     `,
   },
+  {
+    version: 2,
+    name: "threads",
+    // Thread ids are chosen by callers, so they are scoped by key: two keys may both use "t-1".
+    sql: `
+      CREATE TABLE threads (
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        id TEXT NOT NULL,
+        workflow_slug TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (key_id, id)
+      );
+      CREATE TABLE thread_messages (
+        seq INTEGER PRIMARY KEY,
+        key_id TEXT NOT NULL,
+        thread_id TEXT NOT NULL,
+        run_id TEXT,
+        role TEXT NOT NULL,
+        content TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        FOREIGN KEY (key_id, thread_id) REFERENCES threads (key_id, id) ON DELETE CASCADE
+      );
+      CREATE INDEX thread_messages_thread ON thread_messages (key_id, thread_id, seq);
+    `,
+  },
 ];

@@ -118,6 +118,21 @@ export function openSqliteStore(dataDir: string): Store {
        WHERE id = @id`,
     ),
     runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
+    threadInsert: db.prepare(
+      `INSERT INTO threads (key_id, id, workflow_slug, created_at, updated_at) VALUES (@keyId, @id, @workflowSlug, @createdAt, @updatedAt)
+       ON CONFLICT (key_id, id) DO NOTHING`,
+    ),
+    threadGet: db.prepare<[string, string], { key_id: string; id: string; workflow_slug: string; created_at: string; updated_at: string }>(
+      "SELECT * FROM threads WHERE key_id = ? AND id = ?",
+    ),
+    threadMessages: db.prepare<[string, string], { role: "user" | "assistant"; content: string; run_id: string | null; created_at: string }>(
+      "SELECT role, content, run_id, created_at FROM thread_messages WHERE key_id = ? AND thread_id = ? ORDER BY seq",
+    ),
+    threadMessageInsert: db.prepare(
+      "INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    threadTouch: db.prepare<[string, string, string]>("UPDATE threads SET updated_at = ? WHERE key_id = ? AND id = ?"),
+    threadDelete: db.prepare<[string, string]>("DELETE FROM threads WHERE key_id = ? AND id = ?"),
     runFailRunning: db.prepare<[string, string, string]>(
       "UPDATE runs SET status = 'failed', error_json = ?, finished_at = ?, updated_at = ? WHERE status = 'running'",
     ),
@@ -188,6 +203,27 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async failRunning(error: ProblemBody, at: string) {
         return stmt.runFailRunning.run(JSON.stringify(error), at, at).changes;
+      },
+    },
+    threads: {
+      async create(thread) {
+        return stmt.threadInsert.run(thread).changes > 0;
+      },
+      async get(keyId, id) {
+        const row = stmt.threadGet.get(keyId, id);
+        return row ? { keyId: row.key_id, id: row.id, workflowSlug: row.workflow_slug, createdAt: row.created_at, updatedAt: row.updated_at } : null;
+      },
+      async messages(keyId, id) {
+        return stmt.threadMessages.all(keyId, id).map((m) => ({ role: m.role, content: m.content, runId: m.run_id, createdAt: m.created_at }));
+      },
+      async append(keyId, id, messages, at) {
+        db.transaction(() => {
+          for (const m of messages) stmt.threadMessageInsert.run(keyId, id, m.runId, m.role, m.content, m.createdAt);
+          stmt.threadTouch.run(at, keyId, id);
+        })();
+      },
+      async delete(keyId, id) {
+        return stmt.threadDelete.run(keyId, id).changes > 0;
       },
     },
     async ping() {

@@ -86,6 +86,21 @@ export interface RunFilter {
   limit: number;
 }
 
+export interface ThreadRecord {
+  id: string;
+  keyId: string;
+  workflowSlug: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ThreadMessage {
+  role: "user" | "assistant";
+  content: string;
+  runId: string | null;
+  createdAt: string;
+}
+
 export interface Store {
   readonly kind: "sqlite";
   keys: {
@@ -107,6 +122,15 @@ export interface Store {
     list(filter: RunFilter): Promise<RunRecord[]>;
     /** Marks every `running` run failed with the given error; returns how many. */
     failRunning(error: ProblemBody, at: string): Promise<number>;
+  };
+  threads: {
+    /** Creates the thread; false when this key already has one with that id. */
+    create(thread: ThreadRecord): Promise<boolean>;
+    get(keyId: string, id: string): Promise<ThreadRecord | null>;
+    messages(keyId: string, id: string): Promise<ThreadMessage[]>;
+    append(keyId: string, id: string, messages: ThreadMessage[], at: string): Promise<void>;
+    /** Removes the thread and its messages; false when there was none. */
+    delete(keyId: string, id: string): Promise<boolean>;
   };
   ping(): Promise<void>;
   close(): Promise<void>;

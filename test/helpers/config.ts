@@ -12,6 +12,11 @@ models:
     provider: openai-compatible
     baseURL: ${upstreamUrl}
     model: fake-free
+  small:
+    provider: openai-compatible
+    baseURL: ${upstreamUrl}
+    model: fake-small
+    contextWindow: 2000
 workflows:
   extract-invoice:
     description: Extract the fields of an invoice
@@ -27,6 +32,10 @@ workflows:
     description: Fails fast
     model: free
     retries: 0
+  small-window:
+    description: A model with a small context window
+    model: small
+    maxOutputTokens: 500
   slow:
     description: A short time-out
     model: free

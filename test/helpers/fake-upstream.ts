@@ -23,6 +23,8 @@ export interface FakeReply {
 
 export interface ReceivedRequest {
   path: string;
+  /** The client closed the connection before the reply was complete (e.g. genserve cancelled). */
+  closedEarly: boolean;
   headers: http.IncomingHttpHeaders;
   body: {
     model: string;
@@ -51,7 +53,11 @@ export async function startFakeUpstream(defaults: { chunkDelayMs?: number } = {}
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as ReceivedRequest["body"];
-    requests.push({ path: req.url ?? "", headers: req.headers, body });
+    const record: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body, closedEarly: false };
+    requests.push(record);
+    res.on("close", () => {
+      if (!res.writableFinished) record.closedEarly = true;
+    });
     if (req.method !== "POST" || !req.url?.endsWith("/chat/completions")) {
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
       return;

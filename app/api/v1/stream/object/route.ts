@@ -1,5 +1,5 @@
 import { streamObjectRequest } from "@/lib/api/requests";
-import { GenserveError, validationError } from "@/lib/errors";
+import { validationError } from "@/lib/errors";
 import { route } from "@/lib/http/route";
 import { chooseFormat } from "@/lib/runs/stream-format";
 
@@ -9,17 +9,14 @@ export const dynamic = "force-dynamic";
 export const POST = route(async ({ request, runtime, runCaller, body }) => {
   const caller = await runCaller();
   const input = await body(streamObjectRequest);
-  if (input.workflowSlug === undefined) {
-    if (input.threadId === undefined) {
-      throw validationError([
-        { path: "/workflowSlug", message: "is required when threadId is absent" },
-        { path: "/threadId", message: "is required when workflowSlug is absent" },
-      ]);
-    }
-    // Threads are not stored yet, so a thread id alone can never name an existing thread.
-    throw new GenserveError("thread_not_found", { detail: `No thread "${input.threadId}" exists.`, errors: [{ path: "/threadId", message: "unknown thread" }] });
+  if (input.workflowSlug === undefined && input.threadId === undefined) {
+    throw validationError([
+      { path: "/workflowSlug", message: "is required when threadId is absent" },
+      { path: "/threadId", message: "is required when workflowSlug is absent" },
+    ]);
   }
-  const started = await runtime.runs.streamObject(caller, { ...input, workflowSlug: input.workflowSlug }, chooseFormat(request.headers.get("accept")));
+  const cancelOnDisconnect = new URL(request.url).searchParams.get("cancelOnDisconnect") === "true";
+  const started = await runtime.runs.streamObject(caller, input, { format: chooseFormat(request.headers.get("accept")), cancelOnDisconnect });
   return new Response(started.stream, {
     headers: {
       "Content-Type": started.contentType,

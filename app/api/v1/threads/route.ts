@@ -1,0 +1,22 @@
+import { createThreadRequest } from "@/lib/api/requests";
+import { GenserveError } from "@/lib/errors";
+import { json } from "@/lib/http/problem";
+import { route } from "@/lib/http/route";
+import { newThreadId } from "@/lib/ids";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const POST = route(async ({ runtime, principal, body }) => {
+  const caller = await principal();
+  const input = await body(createThreadRequest);
+  if (!runtime.config.workflows[input.workflowSlug]) {
+    throw new GenserveError("workflow_not_found", { detail: `No workflow "${input.workflowSlug}" is configured.`, errors: [{ path: "/workflowSlug", message: "unknown workflow" }] });
+  }
+  const now = new Date().toISOString();
+  const thread = { id: input.id ?? newThreadId(), keyId: caller.keyId, workflowSlug: input.workflowSlug, createdAt: now, updatedAt: now };
+  if (!(await runtime.store.threads.create(thread))) {
+    throw new GenserveError("conflict", { detail: `This key already has a thread "${thread.id}".`, errors: [{ path: "/id", message: "already exists" }] });
+  }
+  return json({ id: thread.id, workflowSlug: thread.workflowSlug, createdAt: now, updatedAt: now, messages: [] }, { status: 201, headers: { Location: `/api/v1/threads/${encodeURIComponent(thread.id)}` } });
+});
