@@ -1,4 +1,5 @@
 import { createKey } from "../keys/keys";
+import { newWebhookSecret, SECRET_OVERLAP_MS } from "../keys/secrets";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
 
 export async function keysCreate(options: StorageOptions & { name: string; admin?: boolean; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
@@ -7,9 +8,13 @@ export async function keysCreate(options: StorageOptions & { name: string; admin
   try {
     const { record, key } = await createKey(store, { name: options.name, admin: options.admin ?? false });
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, key, admin: record.admin })}\n`);
+      process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, key, admin: record.admin, webhookSecret: record.webhookSecret })}\n`);
     } else {
-      process.stdout.write(`Created ${record.admin ? "admin " : ""}key ${record.id} (${record.name}). It is shown only once:\n${key}\n`);
+      process.stdout.write(
+        `Created ${record.admin ? "admin " : ""}key ${record.id} (${record.name}).\n` +
+          `Callback events of its runs are signed with (Standard Webhooks): ${record.webhookSecret}\n` +
+          `The key is shown only once:\n${key}\n`,
+      );
     }
   } catch (error) {
     fail((error as Error).message);
@@ -22,7 +27,7 @@ export async function keysList(options: StorageOptions & { json?: boolean }, env
   loadConfigOrExit(options, env, cwd);
   const store = openStore(options, env, cwd);
   try {
-    const keys = (await store.keys.list()).map(({ hash: _hash, ...rest }) => rest);
+    const keys = (await store.keys.list()).map(({ hash: _hash, webhookSecret: _secret, ...rest }) => rest);
     if (options.json) {
       process.stdout.write(`${JSON.stringify(keys)}\n`);
       return;
@@ -40,6 +45,20 @@ export async function keysRevoke(id: string, options: StorageOptions, env: NodeJ
   try {
     if (!(await store.keys.revoke(id, new Date().toISOString()))) fail(`no active key with id ${id}`);
     process.stdout.write(`Revoked ${id}.\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function keysRotateSecret(id: string, options: StorageOptions & { json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
+  loadConfigOrExit(options, env, cwd);
+  const store = openStore(options, env, cwd);
+  try {
+    const secret = newWebhookSecret();
+    const until = new Date(Date.now() + SECRET_OVERLAP_MS).toISOString();
+    if (!(await store.keys.rotateSecret(id, secret, until))) fail(`no key with id ${id}`);
+    if (options.json) process.stdout.write(`${JSON.stringify({ id, webhookSecret: secret, previousSecretSignsUntil: until })}\n`);
+    else process.stdout.write(`New signing secret for ${id} (the old one also signs until ${until}):\n${secret}\n`);
   } finally {
     await store.close();
   }

@@ -1,7 +1,7 @@
 import { Command, Option } from "commander";
 import { buildApp } from "./build";
 import { loadConfigOrExit, PACKAGE_ROOT, VERSION } from "./common";
-import { keysCreate, keysList, keysRevoke } from "./keys";
+import { keysCreate, keysList, keysRevoke, keysRotateSecret } from "./keys";
 import { runsList, runsShow } from "./runs";
 import { serve } from "./serve";
 
@@ -29,11 +29,14 @@ const keys = program.command("keys").description("manage API keys");
 withStorage(keys.command("create").description("create a key; the key is printed once (last line of output)"))
   .requiredOption("-n, --name <name>", "a name to recognise the key by")
   .option("--admin", "an admin key (sees every key's runs)")
-  .option("--json", 'print {"id","name","key","admin"} as JSON')
+  .option("--json", 'print {"id","name","key","admin","webhookSecret"} as JSON')
   .action((options) => keysCreate(options, env, cwd));
 withStorage(keys.command("list").description("list keys (never the keys themselves)"))
   .option("--json", "print JSON")
   .action((options) => keysList(options, env, cwd));
+withStorage(keys.command("rotate-secret").description("new callback signing secret; the old one signs alongside for 24 h").argument("<id>", "key id (key_...)"))
+  .option("--json", "print JSON")
+  .action((id: string, options) => keysRotateSecret(id, options, env, cwd));
 withStorage(keys.command("revoke").description("revoke a key; it is refused at once").argument("<id>", "key id (key_...)"))
   .action((id: string, options) => keysRevoke(id, options, env, cwd));
 

@@ -74,6 +74,14 @@ export const limitsSchema = z
     attachments: z.number().int().min(0).default(10),
     /** How long a streamed run's events stay available for resuming after it ends. */
     streamRetentionMs: z.number().int().min(0).default(600_000),
+    /** Waits between callback attempts (about 3 days in all); attempts = its length + 1. */
+    callbackRetryScheduleMs: z
+      .array(z.number().int().min(0))
+      .default([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000, 36_000_000, 36_000_000, 36_000_000, 36_000_000, 36_000_000]),
+    callbackTimeoutMs: z.number().int().positive().default(10_000),
+    callbackConcurrency: z.number().int().positive().default(16),
+    /** How often the delivery worker looks for due events (it is also woken by each finished run). */
+    callbackPollMs: z.number().int().positive().default(1_000),
     /** Runs a key may start per minute (token bucket; 0 disables). */
     runsPerMinute: z.number().int().min(0).default(600),
     /** Validators kept compiled, by schema hash. */

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { GenserveError } from "../errors";
 import { newKeyId } from "../ids";
+import { newWebhookSecret } from "./secrets";
 import type { ApiKeyRecord, Store } from "../store/types";
 
 export const KEY_PREFIX = "gs_";
@@ -28,6 +29,7 @@ export async function createKey(store: Store, options: { name: string; admin: bo
     createdAt: (options.now ?? new Date()).toISOString(),
     lastUsedAt: null,
     revokedAt: null,
+    webhookSecret: newWebhookSecret(),
   };
   await store.keys.insert(record);
   return { record, key };

@@ -1,7 +1,9 @@
 import type { Logger } from "pino";
 import type { AttachmentInput, RunMetadata } from "../api/requests";
 import type { Config, ContextConfig, WorkflowConfig } from "../config/types";
-import { GenserveError, isGenserveError, type FieldError } from "../errors";
+import { runEvent } from "../delivery/events";
+import { GenserveError, isGenserveError, validationError, type FieldError } from "../errors";
+import { isLoopbackAddress, isPrivateAddress, literalAddress } from "../net/address-guard";
 import { toProblem } from "../http/problem";
 import { newRunId } from "../ids";
 import type { Principal } from "../keys/keys";
@@ -26,6 +28,10 @@ export interface RunServiceDeps {
   schemas: SchemaCompiler;
   logger: Logger;
   hub: StreamHub;
+  /** Told when a run queued a callback event, so delivery starts at once. */
+  onEventQueued?: () => void;
+  /** Whether a callback URL is the service's own inbox (exempt from the private-address rule). */
+  isOwnInbox?: (url: URL) => Promise<boolean>;
   now?: () => Date;
 }
 
@@ -56,6 +62,7 @@ interface RunPlan {
   attempts: number;
   /** The conversation this run belongs to: its input and output are appended when it succeeds. */
   threadId?: string;
+  callback?: CallbackSpec;
 }
 
 interface Attempted {
@@ -184,6 +191,7 @@ export class RunService {
       });
     }
     const contexts = this.resolveContexts(workflow, request.contextSlugs ?? []);
+    if (request.callback) await this.checkCallbackUrl(request.callback.url);
     const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
     const attachments = resolveAttachments(request.attachments, config.limits.attachments);
     const client = this.deps.models.get(workflow.model);
@@ -231,7 +239,18 @@ export class RunService {
       usage: { inputTokens: 0, outputTokens: 0 },
       attempts: 0,
       threadId: request.threadId,
+      callback: request.callback,
     };
+  }
+
+  /** A callback URL that names a private address literally is refused up front (hostnames: at delivery). */
+  private async checkCallbackUrl(raw: string): Promise<void> {
+    if (this.deps.config.network.allowPrivate) return;
+    const url = new URL(raw);
+    const literal = literalAddress(url);
+    if (literal && isPrivateAddress(literal) && !(isLoopbackAddress(literal) && (await this.deps.isOwnInbox?.(url)))) {
+      throw validationError([{ path: "/callback/url", message: "refers to a private address; callbacks go to public addresses (network.allowPrivate is false)" }]);
+    }
   }
 
   private resolveContexts(workflow: WorkflowConfig, requested: string[]): ContextConfig[] {
@@ -359,6 +378,12 @@ export class RunService {
     };
   }
 
+  /** The callback event of a generate run, queued in the same transaction that finishes it. */
+  private callbackEvent(plan: RunPlan, outcome: { object?: unknown; text?: string; error?: ProblemBody }, metadata: RunMetadata, at: Date) {
+    if (!plan.callback || plan.operation === "stream.object") return undefined;
+    return runEvent({ runId: plan.id, keyId: plan.principal.keyId, operation: plan.operation, workflowSlug: plan.workflow.slug, callback: plan.callback, outcome, metadata, at });
+  }
+
   private async succeed(plan: RunPlan, result: Attempted): Promise<RunMetadata> {
     const finishedAt = this.now();
     const metadata = this.metadata(plan, plan.usage, result.modelId, finishedAt.getTime() - plan.startedAt);
@@ -374,7 +399,8 @@ export class RunService {
       durationMs: metadata.durationInMs,
       attempts: plan.attempts,
       finishedAt: finishedAt.toISOString(),
-    });
+    }, this.callbackEvent(plan, { object: result.value, text: typeof result.value === "string" ? result.value : undefined }, metadata, finishedAt));
+    if (plan.callback) this.deps.onEventQueued?.();
     if (plan.threadId !== undefined) {
       const at = finishedAt.toISOString();
       await this.deps.store.threads.append(
@@ -412,7 +438,8 @@ export class RunService {
         durationMs,
         attempts: plan.attempts,
         finishedAt: finishedAt.toISOString(),
-      });
+      }, this.callbackEvent(plan, { error: problem }, { ...metadata, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, finishedAt));
+      if (plan.callback) this.deps.onEventQueued?.();
     } catch (storeError) {
       plan.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
     }

@@ -2,6 +2,7 @@ import "server-only";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/types";
+import { DeliveryWorker } from "../delivery/worker";
 import { RateLimiter } from "../http/rate-limit";
 import { ModelRegistry } from "../models/registry";
 import { RunService } from "../runs/pipeline";
@@ -20,6 +21,7 @@ export interface Runtime {
   schemas: SchemaCompiler;
   runs: RunService;
   hub: StreamHub;
+  delivery: DeliveryWorker;
   logger: Logger;
   rateLimiter: RateLimiter;
   version: string;
@@ -38,7 +40,22 @@ export function createRuntime(boot: BootOptions): Runtime {
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
   const models = new ModelRegistry(boot.config);
   const hub = new StreamHub(boot.config.limits.streamRetentionMs);
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub });
+  const limits = boot.config.limits;
+  const delivery = new DeliveryWorker(store, logger, {
+    allowPrivate: boot.config.network.allowPrivate,
+    scheduleMs: limits.callbackRetryScheduleMs,
+    timeoutMs: limits.callbackTimeoutMs,
+    concurrency: limits.callbackConcurrency,
+    pollMs: limits.callbackPollMs,
+  });
+  delivery.start();
+  logger.debug({ workflows: Object.keys(boot.config.workflows).length }, "runtime ready");
+  const isOwnInbox = async (url: URL) => {
+    const id = /^\/api\/v1\/inbox\/([A-Za-z0-9_-]+)$/.exec(url.pathname)?.[1];
+    const inbox = id ? await store.inboxes.get(id) : null;
+    return inbox !== null && inbox.host === url.host;
+  };
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, onEventQueued: () => delivery.kick(), isOwnInbox });
   let closed: Promise<void> | undefined;
   return {
     config: boot.config,
@@ -46,12 +63,14 @@ export function createRuntime(boot: BootOptions): Runtime {
     schemas,
     runs,
     hub,
+    delivery,
     logger,
     rateLimiter: new RateLimiter(boot.config.limits.runsPerMinute),
     version: boot.version,
     shutdown(graceMs) {
       closed ??= (async () => {
         await runs.drain(graceMs);
+        await delivery.stop(Math.min(graceMs, limits.callbackTimeoutMs));
         await schemas.close();
         hub.close();
         await store.close();

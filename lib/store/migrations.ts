@@ -78,4 +78,53 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX thread_messages_thread ON thread_messages (key_id, thread_id, seq);
     `,
   },
+  {
+    version: 3,
+    name: "callback events (outbox), deliveries, webhook secrets, inboxes",
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN webhook_secret TEXT;
+      ALTER TABLE api_keys ADD COLUMN previous_webhook_secret TEXT;
+      ALTER TABLE api_keys ADD COLUMN previous_secret_until TEXT;
+      CREATE TABLE events (
+        id TEXT PRIMARY KEY,
+        run_id TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        url TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        status TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE INDEX events_due ON events (status, next_attempt_at);
+      CREATE INDEX events_run ON events (run_id);
+      CREATE TABLE deliveries (
+        seq INTEGER PRIMARY KEY,
+        event_id TEXT NOT NULL REFERENCES events(id),
+        attempted_at TEXT NOT NULL,
+        status_code INTEGER,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        next_attempt_at TEXT
+      );
+      CREATE INDEX deliveries_event ON deliveries (event_id, seq);
+      CREATE TABLE inboxes (
+        id TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        host TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      CREATE TABLE inbox_events (
+        seq INTEGER PRIMARY KEY,
+        inbox_id TEXT NOT NULL REFERENCES inboxes(id),
+        received_at TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        body TEXT NOT NULL,
+        verified BOOLEAN NOT NULL
+      );
+      CREATE INDEX inbox_events_inbox ON inbox_events (inbox_id, seq);
+    `,
+  },
 ];

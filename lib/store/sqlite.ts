@@ -1,8 +1,9 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { newWebhookSecret } from "../keys/secrets";
 import { MIGRATIONS } from "./migrations";
-import type { ApiKeyRecord, NewRun, ProblemBody, RunFilter, RunOutcome, RunRecord, Store } from "./types";
+import type { ApiKeyRecord, EventRecord, NewRun, ProblemBody, RunFilter, RunOutcome, RunRecord, Store } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 
@@ -15,7 +16,36 @@ interface KeyRow {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  webhook_secret: string | null;
+  previous_webhook_secret: string | null;
+  previous_secret_until: string | null;
 }
+
+interface EventRow {
+  id: string;
+  run_id: string;
+  key_id: string;
+  url: string;
+  headers: string;
+  payload: string;
+  status: EventRecord["status"];
+  attempts: number;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+const toEvent = (row: EventRow): EventRecord => ({
+  id: row.id,
+  runId: row.run_id,
+  keyId: row.key_id,
+  url: row.url,
+  headers: JSON.parse(row.headers) as Record<string, string>,
+  payload: row.payload,
+  status: row.status,
+  attempts: row.attempts,
+  nextAttemptAt: row.next_attempt_at,
+  createdAt: row.created_at,
+});
 
 interface RunRow {
   id: string;
@@ -51,6 +81,7 @@ const toKey = (row: KeyRow): ApiKeyRecord => ({
   createdAt: row.created_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
+  webhookSecret: row.webhook_secret ?? "",
 });
 
 const parseJson = <T>(text: string | null, fallback: T): T => (text === null ? fallback : (JSON.parse(text) as T));
@@ -92,11 +123,15 @@ export function openSqliteStore(dataDir: string): Store {
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   migrate(db);
+  // Keys created before callback signing existed get their secret now.
+  for (const row of db.prepare<[], { id: string }>("SELECT id FROM api_keys WHERE webhook_secret IS NULL").all()) {
+    db.prepare("UPDATE api_keys SET webhook_secret = ? WHERE id = ?").run(newWebhookSecret(), row.id);
+  }
 
   const stmt = {
     keyInsert: db.prepare(
-      `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at)
-       VALUES (@id, @name, @hash, @prefix, @admin, @createdAt, @lastUsedAt, @revokedAt)`,
+      `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret)
+       VALUES (@id, @name, @hash, @prefix, @admin, @createdAt, @lastUsedAt, @revokedAt, @webhookSecret)`,
     ),
     keyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
     keyById: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE id = ?"),
@@ -105,6 +140,37 @@ export function openSqliteStore(dataDir: string): Store {
     keyTouch: db.prepare<[string, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?"),
     keyCountActive: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL"),
     keyCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys"),
+    keyRotate: db.prepare<[string, string, string]>(
+      "UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = ?, webhook_secret = ? WHERE id = ?",
+    ),
+    eventInsert: db.prepare(
+      `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt)`,
+    ),
+    eventsDue: db.prepare<[string, number], EventRow>(
+      "SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
+    ),
+    eventForRun: db.prepare<[string], EventRow>("SELECT * FROM events WHERE run_id = ? ORDER BY created_at LIMIT 1"),
+    deliveriesFor: db.prepare<[string], { attempted_at: string; status_code: number | null; error: string | null; duration_ms: number; next_attempt_at: string | null }>(
+      "SELECT attempted_at, status_code, error, duration_ms, next_attempt_at FROM deliveries WHERE event_id = ? ORDER BY seq",
+    ),
+    deliveryInsert: db.prepare(
+      "INSERT INTO deliveries (event_id, attempted_at, status_code, error, duration_ms, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    eventUpdate: db.prepare<[string, string | null, string, string]>(
+      "UPDATE events SET status = ?, attempts = attempts + 1, next_attempt_at = ?, updated_at = ? WHERE id = ?",
+    ),
+    eventRedeliver: db.prepare<[string, string, string]>("UPDATE events SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?"),
+    inboxInsert: db.prepare("INSERT INTO inboxes (id, key_id, host, created_at) VALUES (@id, @keyId, @host, @createdAt)"),
+    inboxGet: db.prepare<[string], { id: string; key_id: string; host: string; created_at: string }>("SELECT * FROM inboxes WHERE id = ?"),
+    inboxEventInsert: db.prepare("INSERT INTO inbox_events (inbox_id, received_at, headers, body, verified) VALUES (?, ?, ?, ?, ?)"),
+    inboxPrune: db.prepare<[string, string, string, number]>(
+      `DELETE FROM inbox_events WHERE inbox_id = ? AND (received_at < ? OR seq NOT IN
+         (SELECT seq FROM inbox_events WHERE inbox_id = ? ORDER BY seq DESC LIMIT ?))`,
+    ),
+    inboxEvents: db.prepare<[string], { received_at: string; headers: string; body: string; verified: number }>(
+      "SELECT received_at, headers, body, verified FROM inbox_events WHERE inbox_id = ? ORDER BY seq DESC",
+    ),
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at)
@@ -167,6 +233,14 @@ export function openSqliteStore(dataDir: string): Store {
       async count() {
         return stmt.keyCount.get()?.n ?? 0;
       },
+      async secrets(id) {
+        const row = stmt.keyById.get(id);
+        if (!row || !row.webhook_secret) return null;
+        return { current: row.webhook_secret, previous: row.previous_webhook_secret, previousUntil: row.previous_secret_until };
+      },
+      async rotateSecret(id, secret, previousUntil) {
+        return stmt.keyRotate.run(previousUntil, secret, id).changes > 0;
+      },
     },
     runs: {
       async insert(run: NewRun) {
@@ -178,13 +252,16 @@ export function openSqliteStore(dataDir: string): Store {
           callback: run.callback === null ? null : JSON.stringify(run.callback),
         });
       },
-      async finish(id: string, outcome: RunOutcome) {
-        stmt.runFinish.run({
-          id,
-          ...outcome,
-          output: outcome.output === null ? null : JSON.stringify(outcome.output),
-          error: outcome.error === null ? null : JSON.stringify(outcome.error),
-        });
+      async finish(id, outcome, event) {
+        db.transaction(() => {
+          stmt.runFinish.run({
+            id,
+            ...outcome,
+            output: outcome.output === null ? null : JSON.stringify(outcome.output),
+            error: outcome.error === null ? null : JSON.stringify(outcome.error),
+          });
+          if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers) });
+        })();
       },
       async get(id) {
         const row = stmt.runGet.get(id);
@@ -203,6 +280,50 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async failRunning(error: ProblemBody, at: string) {
         return stmt.runFailRunning.run(JSON.stringify(error), at, at).changes;
+      },
+    },
+    events: {
+      async due(now, limit) {
+        return stmt.eventsDue.all(now, limit).map(toEvent);
+      },
+      async forRun(runId) {
+        const row = stmt.eventForRun.get(runId);
+        if (!row) return null;
+        const deliveries = stmt.deliveriesFor.all(row.id).map((d) => ({
+          attemptedAt: d.attempted_at,
+          statusCode: d.status_code,
+          error: d.error,
+          durationMs: d.duration_ms,
+          nextAttemptAt: d.next_attempt_at,
+        }));
+        return { ...toEvent(row), deliveries };
+      },
+      async recordAttempt(eventId, attempt, status) {
+        db.transaction(() => {
+          stmt.deliveryInsert.run(eventId, attempt.attemptedAt, attempt.statusCode, attempt.error, attempt.durationMs, attempt.nextAttemptAt);
+          stmt.eventUpdate.run(status, attempt.nextAttemptAt, attempt.attemptedAt, eventId);
+        })();
+      },
+      async redeliver(eventId, at) {
+        stmt.eventRedeliver.run(at, at, eventId);
+      },
+    },
+    inboxes: {
+      async create(inbox) {
+        stmt.inboxInsert.run(inbox);
+      },
+      async get(id) {
+        const row = stmt.inboxGet.get(id);
+        return row ? { id: row.id, keyId: row.key_id, host: row.host, createdAt: row.created_at } : null;
+      },
+      async receive(id, event, keep, maxAgeMs) {
+        db.transaction(() => {
+          stmt.inboxEventInsert.run(id, event.receivedAt, JSON.stringify(event.headers), event.body, event.verified ? 1 : 0);
+          stmt.inboxPrune.run(id, new Date(Date.parse(event.receivedAt) - maxAgeMs).toISOString(), id, keep);
+        })();
+      },
+      async events(id) {
+        return stmt.inboxEvents.all(id).map((e) => ({ receivedAt: e.received_at, headers: JSON.parse(e.headers) as Record<string, string>, body: e.body, verified: e.verified === 1 }));
       },
     },
     threads: {

@@ -17,6 +17,8 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** Signs this key's callback events (Standard Webhooks, `whsec_...`). */
+  webhookSecret: string;
 }
 
 export interface CallbackSpec {
@@ -101,6 +103,49 @@ export interface ThreadMessage {
   createdAt: string;
 }
 
+/** A run's callback event in the outbox. `payload` is the exact body that is signed and sent. */
+export interface EventRecord {
+  id: string;
+  runId: string;
+  keyId: string;
+  url: string;
+  headers: Record<string, string>;
+  payload: string;
+  status: "pending" | "delivered" | "dead";
+  attempts: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface DeliveryAttempt {
+  attemptedAt: string;
+  statusCode: number | null;
+  error: string | null;
+  durationMs: number;
+  nextAttemptAt: string | null;
+}
+
+export interface WebhookSecrets {
+  current: string;
+  /** The secret before the last rotation, still signing alongside until `previousUntil`. */
+  previous: string | null;
+  previousUntil: string | null;
+}
+
+export interface InboxRecord {
+  id: string;
+  keyId: string;
+  host: string;
+  createdAt: string;
+}
+
+export interface InboxEvent {
+  receivedAt: string;
+  headers: Record<string, string>;
+  body: string;
+  verified: boolean;
+}
+
 export interface Store {
   readonly kind: "sqlite";
   keys: {
@@ -112,16 +157,36 @@ export interface Store {
     revoke(id: string, at: string): Promise<boolean>;
     touch(id: string, at: string): Promise<void>;
     countActive(): Promise<number>;
+    secrets(id: string): Promise<WebhookSecrets | null>;
+    /** Sets a new signing secret; the old one keeps signing until `previousUntil`. */
+    rotateSecret(id: string, secret: string, previousUntil: string): Promise<boolean>;
     /** Every key ever created, revoked ones included. */
     count(): Promise<number>;
   };
   runs: {
     insert(run: NewRun): Promise<void>;
-    finish(id: string, outcome: RunOutcome): Promise<void>;
+    /** Records the outcome and, in the same transaction, queues the run's callback event (outbox). */
+    finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">): Promise<void>;
     get(id: string): Promise<RunRecord | null>;
     list(filter: RunFilter): Promise<RunRecord[]>;
     /** Marks every `running` run failed with the given error; returns how many. */
     failRunning(error: ProblemBody, at: string): Promise<number>;
+  };
+  events: {
+    /** Pending events whose next attempt is due, oldest first. */
+    due(now: string, limit: number): Promise<EventRecord[]>;
+    forRun(runId: string): Promise<(EventRecord & { deliveries: DeliveryAttempt[] }) | null>;
+    /** Logs an attempt and moves the event on (pending with a next attempt, delivered, or dead). */
+    recordAttempt(eventId: string, attempt: DeliveryAttempt, status: EventRecord["status"]): Promise<void>;
+    /** Makes an event due again now (same id, so receivers can deduplicate). */
+    redeliver(eventId: string, at: string): Promise<void>;
+  };
+  inboxes: {
+    create(inbox: InboxRecord): Promise<void>;
+    get(id: string): Promise<InboxRecord | null>;
+    /** Stores a received event, keeping the newest `keep` within `maxAgeMs`. */
+    receive(id: string, event: InboxEvent, keep: number, maxAgeMs: number): Promise<void>;
+    events(id: string): Promise<InboxEvent[]>;
   };
   threads: {
     /** Creates the thread; false when this key already has one with that id. */

@@ -13,5 +13,11 @@ export const GET = route<{ id: string }>(async ({ runtime, principal, params }) 
   if (!run || (!caller.admin && run.keyId !== caller.keyId)) {
     throw new GenserveError("run_not_found", { detail: `No run "${params.id}" exists for this key.` });
   }
-  return json(runView(run));
+  const event = await runtime.store.events.forRun(run.id);
+  return json({
+    ...runView(run),
+    deliveries: event
+      ? { eventId: event.id, url: event.url, status: event.status, attempts: event.attempts, nextAttemptAt: event.nextAttemptAt, log: event.deliveries }
+      : null,
+  });
 });

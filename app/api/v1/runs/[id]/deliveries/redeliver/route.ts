@@ -1,0 +1,18 @@
+import { GenserveError } from "@/lib/errors";
+import { json } from "@/lib/http/problem";
+import { route } from "@/lib/http/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Sends the run's callback event again (same webhook-id, so receivers can deduplicate). */
+export const POST = route<{ id: string }>(async ({ runtime, principal, params }) => {
+  const caller = await principal();
+  const run = await runtime.store.runs.get(params.id);
+  if (!run || (!caller.admin && run.keyId !== caller.keyId)) throw new GenserveError("run_not_found", { detail: `No run "${params.id}" exists for this key.` });
+  const event = await runtime.store.events.forRun(run.id);
+  if (!event) throw new GenserveError("not_found", { detail: "This run has no callback event (it is still running, or it is a streamed run)." });
+  await runtime.store.events.redeliver(event.id, new Date().toISOString());
+  runtime.delivery.kick();
+  return json({ eventId: event.id, status: "pending" }, { status: 202 });
+});
