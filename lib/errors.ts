@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   thread_not_found: { status: 404, title: "Thread not found", retryable: false },
   run_not_found: { status: 404, title: "Run not found", retryable: false },
   conflict: { status: 409, title: "Conflict", retryable: false },
+  idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still in progress", retryable: true },
+  idempotency_mismatch: { status: 422, title: "This Idempotency-Key was used with a different request", retryable: false },
   method_not_allowed: { status: 405, title: "Method not allowed", retryable: false },
   payload_too_large: { status: 413, title: "Payload too large", retryable: false },
   unsupported_media_type: { status: 415, title: "Unsupported media type", retryable: false },

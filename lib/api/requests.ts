@@ -124,7 +124,7 @@ export const problemSchema = z
   })
   .meta({ id: "Problem" });
 
-export const runStatus = z.enum(["running", "succeeded", "failed"]);
+export const runStatus = z.enum(["queued", "running", "succeeded", "failed"]);
 
 export const runListQuery = z
   .object({

@@ -37,11 +37,12 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
 
   const store = openSqliteStore(dataDir);
   const now = new Date().toISOString();
-  const interrupted = await store.runs.failRunning(
+  const recovered = await store.runs.recoverInterrupted(
     toProblem(new GenserveError("interrupted", { detail: "The server stopped while the run was in progress." })),
     now,
   );
-  if (interrupted > 0) log.warn({ runs: interrupted }, "marked runs left running by a previous process as failed (interrupted)");
+  if (recovered.failed > 0) log.warn({ runs: recovered.failed }, "marked runs left running by a previous process as failed (interrupted)");
+  if (recovered.requeued > 0) log.warn({ runs: recovered.requeued }, "queued asynchronous runs cut by a previous process again (one retry)");
   // Only a data dir that never had a key gets one: revoking every key does not mint a new admin.
   const firstKey = (await store.keys.count()) === 0 ? await createKey(store, { name: "admin", admin: true }) : null;
   await store.close();

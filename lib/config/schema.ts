@@ -82,6 +82,8 @@ export const limitsSchema = z
     callbackConcurrency: z.number().int().positive().default(16),
     /** How often the delivery worker looks for due events (it is also woken by each finished run). */
     callbackPollMs: z.number().int().positive().default(1_000),
+    /** Asynchronous runs (Prefer: respond-async) executed at once; more wait queued. */
+    asyncConcurrency: z.number().int().positive().default(4),
     /** Runs a key may start per minute (token bucket; 0 disables). */
     runsPerMinute: z.number().int().min(0).default(600),
     /** Validators kept compiled, by schema hash. */

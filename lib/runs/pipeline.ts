@@ -78,6 +78,7 @@ export class RunService {
   private readonly inflight = new Set<Promise<unknown>>();
   private readonly shutdown = new AbortController();
   private closing = false;
+  private asyncWorkers = 0;
   private readonly now: () => Date;
 
   constructor(private readonly deps: RunServiceDeps) {
@@ -86,20 +87,80 @@ export class RunService {
 
   async generateObject(principal: Principal, request: RunRequest & { schema: Record<string, unknown> }) {
     const plan = await this.plan(principal, "generate.object", request);
-    return this.track(plan, async (signal) => {
-      const result = await this.attemptObject(plan, signal);
-      return { object: result.value, metadata: await this.succeed(plan, result) };
-    });
+    return this.track(plan, (signal) => this.executeGenerate(plan, signal)) as Promise<{ runId: string; object: unknown; metadata: RunMetadata }>;
   }
 
   async generateText(principal: Principal, request: RunRequest) {
     const plan = await this.plan(principal, "generate.text", request);
-    return this.track(plan, async (signal) => {
-      plan.attempts = 1;
-      const result = await plan.client.generate(this.modelRequest(plan, plan.prompt.messages, signal));
-      addUsage(plan.usage, result.usage);
-      return { text: result.text, metadata: await this.succeed(plan, { value: result.text, modelId: result.modelId }) };
-    });
+    return this.track(plan, (signal) => this.executeGenerate(plan, signal)) as Promise<{ runId: string; text: string; metadata: RunMetadata }>;
+  }
+
+  /**
+   * An asynchronous generate run (`Prefer: respond-async`): everything is validated now, the run is
+   * stored as queued with its request, and a bounded pool of workers executes it; its result goes
+   * to the callback and the run record. Queued runs survive a restart.
+   */
+  async startAsync(principal: Principal, operation: "generate.object" | "generate.text", request: RunRequest): Promise<{ runId: string }> {
+    const plan = await this.plan(principal, operation, request, { queued: true });
+    this.kickQueue();
+    return { runId: plan.id };
+  }
+
+  /** Starts workers for queued runs, up to `limits.asyncConcurrency` at once. */
+  kickQueue(): void {
+    while (!this.closing && this.asyncWorkers < this.deps.config.limits.asyncConcurrency) {
+      this.asyncWorkers++;
+      void this.drainQueue()
+        .catch((error: unknown) => this.deps.logger.error({ err: { message: (error as Error).message } }, "async run worker failed"))
+        .finally(() => this.asyncWorkers--);
+    }
+  }
+
+  private async drainQueue(): Promise<void> {
+    while (!this.closing) {
+      const run = await this.deps.store.runs.claimQueued(this.now().toISOString());
+      if (!run) return;
+      const principal: Principal = { keyId: run.keyId, name: "", admin: false };
+      let plan: RunPlan;
+      try {
+        plan = await this.plan(principal, run.operation, run.request as RunRequest, { existing: run });
+      } catch (error) {
+        // The request no longer plans (e.g. its workflow was removed from the configuration).
+        await this.fail(this.unplanned(run, principal), error);
+        continue;
+      }
+      await this.track(plan, (signal) => this.executeGenerate(plan, signal)).catch(() => undefined);
+    }
+  }
+
+  /** What a generate run does once planned: the object (validated, with retries) or the text. */
+  private async executeGenerate(plan: RunPlan, signal: AbortSignal): Promise<{ object?: unknown; text?: string; metadata: RunMetadata }> {
+    if (plan.operation === "generate.object") {
+      const result = await this.attemptObject(plan, signal);
+      return { object: result.value, metadata: await this.succeed(plan, result) };
+    }
+    plan.attempts = 1;
+    const result = await plan.client.generate(this.modelRequest(plan, plan.prompt.messages, signal));
+    addUsage(plan.usage, result.usage);
+    return { text: result.text, metadata: await this.succeed(plan, { value: result.text, modelId: result.modelId }) };
+  }
+
+  /** A minimal plan for recording the failure of a queued run that could not be planned. */
+  private unplanned(run: RunRecord, principal: Principal): RunPlan {
+    const workflow = this.deps.config.workflows[run.workflowSlug] ?? ({ slug: run.workflowSlug, model: run.modelTag ?? "" } as WorkflowConfig);
+    return {
+      id: run.id,
+      operation: run.operation,
+      principal,
+      workflow,
+      client: { alias: workflow.model, modelId: "", capabilities: { nativeStructuredOutput: false, objectRootOnly: false } } as unknown as ModelClient,
+      prompt: { system: "", messages: [] },
+      log: this.deps.logger.child({ runId: run.id }),
+      startedAt: this.now().getTime(),
+      usage: { inputTokens: 0, outputTokens: 0 },
+      attempts: 0,
+      callback: run.callback ?? undefined,
+    };
   }
 
   /**
@@ -164,8 +225,8 @@ export class RunService {
     return this.inflight.size;
   }
 
-  private async plan(principal: Principal, operation: RunOperation, request: RunRequest): Promise<RunPlan> {
-    if (this.closing) throw new GenserveError("service_unavailable", { detail: "The server is shutting down; retry shortly." });
+  private async plan(principal: Principal, operation: RunOperation, request: RunRequest, mode: { queued?: boolean; existing?: RunRecord } = {}): Promise<RunPlan> {
+    if (this.closing && !mode.existing) throw new GenserveError("service_unavailable", { detail: "The server is shutting down; retry shortly." });
     const { config, store, schemas, logger } = this.deps;
     const inputBytes = Buffer.byteLength(request.input, "utf8");
     if (inputBytes > config.limits.inputBytes) {
@@ -205,14 +266,17 @@ export class RunService {
     const history = thread ? fitHistory(await store.threads.messages(principal.keyId, thread.id), buildPrompt(promptParts), config.models[workflow.model]!, workflow) : [];
     const prompt = buildPrompt({ ...promptParts, history });
 
-    const id = newRunId();
+    const id = mode.existing?.id ?? newRunId();
     const log = logger.child({ runId: id });
     const createdAt = this.now();
     if (request.threadId !== undefined && !thread) {
       const created = { id: request.threadId, keyId: principal.keyId, workflowSlug: workflow.slug, createdAt: createdAt.toISOString(), updatedAt: createdAt.toISOString() };
       await store.threads.create(created);
     }
-    await store.runs.insert({
+    if (!mode.existing) await store.runs.insert({
+      status: mode.queued ? "queued" : "running",
+      // Kept until the run finishes, so that a queued run can be executed after a restart.
+      request: mode.queued ? request : undefined,
       id,
       operation,
       workflowSlug: workflow.slug,
@@ -225,7 +289,7 @@ export class RunService {
       modelTag: workflow.model,
       createdAt: createdAt.toISOString(),
     });
-    log.info({ operation, workflow: workflow.slug, keyId: principal.keyId, model: workflow.model }, "run started");
+    log.info({ operation, workflow: workflow.slug, keyId: principal.keyId, model: workflow.model }, mode.queued ? "run queued" : "run started");
     return {
       id,
       operation,

@@ -56,6 +56,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     return inbox !== null && inbox.host === url.host;
   };
   const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, onEventQueued: () => delivery.kick(), isOwnInbox });
+  runs.kickQueue(); // asynchronous runs queued before a restart
   let closed: Promise<void> | undefined;
   return {
     config: boot.config,

@@ -127,4 +127,23 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX inbox_events_inbox ON inbox_events (inbox_id, seq);
     `,
   },
+  {
+    version: 4,
+    name: "async runs and idempotency keys",
+    sql: `
+      ALTER TABLE runs ADD COLUMN request_json TEXT;
+      ALTER TABLE runs ADD COLUMN async_starts INTEGER NOT NULL DEFAULT 0;
+      CREATE TABLE idempotency_keys (
+        key_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        request_hash TEXT NOT NULL,
+        state TEXT NOT NULL,
+        run_id TEXT,
+        response_status INTEGER,
+        response_body TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (key_id, idempotency_key)
+      );
+    `,
+  },
 ];

@@ -173,12 +173,27 @@ export function openSqliteStore(dataDir: string): Store {
     ),
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
-                         callback, model_tag, created_at, updated_at)
-       VALUES (@id, @operation, @workflowSlug, @keyId, 'running', @input, @schema, @contextSlugs, @attachments,
-               @callback, @modelTag, @createdAt, @createdAt)`,
+                         callback, model_tag, created_at, updated_at, request_json)
+       VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
+               @callback, @modelTag, @createdAt, @createdAt, @request)`,
+    ),
+    runRequeue: db.prepare<[string]>(
+      "UPDATE runs SET status = 'queued', updated_at = ? WHERE status = 'running' AND request_json IS NOT NULL AND async_starts < 2",
+    ),
+    runNextQueued: db.prepare<[], RunRow & { request_json: string }>("SELECT * FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1"),
+    runClaim: db.prepare<[string, string]>("UPDATE runs SET status = 'running', async_starts = async_starts + 1, updated_at = ? WHERE id = ? AND status = 'queued'"),
+    idemGet: db.prepare<[string, string], { request_hash: string; state: "in_progress" | "done"; run_id: string | null; response_status: number | null; response_body: string | null; created_at: string }>(
+      "SELECT * FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?",
+    ),
+    idemDelete: db.prepare<[string, string]>("DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?"),
+    idemInsert: db.prepare(
+      "INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_progress', ?)",
+    ),
+    idemComplete: db.prepare(
+      "UPDATE idempotency_keys SET state = 'done', run_id = ?, response_status = ?, response_body = ? WHERE key_id = ? AND idempotency_key = ?",
     ),
     runFinish: db.prepare(
-      `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName,
+      `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL,
               model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
               duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt
        WHERE id = @id`,
@@ -246,6 +261,8 @@ export function openSqliteStore(dataDir: string): Store {
       async insert(run: NewRun) {
         stmt.runInsert.run({
           ...run,
+          status: run.status ?? "running",
+          request: run.request === undefined ? null : JSON.stringify(run.request),
           schema: run.schema === null ? null : JSON.stringify(run.schema),
           contextSlugs: JSON.stringify(run.contextSlugs),
           attachments: JSON.stringify(run.attachments),
@@ -278,8 +295,19 @@ export function openSqliteStore(dataDir: string): Store {
         const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
         return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);
       },
-      async failRunning(error: ProblemBody, at: string) {
-        return stmt.runFailRunning.run(JSON.stringify(error), at, at).changes;
+      async recoverInterrupted(error: ProblemBody, at: string) {
+        return db.transaction(() => {
+          const requeued = stmt.runRequeue.run(at).changes;
+          const failed = stmt.runFailRunning.run(JSON.stringify(error), at, at).changes;
+          return { failed, requeued };
+        })();
+      },
+      async claimQueued(at) {
+        return db.transaction(() => {
+          const row = stmt.runNextQueued.get();
+          if (!row || stmt.runClaim.run(at, row.id).changes === 0) return null;
+          return { ...toRun({ ...row, status: "running" }), request: JSON.parse(row.request_json) as unknown };
+        }).immediate();
       },
     },
     events: {
@@ -324,6 +352,25 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async events(id) {
         return stmt.inboxEvents.all(id).map((e) => ({ receivedAt: e.received_at, headers: JSON.parse(e.headers) as Record<string, string>, body: e.body, verified: e.verified === 1 }));
+      },
+    },
+    idempotency: {
+      async begin(keyId, key, requestHash, at, maxAgeMs) {
+        return db.transaction(() => {
+          const row = stmt.idemGet.get(keyId, key);
+          if (row && Date.parse(row.created_at) > Date.parse(at) - maxAgeMs) {
+            return { requestHash: row.request_hash, state: row.state, runId: row.run_id, responseStatus: row.response_status, responseBody: row.response_body, createdAt: row.created_at };
+          }
+          if (row) stmt.idemDelete.run(keyId, key);
+          stmt.idemInsert.run(keyId, key, requestHash, at);
+          return null;
+        }).immediate();
+      },
+      async complete(keyId, key, result) {
+        stmt.idemComplete.run(result.runId, result.status, result.body, keyId, key);
+      },
+      async release(keyId, key) {
+        stmt.idemDelete.run(keyId, key);
       },
     },
     threads: {

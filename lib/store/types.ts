@@ -4,7 +4,7 @@
  */
 
 export type RunOperation = "generate.object" | "generate.text" | "stream.object";
-export type RunStatus = "running" | "succeeded" | "failed";
+export type RunStatus = "queued" | "running" | "succeeded" | "failed";
 
 export interface ApiKeyRecord {
   id: string;
@@ -73,7 +73,20 @@ export interface RunRecord {
   finishedAt: string | null;
 }
 
-export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt">;
+export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
+  /** "queued" for an asynchronous run, whose request is kept until it finishes. */
+  status?: "queued" | "running";
+  request?: unknown;
+};
+
+export interface IdempotencyRecord {
+  requestHash: string;
+  state: "in_progress" | "done";
+  runId: string | null;
+  responseStatus: number | null;
+  responseBody: string | null;
+  createdAt: string;
+}
 
 export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt">;
 
@@ -169,8 +182,13 @@ export interface Store {
     finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">): Promise<void>;
     get(id: string): Promise<RunRecord | null>;
     list(filter: RunFilter): Promise<RunRecord[]>;
-    /** Marks every `running` run failed with the given error; returns how many. */
-    failRunning(error: ProblemBody, at: string): Promise<number>;
+    /**
+     * After a crash: asynchronous runs that were running are queued again (once), every other
+     * `running` run is marked failed with the given error.
+     */
+    recoverInterrupted(error: ProblemBody, at: string): Promise<{ failed: number; requeued: number }>;
+    /** Takes the oldest queued run and marks it running; null when none is queued. */
+    claimQueued(at: string): Promise<(RunRecord & { request: unknown }) | null>;
   };
   events: {
     /** Pending events whose next attempt is due, oldest first. */
@@ -187,6 +205,13 @@ export interface Store {
     /** Stores a received event, keeping the newest `keep` within `maxAgeMs`. */
     receive(id: string, event: InboxEvent, keep: number, maxAgeMs: number): Promise<void>;
     events(id: string): Promise<InboxEvent[]>;
+  };
+  idempotency: {
+    /** Reserves the key for this request; returns the existing record (within `maxAgeMs`) when there is one. */
+    begin(keyId: string, key: string, requestHash: string, at: string, maxAgeMs: number): Promise<IdempotencyRecord | null>;
+    complete(keyId: string, key: string, result: { runId: string | null; status: number; body: string }): Promise<void>;
+    /** Forgets a reservation whose request never started a run (it failed validation). */
+    release(keyId: string, key: string): Promise<void>;
   };
   threads: {
     /** Creates the thread; false when this key already has one with that id. */

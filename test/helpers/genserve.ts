@@ -83,9 +83,9 @@ export async function cli(args: string[], options: { dataDir: string; configFile
   return stdout;
 }
 
-export async function createKey(name: string, options: { dataDir: string; admin?: boolean }): Promise<{ id: string; key: string; admin: boolean }> {
+export async function createKey(name: string, options: { dataDir: string; admin?: boolean }): Promise<{ id: string; key: string; admin: boolean; webhookSecret: string }> {
   const stdout = await cli(["keys", "create", "--name", name, "--json", ...(options.admin ? ["--admin"] : [])], options);
-  return JSON.parse(stdout) as { id: string; key: string; admin: boolean };
+  return JSON.parse(stdout) as { id: string; key: string; admin: boolean; webhookSecret: string };
 }
 
 /** POSTs JSON with an API key; returns status, headers and the parsed body. */

@@ -12,6 +12,7 @@ limits:
   callbackRetryScheduleMs: [200, 300, 400]
   callbackTimeoutMs: 1000
   callbackPollMs: 100
+  asyncConcurrency: 1
 `;
 
 const ctx = useGenserve(FAST_RETRIES);
@@ -20,7 +21,7 @@ let caller: { id: string; key: string; webhookSecret: string };
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  caller = (await createKey("hooks", { dataDir: ctx.server.dataDir })) as typeof caller;
+  caller = await createKey("hooks", { dataDir: ctx.server.dataDir });
 });
 afterAll(async () => receiver?.close());
 beforeEach(() => receiver.reset());
@@ -158,25 +159,128 @@ describe("outbound safety and the built-in inbox", () => {
   });
 });
 
+describe("async runs", () => {
+  it("answers 202 at once, runs in the background, and delivers the result to the callback", async () => {
+    ctx.upstream.reply({ content: JSON.stringify(invoice), delayMs: 600 });
+    const res = await post(
+      ctx.server,
+      "/api/v1/generate/object",
+      { input: "Invoice 5", type: "event", workflowSlug: "no-retry", schema: INVOICE_SCHEMA, callback: { url: receiver.url } },
+      caller.key,
+      { prefer: "respond-async" },
+    );
+    expect(res.status).toBe(202);
+    const runId = res.json.runId;
+    expect(res.json).toEqual({ runId, status: "queued" });
+    expect(res.headers.get("x-run-id")).toBe(runId);
+    expect(res.headers.get("location")).toBe(`/api/v1/runs/${runId}`);
+    expect(["queued", "running"]).toContain((await runOf(runId)).status);
+    await waitUntil(() => receiver.received.length === 1, "the callback");
+    expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ type: "run.succeeded", data: { runId, object: invoice } });
+    expect(await runOf(runId)).toMatchObject({ status: "succeeded", output: invoice });
+  });
+
+  it("validates before accepting: a bad async request is a 400, not a queued run", async () => {
+    const res = await post(ctx.server, "/api/v1/generate/text", { input: "", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, caller.key, { prefer: "respond-async" });
+    expect(res.status).toBe(400);
+  });
+});
+
+describe("idempotency", () => {
+  const body = { input: "Invoice idem", type: "event", workflowSlug: "no-retry", schema: INVOICE_SCHEMA, callback: { url: receiver?.url ?? "" } };
+
+  it("replays the first response for a repeat: same run, one model call, one event", async () => {
+    ctx.upstream.reply({ content: JSON.stringify(invoice) });
+    const payload = { ...body, callback: { url: receiver.url } };
+    const first = await post(ctx.server, "/api/v1/generate/object", payload, caller.key, { "idempotency-key": "order-1" });
+    const second = await post(ctx.server, "/api/v1/generate/object", payload, caller.key, { "idempotency-key": "order-1" });
+    expect(second.status).toBe(200);
+    expect(second.json).toEqual(first.json);
+    expect(second.headers.get("x-run-id")).toBe(first.headers.get("x-run-id"));
+    expect(second.headers.get("idempotent-replayed")).toBe("true");
+    expect(ctx.upstream.requests).toHaveLength(1);
+    await waitUntil(() => receiver.received.length === 1, "the event");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.received).toHaveLength(1);
+
+    const other = await post(ctx.server, "/api/v1/generate/object", { ...payload, input: "something else" }, caller.key, { "idempotency-key": "order-1" });
+    expect(other.status).toBe(422);
+    expect(other.json.code).toBe("idempotency_mismatch");
+    // Keys are scoped per API key.
+    ctx.upstream.reply({ content: JSON.stringify(invoice) });
+    const elsewhere = await post(ctx.server, "/api/v1/generate/object", payload, ctx.key, { "idempotency-key": "order-1" });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.headers.get("x-run-id")).not.toBe(first.headers.get("x-run-id"));
+  });
+
+  it("answers 409 while the first request is still running", async () => {
+    ctx.upstream.reply({ content: JSON.stringify(invoice), delayMs: 800 });
+    const payload = { ...body, callback: { url: receiver.url } };
+    const first = post(ctx.server, "/api/v1/generate/object", payload, caller.key, { "idempotency-key": "order-2" });
+    await waitUntil(() => ctx.upstream.requests.length === 1, "the first run to start");
+    const second = await post(ctx.server, "/api/v1/generate/object", payload, caller.key, { "idempotency-key": "order-2" });
+    expect(second.status).toBe(409);
+    expect(second.json.code).toBe("idempotency_in_progress");
+    expect((await first).status).toBe(200);
+  });
+
+  it("does not keep a key whose request failed validation", async () => {
+    const bad = await post(ctx.server, "/api/v1/generate/object", { ...body, input: "" }, caller.key, { "idempotency-key": "order-3" });
+    expect(bad.status).toBe(400);
+    ctx.upstream.reply({ content: JSON.stringify(invoice) });
+    const good = await post(ctx.server, "/api/v1/generate/object", { ...body, callback: { url: receiver.url } }, caller.key, { "idempotency-key": "order-3" });
+    expect(good.status).toBe(200);
+  });
+});
+
 describe("durability", () => {
   it("delivers an event again after kill -9 cut its delivery, with the same webhook-id", async () => {
     const dir = tempDir();
     const configFile = writeConfig(dir, testConfig(ctx.upstream.url, FAST_RETRIES));
     const first = await startGenserve({ configFile, dataDir: `${dir}/data` });
+    await new Promise((r) => setTimeout(r, 300)); // let stray events of earlier tests land first
+    receiver.reset();
     receiver.script({ delayMs: 5_000 });
     ctx.upstream.reply({ content: "done" });
     const res = await post(first, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, first.adminKey!);
     expect(res.status).toBe(200);
-    await waitUntil(() => receiver.received.length === 1, "the delivery to start");
+    // Events of earlier tests may still arrive: count only this run's.
+    const mine = () => receiver.received.filter((r) => JSON.parse(r.body).data?.runId === res.json.metadata.runId);
+    await waitUntil(() => mine().length === 1, "the delivery to start");
     await first.stop("SIGKILL");
 
     const second = await startGenserve({ configFile, dataDir: `${dir}/data` });
     try {
-      await waitUntil(() => receiver.received.length === 2, "the delivery to resume after restart");
-      expect(receiver.received[1]!.headers["webhook-id"]).toBe(receiver.received[0]!.headers["webhook-id"]);
+      await waitUntil(() => mine().length === 2, "the delivery to resume after restart");
+      expect(mine()[1]!.headers["webhook-id"]).toBe(mine()[0]!.headers["webhook-id"]);
       await waitUntil(async () => (await get(second, `/api/v1/runs/${res.json.metadata.runId}`, first.adminKey!)).json.deliveries?.status === "delivered", "delivered");
       await new Promise((r) => setTimeout(r, 500));
-      expect(receiver.received).toHaveLength(2);
+      expect(mine()).toHaveLength(2);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it("keeps queued async runs across kill -9 and retries the one that was running", async () => {
+    const dir = tempDir();
+    const configFile = writeConfig(dir, testConfig(ctx.upstream.url, FAST_RETRIES));
+    const first = await startGenserve({ configFile, dataDir: `${dir}/data` });
+    ctx.upstream.reply({ delayMs: 10_000, content: "never seen" });
+    const enqueue = (input: string) =>
+      post(first, "/api/v1/generate/text", { input, type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, first.adminKey!, { prefer: "respond-async" });
+    const a = (await enqueue("first")).json.runId;
+    const b = (await enqueue("second")).json.runId; // waits: asyncConcurrency is 1
+    await waitUntil(() => ctx.upstream.requests.length === 1, "the first run to reach the model");
+    await first.stop("SIGKILL");
+
+    ctx.upstream.reset();
+    ctx.upstream.reply({ content: "done a" }, { content: "done b" });
+    const second = await startGenserve({ configFile, dataDir: `${dir}/data` });
+    try {
+      const statusOf = async (id: string) => (await get(second, `/api/v1/runs/${id}`, first.adminKey!)).json.status;
+      await waitUntil(async () => (await statusOf(a)) === "succeeded" && (await statusOf(b)) === "succeeded", "both runs to finish after restart");
+      expect(ctx.upstream.requests.map((r) => r.body.messages.at(-1)!.content)).toEqual(["first", "second"]);
+      await waitUntil(() => receiver.received.length === 2, "both callbacks");
     } finally {
       await second.stop();
     }

@@ -1,0 +1,94 @@
+import "server-only";
+import type { z } from "zod";
+import { GenserveError, isGenserveError, validationError } from "../errors";
+import { canonicalJson, sha256 } from "../schema/canonical";
+import type { Store } from "../store/types";
+import { json, problemResponse } from "./problem";
+import type { RouteContext } from "./route";
+
+const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The shared flow of the two generate operations: auth and rate limit, body validation, then the
+ * run — synchronous, or queued with `Prefer: respond-async` (202) — under an optional
+ * `Idempotency-Key` (a repeat within 24 h replays the first response instead of running again).
+ */
+export async function generate<T extends z.ZodType>(
+  ctx: RouteContext<Record<string, never>>,
+  operation: "generate.object" | "generate.text",
+  shape: T,
+): Promise<Response> {
+  const { request, runtime } = ctx;
+  const caller = await ctx.runCaller();
+  const key = request.headers.get("idempotency-key");
+  if (key !== null && (key.length < 1 || key.length > 255)) {
+    throw validationError([{ path: "Idempotency-Key", message: "must be 1-255 characters" }]);
+  }
+  const respondAsync = /(^|[\s,;])respond-async([\s,;]|$)/i.test(request.headers.get("prefer") ?? "");
+  const body = (await ctx.body(shape)) as Parameters<typeof runtime.runs.startAsync>[2];
+
+  const run = async (): Promise<Response> => {
+    if (respondAsync) {
+      const { runId } = await runtime.runs.startAsync(caller, operation, body);
+      return json(
+        { runId, status: "queued" },
+        { status: 202, headers: { "X-Run-ID": runId, Location: `/api/v1/runs/${runId}`, "Preference-Applied": "respond-async" } },
+      );
+    }
+    if (operation === "generate.object") {
+      const result = await runtime.runs.generateObject(caller, body as typeof body & { schema: Record<string, unknown> });
+      return json({ object: result.object, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
+    }
+    const result = await runtime.runs.generateText(caller, body);
+    return json({ text: result.text, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
+  };
+
+  if (key === null) return run();
+  return idempotent(runtime.store, caller.keyId, key, sha256(canonicalJson({ operation, body, respondAsync })), run, runtime.logger);
+}
+
+async function idempotent(
+  store: Store,
+  keyId: string,
+  key: string,
+  requestHash: string,
+  run: () => Promise<Response>,
+  log: Parameters<typeof problemResponse>[1],
+): Promise<Response> {
+  const existing = await store.idempotency.begin(keyId, key, requestHash, new Date().toISOString(), IDEMPOTENCY_WINDOW_MS);
+  if (existing) {
+    if (existing.requestHash !== requestHash) {
+      throw new GenserveError("idempotency_mismatch", { detail: "This Idempotency-Key was already used with a different request body." });
+    }
+    if (existing.state === "in_progress") {
+      throw new GenserveError("idempotency_in_progress", { detail: "The first request with this Idempotency-Key is still running; retry later.", headers: { "Retry-After": "1" } });
+    }
+    const body = existing.responseBody ?? "";
+    const isProblem = (existing.responseStatus ?? 200) >= 400;
+    return new Response(body, {
+      status: existing.responseStatus ?? 200,
+      headers: {
+        "Content-Type": isProblem ? "application/problem+json" : "application/json",
+        "Cache-Control": "no-store",
+        "Idempotent-Replayed": "true",
+        ...(existing.runId ? { "X-Run-ID": existing.runId } : {}),
+        ...(existing.responseStatus === 202 && existing.runId ? { Location: `/api/v1/runs/${existing.runId}` } : {}),
+      },
+    });
+  }
+  let response: Response;
+  try {
+    response = await run();
+  } catch (error) {
+    if (isGenserveError(error) && error.runId) {
+      // The run started and failed: that outcome is the answer to every repeat.
+      response = problemResponse(error, log);
+    } else {
+      await store.idempotency.release(keyId, key);
+      throw error;
+    }
+  }
+  const text = await response.text();
+  await store.idempotency.complete(keyId, key, { runId: response.headers.get("X-Run-ID"), status: response.status, body: text });
+  return new Response(text, { status: response.status, headers: response.headers });
+}
