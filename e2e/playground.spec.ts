@@ -56,10 +56,16 @@ test.describe("playground", () => {
     await p.open();
     await p.signIn();
     await p.operation().selectOption({ label: "Generate text" });
+    await expect(page.getByLabel("Callback URL")).toHaveValue(new RegExp(`^${BASE()}/api/v1/inbox/inb_`));
     await p.input().fill("Say hello");
     await page.keyboard.press("ControlOrMeta+Enter");
     await expect(p.result()).toContainText("echo: Say hello");
     await expect(p.metadata().getByTestId("meta-input-tokens")).toHaveText("11");
+    // The callback event reaches the built-in inbox and shows up, signature checked.
+    const callback = page.getByRole("region", { name: "Callback" });
+    await expect(callback.getByText("Signature verified")).toBeVisible();
+    await expect(callback).toContainText('"type": "run.succeeded"');
+    await page.screenshot({ path: `${SHOTS}/playground-callback.png`, fullPage: true });
 
     await p.operation().selectOption({ label: "Generate object" });
     await page.getByLabel("Drop files here or choose:").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Paid in full.") });

@@ -5,6 +5,7 @@ import { useCallback, useEffect, useMemo, useState, type DragEvent } from "react
 import { ApiError, type FieldProblem } from "@/lib/client/api";
 import {
   CompositionError,
+  DEFAULT_CALLBACK_URL,
   emptyComposition,
   estimateTokens,
   fromPermalinkHash,
@@ -23,6 +24,7 @@ import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
 import { useApiKey } from "../key-context";
 import { SignIn } from "../sign-in";
 import { Comparison } from "./comparison";
+import { InboxPanel } from "./inbox-panel";
 import { MetadataPanel } from "./metadata-panel";
 import { ResultPanel } from "./result-panel";
 import { SchemaEditor } from "./schema-editor";
@@ -77,6 +79,22 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     setDark(document.documentElement.classList.contains("dark"));
     return () => observer.disconnect();
   }, []);
+  // A fresh built-in inbox receives the callbacks of this page's runs (pre-filled as callback URL).
+  const [inbox, setInbox] = useState<{ id: string; url: string } | null>(null);
+  useEffect(() => {
+    let live = true;
+    client
+      ?.createInbox()
+      .then((created) => {
+        if (!live) return;
+        setInbox(created);
+        setC((prev) => (prev.callbackUrl === DEFAULT_CALLBACK_URL ? { ...prev, callbackUrl: created.url } : prev));
+      })
+      .catch(() => undefined);
+    return () => void (live = false);
+  }, [client]);
+  const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
+
   useEffect(() => {
     if (!c.workflowSlug && workflows.data?.[0]) setC((prev) => ({ ...prev, workflowSlug: workflows.data[0]!.slug }));
   }, [workflows.data, c.workflowSlug]);
@@ -485,6 +503,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             <MetadataPanel run={run} />
           </>
         )}
+        {inboxRunId && inbox && client ? <InboxPanel client={client} apiKey={apiKey} inboxId={inbox.id} runId={inboxRunId} /> : null}
       </div>
     </main>
   );

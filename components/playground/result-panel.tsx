@@ -49,7 +49,7 @@ export function ResultPanel({ run, schema, suffix }: Props) {
         ) : null}
       </div>
       {run.status === "running" && run.operation !== "stream-object" ? <Elapsed since={run.startedAt} /> : null}
-      <div role="log" aria-busy={streaming} aria-label={suffix ? `Output ${suffix}` : "Output"} className="mt-3 max-h-[28rem] min-h-32 overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900">
+      <div role="log" tabIndex={0} aria-busy={streaming} aria-label={suffix ? `Output ${suffix}` : "Output"} className="mt-3 max-h-[28rem] min-h-32 overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900">
         {value === undefined || value === null && run.status === "idle" ? (
           <p className="text-sm text-zinc-600 dark:text-zinc-400">{run.status === "idle" ? "Run a workflow to see its output here." : run.status === "running" ? "Waiting for the first item…" : ""}</p>
         ) : isText ? (

@@ -83,7 +83,37 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
       ) : null}
       <h2 className="mt-6 text-lg font-semibold">{r.error ? "Error" : "Output"}</h2>
       <pre className={block}>{r.error ? JSON.stringify(r.error, null, 2) : typeof r.output === "string" ? r.output : JSON.stringify(r.output, null, 2)}</pre>
-      <p className="mt-6 text-sm text-zinc-600 dark:text-zinc-400">Callback deliveries will be listed here once callbacks are delivered.</p>
+      <h2 className="mt-6 text-lg font-semibold">Callback deliveries</h2>
+      {r.deliveries ? (
+        <>
+          <p className="mt-1 text-sm">
+            Event <span className="font-mono">{r.deliveries.eventId}</span> to <span className="break-all font-mono">{r.deliveries.url}</span>: {r.deliveries.status}
+            {r.deliveries.nextAttemptAt ? `, next attempt ${new Date(r.deliveries.nextAttemptAt).toLocaleString()}` : ""}
+          </p>
+          <table className="mt-2 w-full text-left text-sm">
+            <thead>
+              <tr className="border-b border-zinc-300 dark:border-zinc-700">
+                <th className="py-1 pr-3">Attempted</th>
+                <th className="py-1 pr-3">Result</th>
+                <th className="py-1 pr-3">Duration</th>
+                <th className="py-1">Next attempt</th>
+              </tr>
+            </thead>
+            <tbody>
+              {r.deliveries.log.map((d, i) => (
+                <tr key={i} className="border-b border-zinc-100 dark:border-zinc-900">
+                  <td className="py-1 pr-3">{new Date(d.attemptedAt).toLocaleString()}</td>
+                  <td className="py-1 pr-3">{d.statusCode ?? d.error}</td>
+                  <td className="py-1 pr-3">{d.durationMs} ms</td>
+                  <td className="py-1">{d.nextAttemptAt ? new Date(d.nextAttemptAt).toLocaleString() : "—"}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : (
+        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{r.operation === "stream.object" ? "Streamed runs have no callback." : "No callback event yet."}</p>
+      )}
     </main>
   );
 }

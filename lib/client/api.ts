@@ -56,6 +56,24 @@ export interface RunSummary {
   attempts: number;
   createdAt: string;
   finishedAt: string | null;
+  /** Present on GET /runs/{id}: the callback event's delivery log. */
+  deliveries?: DeliveryLog | null;
+}
+
+export interface InboxEvent {
+  receivedAt: string;
+  headers: Record<string, string>;
+  body: unknown;
+  verified: boolean;
+}
+
+export interface DeliveryLog {
+  eventId: string;
+  url: string;
+  status: "pending" | "delivered" | "dead";
+  attempts: number;
+  nextAttemptAt: string | null;
+  log: { attemptedAt: string; statusCode: number | null; error: string | null; durationMs: number; nextAttemptAt: string | null }[];
 }
 
 export type StreamEvent =
@@ -69,6 +87,8 @@ export interface ApiClient {
   listContexts(signal?: AbortSignal): Promise<ContextSummary[]>;
   listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
   getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
+  createInbox(signal?: AbortSignal): Promise<{ id: string; url: string }>;
+  getInbox(id: string, signal?: AbortSignal): Promise<{ id: string; url: string; events: InboxEvent[] }>;
   generateObject(body: GenerateObjectRequest, signal?: AbortSignal): Promise<{ object: unknown; metadata: RunMetadata }>;
   generateText(body: GenerateTextRequest, signal?: AbortSignal): Promise<{ text: string; metadata: RunMetadata }>;
   /** Starts a stream; resolves with the run id once the response headers arrive, then yields events. */
@@ -100,6 +120,8 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
       return getJson(`/api/v1/runs?${query}`, signal);
     },
     getRun: (id, signal) => getJson(`/api/v1/runs/${encodeURIComponent(id)}`, signal),
+    createInbox: (signal) => postJson("/api/v1/inbox", {}, signal),
+    getInbox: (id, signal) => getJson(`/api/v1/inbox/${encodeURIComponent(id)}`, signal),
     generateObject: (body, signal) => postJson("/api/v1/generate/object", body, signal),
     generateText: (body, signal) => postJson("/api/v1/generate/text", body, signal),
     async streamObject(body, signal) {

@@ -5,4 +5,5 @@ export const queryKeys = {
   contexts: (key: string) => [...queryKeys.all, key, "contexts"] as const,
   runs: (key: string, filters: Record<string, string | undefined>) => [...queryKeys.all, key, "runs", filters] as const,
   run: (key: string, id: string) => [...queryKeys.all, key, "run", id] as const,
+  inbox: (key: string, id: string) => [...queryKeys.all, key, "inbox", id] as const,
 };
