@@ -122,6 +122,28 @@ test.describe("playground", () => {
   });
 });
 
+test.describe("threads", () => {
+  test("starts a thread and continues it", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Stream object" });
+    await page.getByRole("button", { name: "New thread" }).click();
+    const threadId = await page.getByLabel("Thread id (optional)").inputValue();
+    expect(threadId).toMatch(/^t-/);
+    await p.input().fill("First message");
+    await p.run();
+    await expect(p.result().getByText("Valid against schema")).toBeVisible();
+    await p.input().fill("Second message");
+    await p.run();
+    await expect(page.getByRole("status")).toHaveText("Complete");
+    await expect(async () => {
+      const thread = await (await fetch(`${BASE()}/api/v1/threads/${threadId}`, { headers: { "Api-Key": KEY() } })).json();
+      expect(thread.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    }).toPass();
+  });
+});
+
 test.describe("compare", () => {
   test("runs one input on two workflows side by side, with a diff and deltas", async ({ page }) => {
     const p = new PlaygroundPage(page);

@@ -31,6 +31,7 @@ import { SchemaEditor } from "./schema-editor";
 import { useRun } from "./use-run";
 
 const HISTORY_KEY = "genserve.history";
+const THREADS_KEY = "genserve.threads";
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 const field = "w-full rounded border border-zinc-400 bg-white px-2 py-1.5 text-sm dark:border-zinc-600 dark:bg-zinc-900";
 const button = "rounded border border-zinc-400 px-2 py-1 text-sm hover:bg-zinc-100 dark:border-zinc-600 dark:hover:bg-zinc-800";
@@ -93,6 +94,24 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
       .catch(() => undefined);
     return () => void (live = false);
   }, [client]);
+  // Threads this browser used recently, offered by the thread field.
+  const [threads, setThreads] = useState<string[]>([]);
+  useEffect(() => {
+    try {
+      setThreads(JSON.parse(localStorage.getItem(THREADS_KEY) ?? "[]") as string[]);
+    } catch {
+      setThreads([]);
+    }
+  }, []);
+  useEffect(() => {
+    if (run.status === "done" && run.operation === "stream-object" && c.threadId) {
+      setThreads((prev) => {
+        const next = [c.threadId, ...prev.filter((t) => t !== c.threadId)].slice(0, 20);
+        localStorage.setItem(THREADS_KEY, JSON.stringify(next));
+        return next;
+      });
+    }
+  }, [run.status, run.operation, c.threadId]);
   const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
 
   useEffect(() => {
@@ -181,7 +200,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const contextChars =
     (contexts.data ?? []).filter((x) => c.contextSlugs.includes(x.slug) || selectedWorkflow?.contexts.includes(x.slug)).reduce((n, x) => n + x.size, 0) ?? 0;
   const attachmentChars = c.attachments.reduce((n, a) => n + (/^https?:/.test(a.file) ? 0 : Math.floor((a.file.length * 3) / 4)), 0);
-  const estimate = estimateTokens(c.input.length + contextChars + attachmentChars + (isObject ? c.schemaText.length : 0));
+  const estimate = estimateTokens((selectedWorkflow?.instructionsChars ?? 0) + c.input.length + contextChars + attachmentChars + (isObject ? c.schemaText.length : 0));
   const status =
     run.status === "running" ? "Generating…" : run.status === "done" ? "Complete" : run.status === "error" ? `Failed: ${run.error?.detail ?? ""}` : run.status === "cancelled" ? "Cancelled" : "";
 
@@ -310,7 +329,24 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             <label htmlFor="thread" className="block text-sm font-medium">
               Thread id (optional)
             </label>
-            <input id="thread" className={field} value={c.threadId} onChange={(e) => update("threadId", e.target.value)} placeholder="leave empty for a single run" />
+            <div className="flex gap-2">
+              <input
+                id="thread"
+                list="recent-threads"
+                className={field}
+                value={c.threadId}
+                onChange={(e) => update("threadId", e.target.value)}
+                placeholder="leave empty for a single run"
+              />
+              <datalist id="recent-threads">
+                {threads.map((t) => (
+                  <option key={t} value={t} />
+                ))}
+              </datalist>
+              <button type="button" className={button} onClick={() => update("threadId", `t-${Date.now().toString(36)}`)}>
+                New thread
+              </button>
+            </div>
             <FieldErrors id="thread-error" problems={errorsAt("/threadId")} />
           </div>
         ) : (
@@ -388,7 +424,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         ) : null}
 
         <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
-          Estimated input: about {estimate.toLocaleString()} tokens (input, contexts, attachments{isObject ? ", schema" : ""}; workflow instructions not included).
+          Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
         </p>
 
         <div className="flex flex-wrap items-center gap-2">

@@ -137,7 +137,7 @@ export const runListQuery = z
   .strict();
 
 export const workflowSummary = z
-  .object({ slug: z.string(), description: z.string(), model: z.string(), contexts: z.array(z.string()) })
+  .object({ slug: z.string(), description: z.string(), model: z.string(), contexts: z.array(z.string()), instructionsChars: z.number() })
   .meta({ id: "Workflow" });
 
 export const contextSummary = z.object({ slug: z.string(), title: z.string(), size: z.number().describe("Characters.") }).meta({ id: "Context" });

@@ -34,6 +34,7 @@ export interface WorkflowSummary {
   description: string;
   model: string;
   contexts: string[];
+  instructionsChars: number;
 }
 export interface ContextSummary {
   slug: string;

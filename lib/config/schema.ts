@@ -72,6 +72,8 @@ export const limitsSchema = z
     schemaProperties: z.number().int().positive().default(1000),
     schemaEnumValues: z.number().int().positive().default(1000),
     attachments: z.number().int().min(0).default(10),
+    /** A keep-alive comment is sent on an SSE stream that was silent this long. */
+    streamKeepAliveMs: z.number().int().positive().default(15_000),
     /** How long a streamed run's events stay available for resuming after it ends. */
     streamRetentionMs: z.number().int().min(0).default(600_000),
     /** Waits between callback attempts (about 3 days in all); attempts = its length + 1. */

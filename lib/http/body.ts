@@ -15,8 +15,18 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
       detail: `Send the body as JSON with Content-Type: application/json${type ? ` (got ${type.slice(0, 100)})` : ""}.`,
     });
   }
-  const tooLarge = () =>
-    new GenserveError("payload_too_large", { detail: `The request body is larger than the limit of ${limitBytes} bytes (limits.bodyBytes).` });
+  const text = await readBodyText(request, limitBytes, "limits.bodyBytes");
+  if (text.trim() === "") throw validationError([{ path: "", message: "the request body is empty; send a JSON object" }]);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw validationError([{ path: "", message: `malformed JSON: ${(error as Error).message}` }]);
+  }
+}
+
+/** The body as text, refused (413) by its Content-Length or as soon as it passes `limitBytes`. */
+export async function readBodyText(request: Request, limitBytes: number, limitName: string): Promise<string> {
+  const tooLarge = () => new GenserveError("payload_too_large", { detail: `The request body is larger than the limit of ${limitBytes} bytes (${limitName}).` });
   const declared = Number(request.headers.get("content-length") ?? "NaN");
   if (Number.isFinite(declared) && declared > limitBytes) throw tooLarge();
 
@@ -35,13 +45,7 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
       chunks.push(value);
     }
   }
-  const text = Buffer.concat(chunks).toString("utf8");
-  if (text.trim() === "") throw validationError([{ path: "", message: "the request body is empty; send a JSON object" }]);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    throw validationError([{ path: "", message: `malformed JSON: ${(error as Error).message}` }]);
-  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /**

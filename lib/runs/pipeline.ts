@@ -198,13 +198,16 @@ export class RunService {
       .catch((error: unknown) => writer.push({ kind: "error", problem: toProblem(error, plan.log) }))
       .finally(() => writer.end());
 
-    const stream = eventStream(this.deps.hub, plan.id, 0, encoderFor(options.format), () => {
-      if (options.cancelOnDisconnect) {
-        plan.log.info("stream client disconnected; cancelling the run");
-        cancel.abort(new GenserveError("cancelled", { detail: "The client disconnected and asked for the run to be cancelled." }));
-      } else {
-        plan.log.info("stream client disconnected; the run continues");
-      }
+    const stream = eventStream(this.deps.hub, plan.id, 0, encoderFor(options.format), {
+      keepAliveMs: this.deps.config.limits.streamKeepAliveMs,
+      onDisconnect: () => {
+        if (options.cancelOnDisconnect) {
+          plan.log.info("stream client disconnected; cancelling the run");
+          cancel.abort(new GenserveError("cancelled", { detail: "The client disconnected and asked for the run to be cancelled." }));
+        } else {
+          plan.log.info("stream client disconnected; the run continues");
+        }
+      },
     });
     return { runId: plan.id, stream, contentType: encoderFor(options.format).contentType };
   }

@@ -60,13 +60,17 @@ export function chooseFormat(accept: string | null): StreamFormat {
 
 export const encoderFor = (format: StreamFormat): StreamEncoder => (format === "ndjson" ? ndjsonEncoder : sseEncoder);
 
-export const KEEPALIVE_MS = 15_000;
-
 /**
  * The HTTP body for a run's stream from the hub: events after `afterSeq`, then live ones, with
  * keep-alive comments while the model is silent. `onDisconnect` runs when the client goes away.
  */
-export function eventStream(hub: StreamHub, runId: string, afterSeq: number, encoder: StreamEncoder, onDisconnect?: () => void): ReadableStream<Uint8Array> {
+export function eventStream(
+  hub: StreamHub,
+  runId: string,
+  afterSeq: number,
+  encoder: StreamEncoder,
+  options: { keepAliveMs: number; onDisconnect?: () => void },
+): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
   const stop = new AbortController();
   let keepalive: NodeJS.Timeout | undefined;
@@ -80,8 +84,8 @@ export function eventStream(hub: StreamHub, runId: string, afterSeq: number, enc
       const ping = encoder.ping();
       if (ping) {
         keepalive = setInterval(() => {
-          if (Date.now() - lastWrite >= KEEPALIVE_MS) write(ping);
-        }, 1_000);
+          if (Date.now() - lastWrite >= options.keepAliveMs) write(ping);
+        }, Math.min(1_000, options.keepAliveMs));
         keepalive.unref();
       }
       void (async () => {
@@ -98,7 +102,7 @@ export function eventStream(hub: StreamHub, runId: string, afterSeq: number, enc
     cancel() {
       stop.abort();
       clearInterval(keepalive);
-      onDisconnect?.();
+      options.onDisconnect?.();
     },
   });
 }

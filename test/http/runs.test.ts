@@ -81,7 +81,13 @@ describe("runs and ownership", () => {
 
   it("lists workflows and contexts for any key", async () => {
     const workflows = await get(server, "/api/v1/workflows", alice.key);
-    expect(workflows.json.workflows).toContainEqual({ slug: "extract-invoice", description: "Extract the fields of an invoice", model: "fast", contexts: ["invoice-rules"] });
+    expect(workflows.json.workflows).toContainEqual({
+      slug: "extract-invoice",
+      description: "Extract the fields of an invoice",
+      model: "fast",
+      contexts: ["invoice-rules"],
+      instructionsChars: "You extract invoice fields from the text you are given.\n".length,
+    });
     const contexts = await get(server, "/api/v1/contexts", alice.key);
     expect(contexts.json.contexts).toContainEqual({ slug: "invoice-rules", title: "Invoice rules", size: "Amounts are in EUR unless stated.\n".length });
   });

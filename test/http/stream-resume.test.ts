@@ -8,6 +8,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 const ctx = useGenserve(`
 limits:
   streamRetentionMs: 1000
+  streamKeepAliveMs: 200
 `);
 
 const invoice = { number: "INV-42", total: 12, currency: "EUR", lines: [{ description: "A description long enough to take many chunks to stream", amount: 12 }] };
@@ -71,6 +72,15 @@ describe("resuming a stream", () => {
     expect(events).toHaveLength(1);
     expect(events[0]!.event).toBe("done");
     expect(JSON.parse(events[0]!.data).object).toEqual(invoice);
+  });
+});
+
+describe("keep-alive", () => {
+  it("sends ': ping' comments while the model is silent, invisible to data readers", async () => {
+    ctx.upstream.reply({ content: JSON.stringify(invoice), delayMs: 900 });
+    const { events, comments } = await readSse(await streamRequest(ctx.server.url, ctx.key, body()));
+    expect(comments.filter((c) => c.trim() === "ping").length).toBeGreaterThanOrEqual(2);
+    expect(events.at(-1)!.event).toBe("done");
   });
 });
 

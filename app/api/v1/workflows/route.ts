@@ -11,6 +11,8 @@ export const GET = route(async ({ runtime, principal }) => {
     description: w.description,
     model: w.model,
     contexts: w.contexts,
+    // Lets clients estimate a run's prompt size before spending it (the text itself stays private).
+    instructionsChars: w.instructions.length,
   }));
   return json({ workflows });
 });

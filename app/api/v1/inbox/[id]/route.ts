@@ -1,5 +1,6 @@
 import { Webhook } from "standardwebhooks";
 import { GenserveError } from "@/lib/errors";
+import { readBodyText } from "@/lib/http/body";
 import { json } from "@/lib/http/problem";
 import { route } from "@/lib/http/route";
 
@@ -14,8 +15,7 @@ const MAX_BODY = 1024 * 1024;
 export const POST = route<{ id: string }>(async ({ request, runtime, params }) => {
   const inbox = await runtime.store.inboxes.get(params.id);
   if (!inbox) throw new GenserveError("not_found", { detail: "No such inbox." });
-  const body = await request.text();
-  if (body.length > MAX_BODY) throw new GenserveError("payload_too_large", { detail: `Inbox deliveries are limited to ${MAX_BODY} bytes.` });
+  const body = await readBodyText(request, MAX_BODY, "the inbox limit");
   const headers = Object.fromEntries([...request.headers.entries()].filter(([name]) => !/^(cookie|authorization|api-key)$/i.test(name)));
   const secrets = await runtime.store.keys.secrets(inbox.keyId);
   const candidates = [secrets?.current, secrets?.previous].filter((s): s is string => Boolean(s));

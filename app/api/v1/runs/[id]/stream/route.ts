@@ -28,7 +28,8 @@ export const GET = route<{ id: string }>(async ({ request, runtime, principal, p
   const encoder = encoderFor(chooseFormat(request.headers.get("accept")));
 
   if (runtime.hub.owner(run.id) !== null) {
-    return new Response(eventStream(runtime.hub, run.id, Number(lastEventId), encoder), { headers: headers(encoder.contentType, run.id) });
+    const stream = eventStream(runtime.hub, run.id, Number(lastEventId), encoder, { keepAliveMs: runtime.config.limits.streamKeepAliveMs });
+    return new Response(stream, { headers: headers(encoder.contentType, run.id) });
   }
   if (run.status === "running") {
     throw new GenserveError("stream_unavailable", { detail: "This run is streamed by another server process; resume there, or read the run when it ends." });
