@@ -72,6 +72,10 @@ export const limitsSchema = z
     schemaProperties: z.number().int().positive().default(1000),
     schemaEnumValues: z.number().int().positive().default(1000),
     attachments: z.number().int().min(0).default(10),
+    /** Bytes one attachment may have after decoding (or fetching). */
+    attachmentBytes: z.number().int().positive().default(16 * MiB),
+    attachmentsTotalBytes: z.number().int().positive().default(24 * MiB),
+    attachmentFetchTimeoutMs: z.number().int().positive().default(10_000),
     /** A keep-alive comment is sent on an SSE stream that was silent this long. */
     streamKeepAliveMs: z.number().int().positive().default(15_000),
     /** How long a streamed run's events stay available for resuming after it ends. */

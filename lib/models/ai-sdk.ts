@@ -7,7 +7,7 @@ import type { ModelConfig } from "../config/types";
 import { StreamUnwrapper, unwrapText, wrapSchema } from "./envelope";
 import { toModelError } from "./errors";
 import { fitsOpenAIStrict } from "./openai-strict";
-import type { ModelCapabilities, ModelClient, ModelRequest, ModelResult, ModelStreamPart } from "./types";
+import { messageText, type ModelCapabilities, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
 
 type ProviderOptions = Parameters<typeof generateText>[0]["providerOptions"];
 
@@ -74,7 +74,13 @@ export function createAiSdkModel(config: ModelConfig): ModelClient {
   const prepare = (request: ModelRequest) => {
     const wrap = request.json !== undefined && adapter.capabilities.objectRootOnly && request.json.schema.type !== "object";
     const schema = request.json ? (wrap ? wrapSchema(request.json.schema) : request.json.schema) : undefined;
-    const messages: ModelMessage[] = request.messages.map((m) => ({ role: m.role, content: m.content }));
+    const messages: ModelMessage[] = request.messages.map((m): ModelMessage =>
+      typeof m.content === "string"
+        ? { role: m.role, content: m.content }
+        : m.role === "user"
+          ? { role: "user", content: m.content.map((p) => (p.type === "text" ? p : { type: "image" as const, image: p.image, mediaType: p.mediaType })) }
+          : { role: "assistant", content: messageText(m.content) },
+    );
     return {
       wrap,
       call: {

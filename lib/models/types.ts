@@ -3,10 +3,17 @@
  * llama.cpp later) implement it.
  */
 
+export type MessagePart = { type: "text"; text: string } | { type: "image"; image: Uint8Array; mediaType: string };
+
 export interface ChatMessage {
   role: "user" | "assistant";
-  content: string;
+  /** Text, or (user turns with images) text and image parts. */
+  content: string | MessagePart[];
 }
+
+/** The text of a message, images left out. */
+export const messageText = (content: ChatMessage["content"]): string =>
+  typeof content === "string" ? content : content.map((p) => (p.type === "text" ? p.text : "")).join("");
 
 export interface JsonOutputSpec {
   /** The JSON Schema the output must follow (already screened and compiled by genserve). */

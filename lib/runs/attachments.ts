@@ -1,5 +1,9 @@
 import { createHash } from "node:crypto";
+import { convert as htmlToText } from "html-to-text";
 import type { AttachmentInput } from "../api/requests";
+import { fetchAttachment } from "../attachments/fetch-url";
+import { contradicts, sniff } from "../attachments/sniff";
+import type { Limits } from "../config/schema";
 import { GenserveError, validationError } from "../errors";
 import type { AttachmentMeta } from "../store/types";
 
@@ -9,66 +13,132 @@ export interface PromptAttachment {
   text: string;
 }
 
+export interface ImageAttachment {
+  index: number;
+  mimeType: string;
+  data: Uint8Array;
+}
+
 export interface ResolvedAttachments {
   meta: AttachmentMeta[];
+  /** Text-like material, placed in the prompt. */
   prompt: PromptAttachment[];
+  /** Images, passed to vision models as image parts. */
+  images: ImageAttachment[];
 }
 
 const TEXT_TYPES = /^(?:text\/[\w.+-]+|application\/(?:json|xml|yaml|x-yaml|x-ndjson|[\w.-]+\+(?:json|xml)))$/i;
-export const SUPPORTED_ATTACHMENT_TYPES = "text/* (plain, markdown, csv, html, ...), application/json, application/xml, application/yaml";
+const IMAGE_TYPES = /^image\/(?:png|jpeg|gif|webp)$/i;
+export const SUPPORTED_ATTACHMENT_TYPES =
+  "text/* (plain, markdown, csv, ...), text/html (tags stripped), application/json, application/xml, application/yaml, and images (png, jpeg, gif, webp) for vision models";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*);base64,(.*)$/s;
 
+export interface AttachmentOptions {
+  limits: Pick<Limits, "attachments" | "attachmentBytes" | "attachmentsTotalBytes" | "attachmentFetchTimeoutMs">;
+  allowPrivate: boolean;
+  model: { alias: string; vision: boolean };
+}
+
+const bareType = (type: string) => type.split(";")[0]!.trim().toLowerCase();
+
 /**
- * Decodes inline attachments (standard base64 or a base64 data: URL) and turns text-like ones into
- * prompt material. This is the first stage of attachment handling: files fetched by URL and
- * extraction from PDF, DOCX and images are refused with a clear error until they are supported.
+ * Turns a request's attachments into prompt material: inline content (standard base64 or a base64
+ * data: URL) or http(s) URLs fetched safely; text-like files decoded, HTML reduced to its text,
+ * images passed to vision models. The run keeps only metadata (sizes, sha256), never the bytes.
  */
-export function resolveAttachments(inputs: readonly AttachmentInput[] | undefined, maxCount: number): ResolvedAttachments {
+export async function resolveAttachments(inputs: readonly AttachmentInput[] | undefined, options: AttachmentOptions): Promise<ResolvedAttachments> {
   const list = inputs ?? [];
-  if (list.length > maxCount) {
-    throw new GenserveError("payload_too_large", { detail: `${list.length} attachments sent; the limit is ${maxCount} (limits.attachments).` });
+  const { limits } = options;
+  if (list.length > limits.attachments) {
+    throw new GenserveError("payload_too_large", { detail: `${list.length} attachments sent; the limit is ${limits.attachments} (limits.attachments).` });
   }
-  const meta: AttachmentMeta[] = [];
-  const prompt: PromptAttachment[] = [];
-  list.forEach((attachment, index) => {
+  const resolved: ResolvedAttachments = { meta: [], prompt: [], images: [] };
+  let total = 0;
+  for (const [index, attachment] of list.entries()) {
     const path = `/attachments/${index}`;
+    let bytes: Buffer;
+    let type: string | undefined = attachment.mimeType && bareType(attachment.mimeType);
+    let source: AttachmentMeta["source"] = "inline";
+    let url: string | undefined;
     if (/^https?:\/\//i.test(attachment.file)) {
-      throw validationError([{ path: `${path}/file`, message: "attachments by URL are not fetched yet; send the content inline (base64 or a data: URL)" }]);
+      source = "url";
+      url = attachment.file;
+      const fetched = await fetchAttachment(attachment.file, index, {
+        allowPrivate: options.allowPrivate,
+        maxBytes: Math.min(limits.attachmentBytes, limits.attachmentsTotalBytes - total),
+        timeoutMs: limits.attachmentFetchTimeoutMs,
+        maxRedirects: 3,
+      });
+      bytes = fetched.bytes;
+      type ??= fetched.contentType ? bareType(fetched.contentType) : undefined;
+    } else {
+      let payload = attachment.file;
+      const dataUrl = DATA_URL.exec(attachment.file);
+      if (dataUrl) {
+        type ??= dataUrl[1] && bareType(dataUrl[1]);
+        payload = dataUrl[3] ?? "";
+      }
+      if (!type) throw validationError([{ path: `${path}/mimeType`, message: "is required for inline content" }]);
+      const compact = payload.replace(/\s+/g, "");
+      if (!BASE64.test(compact)) throw validationError([{ path: `${path}/file`, message: "is not valid standard base64 (or a base64 data: URL)" }]);
+      bytes = Buffer.from(compact, "base64");
+      if (bytes.byteLength > limits.attachmentBytes) {
+        throw new GenserveError("payload_too_large", { detail: `attachments[${index}] is ${bytes.byteLength} bytes; the limit is ${limits.attachmentBytes} bytes (limits.attachmentBytes).` });
+      }
     }
-    let mimeType = attachment.mimeType;
-    let payload = attachment.file;
-    const dataUrl = DATA_URL.exec(attachment.file);
-    if (dataUrl) {
-      mimeType ??= dataUrl[1];
-      payload = dataUrl[3] ?? "";
+    total += bytes.byteLength;
+    if (total > limits.attachmentsTotalBytes) {
+      throw new GenserveError("payload_too_large", { detail: `attachments add up to more than ${limits.attachmentsTotalBytes} bytes (limits.attachmentsTotalBytes).` });
     }
-    if (!mimeType) throw validationError([{ path: `${path}/mimeType`, message: "is required for inline content" }]);
-    const compact = payload.replace(/\s+/g, "");
-    if (!BASE64.test(compact)) throw validationError([{ path: `${path}/file`, message: "is not valid standard base64 (or a base64 data: URL)" }]);
-    const bytes = Buffer.from(compact, "base64");
-    const normalisedType = mimeType.toLowerCase();
-    if (!TEXT_TYPES.test(normalisedType)) {
+
+    const sniffed = sniff(bytes);
+    if (type && attachment.mimeType && contradicts(type, sniffed)) {
+      throw validationError([{ path: `${path}/mimeType`, message: `says ${type} but the content is ${sniffed ?? "not that type"}` }]);
+    }
+    type ??= sniffed ?? "application/octet-stream";
+
+    let text = "";
+    if (type === "text/html") {
+      text = htmlToText(decodeUtf8(bytes, index, type), { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }, { selector: "img", format: "skip" }] });
+      resolved.prompt.push({ index, mimeType: type, text });
+    } else if (TEXT_TYPES.test(type)) {
+      text = decodeUtf8(bytes, index, type);
+      resolved.prompt.push({ index, mimeType: type, text });
+    } else if (IMAGE_TYPES.test(type)) {
+      if (!options.model.vision) {
+        throw new GenserveError("attachment_unsupported", {
+          detail: `attachments[${index}] is an image (${type}) and the workflow's model "${options.model.alias}" is not configured with vision: true.`,
+          errors: [{ path: `${path}/file`, message: `images need a vision model; "${options.model.alias}" is not one` }],
+        });
+      }
+      if (sniffed !== null && sniffed !== type && !(type === "image/jpg" && sniffed === "image/jpeg")) {
+        throw validationError([{ path: `${path}/mimeType`, message: `says ${type} but the content is ${sniffed}` }]);
+      }
+      resolved.images.push({ index, mimeType: type, data: new Uint8Array(bytes) });
+    } else {
       throw new GenserveError("unsupported_media_type", {
-        detail: `attachments[${index}] is ${mimeType}; supported types are ${SUPPORTED_ATTACHMENT_TYPES}.`,
-        errors: [{ path: `${path}/mimeType`, message: `${mimeType} is not supported (supported: ${SUPPORTED_ATTACHMENT_TYPES})` }],
+        detail: `attachments[${index}] is ${type}; supported types are ${SUPPORTED_ATTACHMENT_TYPES}.`,
+        errors: [{ path: `${path}/mimeType`, message: `${type} is not supported (supported: ${SUPPORTED_ATTACHMENT_TYPES})` }],
       });
     }
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-    } catch {
-      throw validationError([{ path: `${path}/file`, message: `declared ${mimeType} but is not valid UTF-8 text` }]);
-    }
-    meta.push({
+    resolved.meta.push({
       index,
-      source: "inline",
-      mimeType: normalisedType,
+      source,
+      ...(url !== undefined && { url }),
+      mimeType: type,
       bytes: bytes.byteLength,
       sha256: createHash("sha256").update(bytes).digest("hex"),
       textChars: text.length,
     });
-    prompt.push({ index, mimeType: normalisedType, text });
-  });
-  return { meta, prompt };
+  }
+  return resolved;
+}
+
+function decodeUtf8(bytes: Buffer, index: number, type: string): string {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw validationError([{ path: `/attachments/${index}/file`, message: `declared ${type} but is not valid UTF-8 text` }]);
+  }
 }

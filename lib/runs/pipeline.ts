@@ -8,7 +8,7 @@ import { toProblem } from "../http/problem";
 import { newRunId } from "../ids";
 import type { Principal } from "../keys/keys";
 import type { ModelRegistry } from "../models/registry";
-import type { ChatMessage, ModelClient, ModelResult, TokenUsage } from "../models/types";
+import { messageText, type ChatMessage, type ModelClient, type ModelResult, type TokenUsage } from "../models/types";
 import type { PreparedSchema, SchemaCompiler } from "../schema/validator";
 import type { CallbackSpec, ProblemBody, RunOperation, RunRecord, Store } from "../store/types";
 import { resolveAttachments } from "./attachments";
@@ -257,12 +257,17 @@ export class RunService {
     const contexts = this.resolveContexts(workflow, request.contextSlugs ?? []);
     if (request.callback) await this.checkCallbackUrl(request.callback.url);
     const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
-    const attachments = resolveAttachments(request.attachments, config.limits.attachments);
     const client = this.deps.models.get(workflow.model);
+    const attachments = await resolveAttachments(request.attachments, {
+      limits: config.limits,
+      allowPrivate: config.network.allowPrivate,
+      model: { alias: workflow.model, vision: config.models[workflow.model]!.vision },
+    });
     const promptParts = {
       workflow,
       contexts,
       attachments: attachments.prompt,
+      images: attachments.images,
       input: request.input,
       output: prepared && { schema: prepared.schema, inPrompt: !client.capabilities.nativeStructuredOutput },
     };
@@ -474,7 +479,7 @@ export class RunService {
         plan.principal.keyId,
         plan.threadId,
         [
-          { role: "user", content: plan.prompt.messages.at(-1)!.content, runId: plan.id, createdAt: at },
+          { role: "user", content: messageText(plan.prompt.messages.at(-1)!.content), runId: plan.id, createdAt: at },
           { role: "assistant", content: typeof result.value === "string" ? result.value : JSON.stringify(result.value), runId: plan.id, createdAt: at },
         ],
         at,
@@ -544,7 +549,7 @@ function addUsage(total: TokenUsage, more: TokenUsage): void {
 function fitHistory(messages: ThreadMessage[], prompt: Prompt, model: ModelConfig, workflow: WorkflowConfig): ChatMessage[] {
   const estimate = (text: string) => Math.ceil(text.length / 4);
   const window = model.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  let budget = window - (workflow.maxOutputTokens ?? 1024) - estimate(prompt.system) - prompt.messages.reduce((n, m) => n + estimate(m.content), 0);
+  let budget = window - (workflow.maxOutputTokens ?? 1024) - estimate(prompt.system) - prompt.messages.reduce((n, m) => n + estimate(messageText(m.content)), 0);
   const kept: ChatMessage[] = [];
   // Walk back from the newest exchange, keeping whole user/assistant pairs while they fit.
   for (let i = messages.length - 1; i >= 1; i -= 2) {

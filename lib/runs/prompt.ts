@@ -1,12 +1,14 @@
 import type { ContextConfig, WorkflowConfig } from "../config/types";
 import type { ChatMessage } from "../models/types";
-import type { PromptAttachment } from "./attachments";
+import type { ImageAttachment, PromptAttachment } from "./attachments";
 
 export interface PromptParts {
   workflow: Pick<WorkflowConfig, "instructions">;
   /** Workflow contexts first, then the request's, without duplicates. */
   contexts: readonly ContextConfig[];
   attachments: readonly PromptAttachment[];
+  /** Images for vision models, sent with the input. */
+  images?: readonly ImageAttachment[];
   input: string;
   /** Earlier exchanges of the thread, oldest first. */
   history?: readonly ChatMessage[];
@@ -40,7 +42,11 @@ export function buildPrompt(parts: PromptParts): Prompt {
         : "Answer with a single JSON value that follows the given schema, and nothing else.",
     );
   }
-  return { system: sections.join("\n\n"), messages: [...(parts.history ?? []), { role: "user", content: parts.input }] };
+  const input: ChatMessage["content"] =
+    parts.images && parts.images.length > 0
+      ? [{ type: "text", text: parts.input }, ...parts.images.map((i) => ({ type: "image" as const, image: i.data, mediaType: i.mimeType }))]
+      : parts.input;
+  return { system: sections.join("\n\n"), messages: [...(parts.history ?? []), { role: "user", content: input }] };
 }
 
 /** The follow-up turn after an output that failed validation, listing what was wrong. */

@@ -12,6 +12,11 @@ models:
     provider: openai-compatible
     baseURL: ${upstreamUrl}
     model: fake-free
+  eyes:
+    provider: openai-compatible
+    baseURL: ${upstreamUrl}
+    model: fake-vision
+    vision: true
   small:
     provider: openai-compatible
     baseURL: ${upstreamUrl}
@@ -31,6 +36,10 @@ workflows:
   no-retry:
     description: Fails fast
     model: free
+    retries: 0
+  look:
+    description: A workflow on a vision model
+    model: eyes
     retries: 0
   small-window:
     description: A model with a small context window
