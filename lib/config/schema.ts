@@ -72,6 +72,9 @@ export const limitsSchema = z
     schemaProperties: z.number().int().positive().default(1000),
     schemaEnumValues: z.number().int().positive().default(1000),
     attachments: z.number().int().min(0).default(10),
+    /** A context larger than this share of the model's window is cut to its most relevant chunks. */
+    contextShare: z.number().gt(0).max(1).default(0.25),
+    contextChunkChars: z.number().int().min(200).default(2_000),
     /** Bytes one attachment may have after decoding (or fetching). */
     attachmentBytes: z.number().int().positive().default(16 * MiB),
     attachmentsTotalBytes: z.number().int().positive().default(24 * MiB),

@@ -12,6 +12,7 @@ import { messageText, type ChatMessage, type ModelClient, type ModelResult, type
 import type { PreparedSchema, SchemaCompiler } from "../schema/validator";
 import type { CallbackSpec, ProblemBody, RunOperation, RunRecord, Store } from "../store/types";
 import { resolveAttachments } from "./attachments";
+import { chunkText, selectChunks } from "./chunking";
 import { computeCost } from "./cost";
 import { buildPrompt, retryFeedback, type Prompt } from "./prompt";
 import { PartialJsonParser } from "../json/partial";
@@ -254,7 +255,7 @@ export class RunService {
         errors: [{ path: "/workflowSlug", message: `unknown workflow "${workflowSlug}"` }],
       });
     }
-    const contexts = this.resolveContexts(workflow, request.contextSlugs ?? []);
+    const { contexts, chunkIds } = this.fitContexts(this.resolveContexts(workflow, request.contextSlugs ?? []), workflow, request.input);
     if (request.callback) await this.checkCallbackUrl(request.callback.url);
     const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
     const client = this.deps.models.get(workflow.model);
@@ -292,6 +293,7 @@ export class RunService {
       input: request.input,
       schema: request.schema ?? null,
       contextSlugs: contexts.map((c) => c.slug),
+      contextChunks: chunkIds,
       attachments: attachments.meta,
       callback: request.callback ?? null,
       modelTag: workflow.model,
@@ -323,6 +325,24 @@ export class RunService {
     if (literal && isPrivateAddress(literal) && !(isLoopbackAddress(literal) && (await this.deps.isOwnInbox?.(url)))) {
       throw validationError([{ path: "/callback/url", message: "refers to a private address; callbacks go to public addresses (network.allowPrivate is false)" }]);
     }
+  }
+
+  /**
+   * Contexts larger than `limits.contextShare` of the model's window (estimated tokens) keep only
+   * their chunks most relevant to the input (BM25); the chosen chunk ids are recorded on the run.
+   */
+  private fitContexts(contexts: ContextConfig[], workflow: WorkflowConfig, input: string): { contexts: ContextConfig[]; chunkIds: string[] } {
+    const { limits, models } = this.deps.config;
+    const window = models[workflow.model]!.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+    const budgetChars = Math.floor(window * limits.contextShare * 4);
+    const chunkIds: string[] = [];
+    const fitted = contexts.map((context) => {
+      if (context.content.length <= budgetChars) return context;
+      const chosen = selectChunks(chunkText(context.slug, context.content, Math.min(limits.contextChunkChars, budgetChars)), input, budgetChars);
+      chunkIds.push(...chosen.map((c) => c.id));
+      return { ...context, content: chosen.map((c) => c.text).join("\n\n[…]\n\n") };
+    });
+    return { contexts: fitted, chunkIds };
   }
 
   private resolveContexts(workflow: WorkflowConfig, requested: string[]): ContextConfig[] {
@@ -590,6 +610,7 @@ export function runView(run: RunRecord) {
     input: run.input,
     schema: run.schema,
     contextSlugs: run.contextSlugs,
+    contextChunks: run.contextChunks,
     attachments: run.attachments,
     callback: run.callback,
     output: run.output,

@@ -39,3 +39,26 @@ describe("buildPrompt", () => {
     ]);
   });
 });
+
+describe("buildPrompt with history and images", () => {
+  it("puts thread history before the input, and images with the input", () => {
+    const image = new Uint8Array([1, 2, 3]);
+    const prompt = buildPrompt({
+      workflow: { instructions: "Answer." },
+      contexts: [],
+      attachments: [],
+      history: [
+        { role: "user", content: "earlier question" },
+        { role: "assistant", content: "earlier answer" },
+      ],
+      images: [{ index: 0, mimeType: "image/png", data: image }],
+      input: "What is in the picture?",
+    });
+    expect(prompt.system).toBe("Answer.");
+    expect(prompt.messages).toEqual([
+      { role: "user", content: "earlier question" },
+      { role: "assistant", content: "earlier answer" },
+      { role: "user", content: [{ type: "text", text: "What is in the picture?" }, { type: "image", image, mediaType: "image/png" }] },
+    ]);
+  });
+});

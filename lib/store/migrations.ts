@@ -146,4 +146,9 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: "chunks of large contexts used by a run",
+    sql: `ALTER TABLE runs ADD COLUMN context_chunks TEXT;`,
+  },
 ];

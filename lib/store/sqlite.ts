@@ -56,6 +56,7 @@ interface RunRow {
   input: string;
   schema_json: string | null;
   context_slugs: string;
+  context_chunks: string | null;
   attachments: string;
   callback: string | null;
   output_json: string | null;
@@ -95,6 +96,7 @@ const toRun = (row: RunRow): RunRecord => ({
   input: row.input,
   schema: parseJson(row.schema_json, null),
   contextSlugs: parseJson(row.context_slugs, []),
+  contextChunks: parseJson(row.context_chunks, []),
   attachments: parseJson(row.attachments, []),
   callback: parseJson(row.callback, null),
   output: parseJson(row.output_json, null),
@@ -173,9 +175,9 @@ export function openSqliteStore(dataDir: string): Store {
     ),
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
-                         callback, model_tag, created_at, updated_at, request_json)
+                         callback, model_tag, created_at, updated_at, request_json, context_chunks)
        VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
-               @callback, @modelTag, @createdAt, @createdAt, @request)`,
+               @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks)`,
     ),
     runRequeue: db.prepare<[string]>(
       "UPDATE runs SET status = 'queued', updated_at = ? WHERE status = 'running' AND request_json IS NOT NULL AND async_starts < 2",
@@ -262,6 +264,7 @@ export function openSqliteStore(dataDir: string): Store {
         stmt.runInsert.run({
           ...run,
           status: run.status ?? "running",
+          contextChunks: run.contextChunks && run.contextChunks.length > 0 ? JSON.stringify(run.contextChunks) : null,
           request: run.request === undefined ? null : JSON.stringify(run.request),
           schema: run.schema === null ? null : JSON.stringify(run.schema),
           contextSlugs: JSON.stringify(run.contextSlugs),

@@ -57,6 +57,8 @@ export interface RunRecord {
   input: string;
   schema: unknown | null;
   contextSlugs: string[];
+  /** For contexts too large for the model's window: the ids of the chunks the run used. */
+  contextChunks: string[];
   attachments: AttachmentMeta[];
   callback: CallbackSpec | null;
   output: unknown | null;
@@ -74,6 +76,7 @@ export interface RunRecord {
 }
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
+  contextChunks?: string[];
   /** "queued" for an asynchronous run, whose request is kept until it finishes. */
   status?: "queued" | "running";
   request?: unknown;

@@ -1,3 +1,6 @@
+/** A context far larger than a quarter of the "small" model's 2000-token window: 30 topics. */
+export const MANUAL_TOPICS = Array.from({ length: 30 }, (_, i) => `Topic ${i}: the ${["kettle", "toaster", "blender", "oven", "fridge", "mixer"][i % 6]}${i} section. ${"Filler sentence about nothing in particular. ".repeat(6)}`);
+
 /** The genserve.yaml the HTTP suites run with, pointing at a fake upstream. */
 export function testConfig(upstreamUrl: string, extra = ""): string {
   return `
@@ -41,6 +44,12 @@ workflows:
     description: A workflow on a vision model
     model: eyes
     retries: 0
+  support:
+    description: Answers from a manual too large for its model's window
+    model: small
+    maxOutputTokens: 200
+    retries: 0
+    contexts: [manual]
   small-window:
     description: A model with a small context window
     model: small
@@ -58,6 +67,9 @@ contexts:
   tone:
     title: Tone
     content: Be concise.
+  manual:
+    title: Product manual
+    content: ${JSON.stringify(MANUAL_TOPICS.join("\n\n"))}
 ${extra}`;
 }
 

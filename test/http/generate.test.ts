@@ -1,6 +1,6 @@
 import Ajv2020 from "ajv/dist/2020";
 import { beforeAll, describe, expect, it } from "vitest";
-import { CALLBACK, INVOICE_SCHEMA } from "../helpers/config";
+import { CALLBACK, INVOICE_SCHEMA, MANUAL_TOPICS } from "../helpers/config";
 import type { FakeUpstream } from "../helpers/fake-upstream";
 import { useGenserve } from "../helpers/suite";
 import { get, post, type GenserveServer } from "../helpers/genserve";
@@ -143,6 +143,23 @@ describe("POST /api/v1/generate/object", () => {
     expect(res.status).toBe(504);
     expect(res.json.code).toBe("model_timeout");
     expect(Date.now() - started).toBeLessThan(2_900);
+  });
+});
+
+describe("large contexts", () => {
+  it("keep only the chunks most relevant to the input, recorded on the run", async () => {
+    upstream.reply({ content: "Descale it monthly." });
+    const res = await post(server, "/api/v1/generate/text", { input: "How do I clean the blender20?", type: "event", callback: CALLBACK, workflowSlug: "support" }, key);
+    expect(res.status).toBe(200);
+    const system = upstream.requests[0]!.body.messages.find((m) => m.role === "system")!.content as string;
+    expect(system).toContain("Topic 20: the blender20 section.");
+    expect(system).not.toContain("Topic 7: the toaster7 section.");
+    expect(system.length).toBeLessThan(MANUAL_TOPICS.join("\n\n").length / 2);
+    const run = await get(server, `/api/v1/runs/${res.json.metadata.runId}`, key);
+    // 30 topics of ~290 characters in 2000-character chunks: about 5 chunks, of which some fit.
+    expect(run.json.contextChunks.length).toBeGreaterThanOrEqual(1);
+    expect(run.json.contextChunks.length).toBeLessThan(5);
+    expect(run.json.contextChunks.every((id: string) => /^manual#\d+$/.test(id))).toBe(true);
   });
 });
 

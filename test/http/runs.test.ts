@@ -113,7 +113,7 @@ describe("runs and ownership", () => {
 describe("service endpoints", () => {
   it("serves health, readiness, the OpenAPI document and the reference page", async () => {
     expect((await get(server, "/healthz", null)).json).toEqual({ status: "ok" });
-    expect((await get(server, "/readyz", null)).json).toMatchObject({ status: "ready", storage: "sqlite", workflows: 5 });
+    expect((await get(server, "/readyz", null)).json).toMatchObject({ status: "ready", storage: "sqlite", workflows: 6 });
     const doc = await get(server, "/api/v1/openapi.json", null);
     expect(doc.json.openapi).toBe("3.1.0");
     expect(Object.keys(doc.json.paths)).toEqual(expect.arrayContaining(["/api/v1/generate/object", "/api/v1/stream/object", "/api/v1/generate/text"]));
