@@ -10,7 +10,7 @@ export async function GET(): Promise<Response> {
     const rt = getRuntime();
     await rt.store.ping();
     return Response.json(
-      { status: "ready", storage: rt.store.kind, workflows: Object.keys(rt.config.workflows).length, version: rt.version },
+      { status: "ready", storage: rt.store.kind, workflows: (await rt.catalog.workflows()).length, version: rt.version },
       { headers },
     );
   } catch (error) {

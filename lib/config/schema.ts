@@ -36,7 +36,7 @@ const modelSchema = z
     }
   });
 
-const workflowSchema = z
+export const workflowSchema = z
   .object({
     description: z.string().default(""),
     model: z.string().min(1, "must name a model alias"),
@@ -47,6 +47,10 @@ const workflowSchema = z
     timeoutMs: z.number().int().min(100).max(3_600_000).default(60_000),
     contexts: z.array(z.string()).default([]),
   })
+  .strict();
+
+export const apiContextSchema = z
+  .object({ title: z.string().max(200).optional(), content: z.string({ error: "is required (the context's text)" }).max(4 * 1024 * 1024) })
   .strict();
 
 const contextSchema = z

@@ -11,6 +11,9 @@ import type { ModelRegistry } from "../models/registry";
 import { messageText, type ChatMessage, type ModelClient, type ModelResult, type TokenUsage } from "../models/types";
 import type { PreparedSchema, SchemaCompiler } from "../schema/validator";
 import type { CallbackSpec, ProblemBody, RunOperation, RunRecord, Store } from "../store/types";
+import { createHash } from "node:crypto";
+import type { Catalog, CatalogContext } from "../catalog/catalog";
+import { canonicalJson, sha256 } from "../schema/canonical";
 import { resolveAttachments } from "./attachments";
 import { chunkText, selectChunks } from "./chunking";
 import { computeCost } from "./cost";
@@ -29,6 +32,7 @@ export interface RunServiceDeps {
   schemas: SchemaCompiler;
   logger: Logger;
   hub: StreamHub;
+  catalog: Catalog;
   /** Told when a run queued a callback event, so delivery starts at once. */
   onEventQueued?: () => void;
   /** Whether a callback URL is the service's own inbox (exempt from the private-address rule). */
@@ -148,7 +152,7 @@ export class RunService {
 
   /** A minimal plan for recording the failure of a queued run that could not be planned. */
   private unplanned(run: RunRecord, principal: Principal): RunPlan {
-    const workflow = this.deps.config.workflows[run.workflowSlug] ?? ({ slug: run.workflowSlug, model: run.modelTag ?? "" } as WorkflowConfig);
+    const workflow = { slug: run.workflowSlug, model: run.modelTag ?? "" } as WorkflowConfig;
     return {
       id: run.id,
       operation: run.operation,
@@ -248,14 +252,15 @@ export class RunService {
       });
     }
     const workflowSlug = request.workflowSlug ?? thread!.workflowSlug;
-    const workflow = config.workflows[workflowSlug];
+    const workflow = await this.deps.catalog.workflow(workflowSlug);
     if (!workflow) {
       throw new GenserveError("workflow_not_found", {
-        detail: `No workflow "${workflowSlug}" is configured.`,
+        detail: `No workflow "${workflowSlug}" exists.`,
         errors: [{ path: "/workflowSlug", message: `unknown workflow "${workflowSlug}"` }],
       });
     }
-    const { contexts, chunkIds } = this.fitContexts(this.resolveContexts(workflow, request.contextSlugs ?? []), workflow, request.input);
+    const resolved = await this.resolveContexts(workflow, request.contextSlugs ?? []);
+    const { contexts, chunkIds } = this.fitContexts(resolved, workflow, request.input);
     if (request.callback) await this.checkCallbackUrl(request.callback.url);
     const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
     const client = this.deps.models.get(workflow.model);
@@ -294,6 +299,10 @@ export class RunService {
       schema: request.schema ?? null,
       contextSlugs: contexts.map((c) => c.slug),
       contextChunks: chunkIds,
+      workflowVersion: workflow.version,
+      contextVersions: Object.fromEntries(resolved.map((c) => [c.slug, c.version])),
+      promptHash: promptHash(prompt),
+      schemaHash: prepared?.hash,
       attachments: attachments.meta,
       callback: request.callback ?? null,
       modelTag: workflow.model,
@@ -331,7 +340,7 @@ export class RunService {
    * Contexts larger than `limits.contextShare` of the model's window (estimated tokens) keep only
    * their chunks most relevant to the input (BM25); the chosen chunk ids are recorded on the run.
    */
-  private fitContexts(contexts: ContextConfig[], workflow: WorkflowConfig, input: string): { contexts: ContextConfig[]; chunkIds: string[] } {
+  private fitContexts(contexts: CatalogContext[], workflow: WorkflowConfig, input: string): { contexts: ContextConfig[]; chunkIds: string[] } {
     const { limits, models } = this.deps.config;
     const window = models[workflow.model]!.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
     const budgetChars = Math.floor(window * limits.contextShare * 4);
@@ -345,20 +354,29 @@ export class RunService {
     return { contexts: fitted, chunkIds };
   }
 
-  private resolveContexts(workflow: WorkflowConfig, requested: string[]): ContextConfig[] {
-    const { contexts } = this.deps.config;
+  private async resolveContexts(workflow: WorkflowConfig, requested: string[]): Promise<CatalogContext[]> {
+    const found = new Map<string, CatalogContext>();
     const missing: FieldError[] = [];
-    requested.forEach((slug, i) => {
-      if (!contexts[slug]) missing.push({ path: `/contextSlugs/${i}`, message: `unknown context "${slug}"` });
-    });
+    for (const [i, slug] of requested.entries()) {
+      const context = await this.deps.catalog.context(slug);
+      if (context) found.set(slug, context);
+      else missing.push({ path: `/contextSlugs/${i}`, message: `unknown context "${slug}"` });
+    }
     if (missing.length > 0) {
       throw new GenserveError("context_not_found", {
-        detail: `No context ${missing.map((m) => m.message.replace("unknown context ", "")).join(", ")} is configured.`,
+        detail: `No context ${missing.map((m) => m.message.replace("unknown context ", "")).join(", ")} exists.`,
         errors: missing,
       });
     }
+    for (const slug of workflow.contexts) {
+      if (found.has(slug)) continue;
+      const context = await this.deps.catalog.context(slug);
+      // A workflow's own context removed since: the run says so rather than running without it.
+      if (!context) throw new GenserveError("context_not_found", { detail: `The workflow's context "${slug}" no longer exists.` });
+      found.set(slug, context);
+    }
     const ordered = [...new Set([...workflow.contexts, ...requested])];
-    return ordered.map((slug) => contexts[slug]!);
+    return ordered.map((slug) => found.get(slug)!);
   }
 
   private modelRequest(plan: RunPlan, messages: ChatMessage[], signal: AbortSignal) {
@@ -583,6 +601,15 @@ function fitHistory(messages: ThreadMessage[], prompt: Prompt, model: ModelConfi
   return kept;
 }
 
+/** A hash of exactly what the model was sent (images by their sha256), to compare runs later. */
+function promptHash(prompt: Prompt): string {
+  const messages = prompt.messages.map((m) => ({
+    role: m.role,
+    content: typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p : { type: "image", sha256: createHash("sha256").update(p.image).digest("hex") })),
+  }));
+  return sha256(canonicalJson({ system: prompt.system, messages }));
+}
+
 /** Assumed when a model's configuration gives no contextWindow. */
 const DEFAULT_CONTEXT_WINDOW = 8192;
 
@@ -611,6 +638,10 @@ export function runView(run: RunRecord) {
     schema: run.schema,
     contextSlugs: run.contextSlugs,
     contextChunks: run.contextChunks,
+    workflowVersion: run.workflowVersion,
+    contextVersions: run.contextVersions,
+    promptHash: run.promptHash,
+    schemaHash: run.schemaHash,
     attachments: run.attachments,
     callback: run.callback,
     output: run.output,

@@ -2,6 +2,7 @@ import "server-only";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/types";
+import { Catalog } from "../catalog/catalog";
 import { DeliveryWorker } from "../delivery/worker";
 import { RateLimiter } from "../http/rate-limit";
 import { ModelRegistry } from "../models/registry";
@@ -22,6 +23,7 @@ export interface Runtime {
   runs: RunService;
   hub: StreamHub;
   delivery: DeliveryWorker;
+  catalog: Catalog;
   logger: Logger;
   rateLimiter: RateLimiter;
   version: string;
@@ -55,7 +57,8 @@ export function createRuntime(boot: BootOptions): Runtime {
     const inbox = id ? await store.inboxes.get(id) : null;
     return inbox !== null && inbox.host === url.host;
   };
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, onEventQueued: () => delivery.kick(), isOwnInbox });
+  const catalog = new Catalog(boot.config, store);
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, onEventQueued: () => delivery.kick(), isOwnInbox });
   runs.kickQueue(); // asynchronous runs queued before a restart
   let closed: Promise<void> | undefined;
   return {
@@ -65,6 +68,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     runs,
     hub,
     delivery,
+    catalog,
     logger,
     rateLimiter: new RateLimiter(boot.config.limits.runsPerMinute),
     version: boot.version,

@@ -151,4 +151,23 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "chunks of large contexts used by a run",
     sql: `ALTER TABLE runs ADD COLUMN context_chunks TEXT;`,
   },
+  {
+    version: 6,
+    name: "versioned workflows and contexts managed through the API; what each run used",
+    sql: `
+      CREATE TABLE catalog_versions (
+        kind TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        body TEXT,
+        key_id TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (kind, slug, version)
+      );
+      ALTER TABLE runs ADD COLUMN workflow_version TEXT;
+      ALTER TABLE runs ADD COLUMN context_versions TEXT;
+      ALTER TABLE runs ADD COLUMN prompt_hash TEXT;
+      ALTER TABLE runs ADD COLUMN schema_hash TEXT;
+    `,
+  },
 ];

@@ -3,7 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { newWebhookSecret } from "../keys/secrets";
 import { MIGRATIONS } from "./migrations";
-import type { ApiKeyRecord, EventRecord, NewRun, ProblemBody, RunFilter, RunOutcome, RunRecord, Store } from "./types";
+import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, NewRun, ProblemBody, RunFilter, RunOutcome, RunRecord, Store } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 
@@ -20,6 +20,24 @@ interface KeyRow {
   previous_webhook_secret: string | null;
   previous_secret_until: string | null;
 }
+
+interface CatalogRow {
+  kind: CatalogKind;
+  slug: string;
+  version: number;
+  body: string | null;
+  key_id: string | null;
+  created_at: string;
+}
+
+const toCatalog = (row: CatalogRow): CatalogVersion => ({
+  kind: row.kind,
+  slug: row.slug,
+  version: row.version,
+  body: row.body === null ? null : (JSON.parse(row.body) as Record<string, unknown>),
+  keyId: row.key_id,
+  createdAt: row.created_at,
+});
 
 interface EventRow {
   id: string;
@@ -57,6 +75,10 @@ interface RunRow {
   schema_json: string | null;
   context_slugs: string;
   context_chunks: string | null;
+  workflow_version: string | null;
+  context_versions: string | null;
+  prompt_hash: string | null;
+  schema_hash: string | null;
   attachments: string;
   callback: string | null;
   output_json: string | null;
@@ -97,6 +119,10 @@ const toRun = (row: RunRow): RunRecord => ({
   schema: parseJson(row.schema_json, null),
   contextSlugs: parseJson(row.context_slugs, []),
   contextChunks: parseJson(row.context_chunks, []),
+  workflowVersion: row.workflow_version,
+  contextVersions: parseJson(row.context_versions, {}),
+  promptHash: row.prompt_hash,
+  schemaHash: row.schema_hash,
   attachments: parseJson(row.attachments, []),
   callback: parseJson(row.callback, null),
   output: parseJson(row.output_json, null),
@@ -175,15 +201,27 @@ export function openSqliteStore(dataDir: string): Store {
     ),
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
-                         callback, model_tag, created_at, updated_at, request_json, context_chunks)
+                         callback, model_tag, created_at, updated_at, request_json, context_chunks,
+                         workflow_version, context_versions, prompt_hash, schema_hash)
        VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
-               @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks)`,
+               @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks,
+               @workflowVersion, @contextVersions, @promptHash, @schemaHash)`,
     ),
     runRequeue: db.prepare<[string]>(
       "UPDATE runs SET status = 'queued', updated_at = ? WHERE status = 'running' AND request_json IS NOT NULL AND async_starts < 2",
     ),
     runNextQueued: db.prepare<[], RunRow & { request_json: string }>("SELECT * FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1"),
     runClaim: db.prepare<[string, string]>("UPDATE runs SET status = 'running', async_starts = async_starts + 1, updated_at = ? WHERE id = ? AND status = 'queued'"),
+    catalogLatest: db.prepare<[string], CatalogRow>(
+      `SELECT v.* FROM catalog_versions v
+       WHERE v.kind = ? AND v.version = (SELECT MAX(version) FROM catalog_versions w WHERE w.kind = v.kind AND w.slug = v.slug)
+       ORDER BY v.slug`,
+    ),
+    catalogGet: db.prepare<[string, string], CatalogRow>("SELECT * FROM catalog_versions WHERE kind = ? AND slug = ? ORDER BY version DESC LIMIT 1"),
+    catalogInsert: db.prepare(
+      `INSERT INTO catalog_versions (kind, slug, version, body, key_id, created_at)
+       SELECT @kind, @slug, COALESCE(MAX(version), 0) + 1, @body, @keyId, @createdAt FROM catalog_versions WHERE kind = @kind AND slug = @slug`,
+    ),
     idemGet: db.prepare<[string, string], { request_hash: string; state: "in_progress" | "done"; run_id: string | null; response_status: number | null; response_body: string | null; created_at: string }>(
       "SELECT * FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?",
     ),
@@ -265,6 +303,10 @@ export function openSqliteStore(dataDir: string): Store {
           ...run,
           status: run.status ?? "running",
           contextChunks: run.contextChunks && run.contextChunks.length > 0 ? JSON.stringify(run.contextChunks) : null,
+          workflowVersion: run.workflowVersion ?? null,
+          contextVersions: run.contextVersions ? JSON.stringify(run.contextVersions) : null,
+          promptHash: run.promptHash ?? null,
+          schemaHash: run.schemaHash ?? null,
           request: run.request === undefined ? null : JSON.stringify(run.request),
           schema: run.schema === null ? null : JSON.stringify(run.schema),
           contextSlugs: JSON.stringify(run.contextSlugs),
@@ -355,6 +397,21 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async events(id) {
         return stmt.inboxEvents.all(id).map((e) => ({ receivedAt: e.received_at, headers: JSON.parse(e.headers) as Record<string, string>, body: e.body, verified: e.verified === 1 }));
+      },
+    },
+    catalog: {
+      async latest(kind) {
+        return stmt.catalogLatest.all(kind).map(toCatalog);
+      },
+      async get(kind, slug) {
+        const row = stmt.catalogGet.get(kind, slug);
+        return row ? toCatalog(row) : null;
+      },
+      async append(kind, slug, body, keyId, at) {
+        return db.transaction(() => {
+          stmt.catalogInsert.run({ kind, slug, body: body === null ? null : JSON.stringify(body), keyId, createdAt: at });
+          return toCatalog(stmt.catalogGet.get(kind, slug)!);
+        }).immediate();
       },
     },
     idempotency: {

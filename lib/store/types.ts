@@ -59,6 +59,11 @@ export interface RunRecord {
   contextSlugs: string[];
   /** For contexts too large for the model's window: the ids of the chunks the run used. */
   contextChunks: string[];
+  /** What the run used, to reproduce and compare it: "config" or the API version number. */
+  workflowVersion: string | null;
+  contextVersions: Record<string, string>;
+  promptHash: string | null;
+  schemaHash: string | null;
   attachments: AttachmentMeta[];
   callback: CallbackSpec | null;
   output: unknown | null;
@@ -77,6 +82,10 @@ export interface RunRecord {
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
   contextChunks?: string[];
+  workflowVersion?: string;
+  contextVersions?: Record<string, string>;
+  promptHash?: string;
+  schemaHash?: string;
   /** "queued" for an asynchronous run, whose request is kept until it finishes. */
   status?: "queued" | "running";
   request?: unknown;
@@ -162,6 +171,18 @@ export interface InboxEvent {
   verified: boolean;
 }
 
+export type CatalogKind = "workflow" | "context";
+
+/** One immutable version of a workflow or context managed through the API (body null: deleted). */
+export interface CatalogVersion {
+  kind: CatalogKind;
+  slug: string;
+  version: number;
+  body: Record<string, unknown> | null;
+  keyId: string | null;
+  createdAt: string;
+}
+
 export interface Store {
   readonly kind: "sqlite";
   keys: {
@@ -208,6 +229,13 @@ export interface Store {
     /** Stores a received event, keeping the newest `keep` within `maxAgeMs`. */
     receive(id: string, event: InboxEvent, keep: number, maxAgeMs: number): Promise<void>;
     events(id: string): Promise<InboxEvent[]>;
+  };
+  catalog: {
+    /** The newest version of every slug of a kind (deleted ones included, with a null body). */
+    latest(kind: CatalogKind): Promise<CatalogVersion[]>;
+    get(kind: CatalogKind, slug: string): Promise<CatalogVersion | null>;
+    /** Appends a version (a null body deletes); returns it. */
+    append(kind: CatalogKind, slug: string, body: Record<string, unknown> | null, keyId: string, at: string): Promise<CatalogVersion>;
   };
   idempotency: {
     /** Reserves the key for this request; returns the existing record (within `maxAgeMs`) when there is one. */

@@ -87,9 +87,11 @@ describe("runs and ownership", () => {
       model: "fast",
       contexts: ["invoice-rules"],
       instructionsChars: "You extract invoice fields from the text you are given.\n".length,
+      version: "config",
+      source: "config",
     });
     const contexts = await get(server, "/api/v1/contexts", alice.key);
-    expect(contexts.json.contexts).toContainEqual({ slug: "invoice-rules", title: "Invoice rules", size: "Amounts are in EUR unless stated.\n".length });
+    expect(contexts.json.contexts).toContainEqual({ slug: "invoice-rules", title: "Invoice rules", size: "Amounts are in EUR unless stated.\n".length, version: "config", source: "config" });
   });
 
   it("logs JSON lines carrying the run id, never the key", async () => {

@@ -6,6 +6,6 @@ export const dynamic = "force-dynamic";
 
 export const GET = route(async ({ runtime, principal }) => {
   await principal();
-  const contexts = Object.values(runtime.config.contexts).map((c) => ({ slug: c.slug, title: c.title, size: c.content.length }));
+  const contexts = (await runtime.catalog.contexts()).map((c) => ({ slug: c.slug, title: c.title, size: c.content.length, version: c.version, source: c.source }));
   return json({ contexts });
 });

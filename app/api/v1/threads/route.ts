@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 export const POST = route(async ({ runtime, principal, body }) => {
   const caller = await principal();
   const input = await body(createThreadRequest);
-  if (!runtime.config.workflows[input.workflowSlug]) {
+  if (!(await runtime.catalog.workflow(input.workflowSlug))) {
     throw new GenserveError("workflow_not_found", { detail: `No workflow "${input.workflowSlug}" is configured.`, errors: [{ path: "/workflowSlug", message: "unknown workflow" }] });
   }
   const now = new Date().toISOString();

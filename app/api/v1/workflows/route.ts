@@ -6,13 +6,15 @@ export const dynamic = "force-dynamic";
 
 export const GET = route(async ({ runtime, principal }) => {
   await principal();
-  const workflows = Object.values(runtime.config.workflows).map((w) => ({
+  const workflows = (await runtime.catalog.workflows()).map((w) => ({
     slug: w.slug,
     description: w.description,
     model: w.model,
     contexts: w.contexts,
-    // Lets clients estimate a run's prompt size before spending it (the text itself stays private).
+    // Lets clients estimate a run's prompt size before spending it.
     instructionsChars: w.instructions.length,
+    version: w.version,
+    source: w.source,
   }));
   return json({ workflows });
 });
