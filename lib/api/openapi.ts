@@ -193,6 +193,74 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           },
         },
       },
+      "/api/v1/workflows/{slug}": {
+        get: {
+          operationId: "getWorkflow",
+          summary: "A workflow's definition",
+          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "The workflow, with its version and source." }, ...problemResponses(["unauthorized", "workflow_not_found"]) },
+        },
+        put: {
+          operationId: "putWorkflow",
+          summary: "Create or change an API-managed workflow (admin keys); each change is a new version",
+          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "The workflow fields of genserve.yaml: model, description, instructions, temperature, maxOutputTokens, retries, timeoutMs, contexts." } } } },
+          responses: { "200": { description: "Changed." }, "201": { description: "Created." }, ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
+        },
+        delete: {
+          operationId: "deleteWorkflow",
+          summary: "Delete an API-managed workflow (admin keys)",
+          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "forbidden", "workflow_not_found", "conflict"]) },
+        },
+      },
+      "/api/v1/contexts/{slug}": {
+        get: {
+          operationId: "getContext",
+          summary: "A context with its content",
+          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "The context." }, ...problemResponses(["unauthorized", "context_not_found"]) },
+        },
+        put: {
+          operationId: "putContext",
+          summary: "Create or change an API-managed context `{title?, content}` (admin keys); each change is a new version",
+          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { title: { type: "string" }, content: { type: "string" } }, required: ["content"] } } } },
+          responses: { "200": { description: "Changed." }, "201": { description: "Created." }, ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
+        },
+        delete: {
+          operationId: "deleteContext",
+          summary: "Delete an API-managed context (admin keys)",
+          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "forbidden", "context_not_found", "conflict"]) },
+        },
+      },
+      "/api/v1/inbox": {
+        post: { operationId: "createInbox", summary: "Create a built-in callback receiver; returns {id, url}", responses: { "201": { description: "The inbox." }, ...problemResponses(["unauthorized"]) } },
+      },
+      "/api/v1/inbox/{id}": {
+        get: {
+          operationId: "getInbox",
+          summary: "The inbox's received events (the key that created it)",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "200": { description: "Events, newest first, with whether each signature verified." }, ...problemResponses(["unauthorized", "not_found"]) },
+        },
+        post: {
+          operationId: "deliverToInbox",
+          summary: "Receive an event (no key: the unguessable id is the capability)",
+          security: [],
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "204": { description: "Stored." }, ...problemResponses(["not_found", "payload_too_large"]) },
+        },
+      },
+      "/api/v1/runs/{id}/deliveries/redeliver": {
+        post: {
+          operationId: "redeliver",
+          summary: "Send the run's callback event again (same webhook-id)",
+          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          responses: { "202": { description: "Queued." }, ...problemResponses(["unauthorized", "run_not_found", "not_found"]) },
+        },
+      },
       "/api/v1/contexts": {
         get: {
           operationId: "listContexts",
