@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   idempotency_mismatch: { status: 422, title: "This Idempotency-Key was used with a different request", retryable: false },
   method_not_allowed: { status: 405, title: "Method not allowed", retryable: false },
   attachment_fetch_refused: { status: 400, title: "An attachment URL may not be fetched", retryable: false },
+  attachment_unreadable: { status: 422, title: "The attachment cannot be read", retryable: false },
   attachment_unsupported: { status: 422, title: "The attachment cannot be used with this model", retryable: false },
   attachment_fetch_failed: { status: 502, title: "An attachment URL could not be fetched", retryable: true },
   payload_too_large: { status: 413, title: "Payload too large", retryable: false },

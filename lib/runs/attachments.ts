@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { convert as htmlToText } from "html-to-text";
+import mammoth from "mammoth";
 import type { AttachmentInput } from "../api/requests";
 import { fetchAttachment } from "../attachments/fetch-url";
 import { contradicts, sniff } from "../attachments/sniff";
@@ -29,8 +30,9 @@ export interface ResolvedAttachments {
 
 const TEXT_TYPES = /^(?:text\/[\w.+-]+|application\/(?:json|xml|yaml|x-yaml|x-ndjson|[\w.-]+\+(?:json|xml)))$/i;
 const IMAGE_TYPES = /^image\/(?:png|jpeg|gif|webp)$/i;
+const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 export const SUPPORTED_ATTACHMENT_TYPES =
-  "text/* (plain, markdown, csv, ...), text/html (tags stripped), application/json, application/xml, application/yaml, and images (png, jpeg, gif, webp) for vision models";
+  "text/* (plain, markdown, csv, ...), text/html (tags stripped), application/json, application/xml, application/yaml, DOCX (text extracted), and images (png, jpeg, gif, webp) for vision models";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*);base64,(.*)$/s;
 
@@ -102,6 +104,9 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[] | un
     if (type === "text/html") {
       text = htmlToText(decodeUtf8(bytes, index, type), { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }, { selector: "img", format: "skip" }] });
       resolved.prompt.push({ index, mimeType: type, text });
+    } else if (type === DOCX) {
+      text = await docxText(bytes, index);
+      resolved.prompt.push({ index, mimeType: type, text });
     } else if (TEXT_TYPES.test(type)) {
       text = decodeUtf8(bytes, index, type);
       resolved.prompt.push({ index, mimeType: type, text });
@@ -133,6 +138,19 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[] | un
     });
   }
   return resolved;
+}
+
+async function docxText(bytes: Buffer, index: number): Promise<string> {
+  const unreadable = (reason: string) =>
+    new GenserveError("attachment_unreadable", { detail: `attachments[${index}]: ${reason}.`, errors: [{ path: `/attachments/${index}/file`, message: reason }] });
+  let text: string;
+  try {
+    text = (await mammoth.extractRawText({ buffer: bytes })).value.trim();
+  } catch {
+    throw unreadable("not a readable DOCX document");
+  }
+  if (!text) throw unreadable("the DOCX document has no text");
+  return text;
 }
 
 function decodeUtf8(bytes: Buffer, index: number, type: string): string {

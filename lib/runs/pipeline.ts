@@ -279,6 +279,7 @@ export class RunService {
     };
     const history = thread ? fitHistory(await store.threads.messages(principal.keyId, thread.id), buildPrompt(promptParts), config.models[workflow.model]!, workflow) : [];
     const prompt = buildPrompt({ ...promptParts, history });
+    this.checkWindow(prompt, config.models[workflow.model]!, workflow);
 
     const id = mode.existing?.id ?? newRunId();
     const log = logger.child({ runId: id });
@@ -324,6 +325,21 @@ export class RunService {
       threadId: request.threadId,
       callback: request.callback,
     };
+  }
+
+  /**
+   * A prompt that cannot fit the model's configured context window (with room for the output) is
+   * refused before the model is called: 413 with the numbers, in estimated tokens.
+   */
+  private checkWindow(prompt: Prompt, model: ModelConfig, workflow: WorkflowConfig): void {
+    if (model.contextWindow === undefined) return;
+    const estimate = Math.ceil((prompt.system.length + prompt.messages.reduce((n, m) => n + messageText(m.content).length, 0)) / 4);
+    const room = model.contextWindow - (workflow.maxOutputTokens ?? 0);
+    if (estimate > room) {
+      throw new GenserveError("payload_too_large", {
+        detail: `The prompt (instructions, contexts, attachments and input) is about ${estimate} tokens; model "${model.alias}" has a ${model.contextWindow}-token window${workflow.maxOutputTokens ? `, ${workflow.maxOutputTokens} of them kept for the output` : ""}.`,
+      });
+    }
   }
 
   /** A callback URL that names a private address literally is refused up front (hostnames: at delivery). */

@@ -1,4 +1,5 @@
 import http from "node:http";
+import JSZip from "jszip";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CALLBACK, testConfig } from "../helpers/config";
@@ -120,6 +121,34 @@ describe("attachments by URL", () => {
     const res = await text([{ file: PNG.toString("base64"), mimeType: "application/pdf" }]);
     expect(res.status).toBe(400);
     expect(res.json.errors).toEqual([{ path: "/attachments/0/mimeType", message: "says application/pdf but the content is image/png" }]);
+  });
+});
+
+describe("documents", () => {
+  it("extracts the text of a DOCX (made here with JSZip) and refuses a broken one", async () => {
+    const zip = new JSZip();
+    zip.file("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
+    zip.file("_rels/.rels", '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
+    zip.file("word/document.xml", '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Contract total: 4,200 EUR.</w:t></w:r></w:p><w:p><w:r><w:t>Due in 30 days.</w:t></w:r></w:p></w:body></w:document>');
+    const docx = (await zip.generateAsync({ type: "nodebuffer" })).toString("base64");
+    const type = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+    const res = await text([{ file: docx, mimeType: type }]);
+    expect(res.status).toBe(200);
+    expect(system()).toContain(`<attachment index="0" type="${type}">\nContract total: 4,200 EUR.\n\nDue in 30 days.\n</attachment>`);
+
+    const broken = await new JSZip().file("hello.txt", "not a document").generateAsync({ type: "nodebuffer" });
+    const unreadable = await text([{ file: broken.toString("base64"), mimeType: type }]);
+    expect(unreadable.status).toBe(422);
+    expect(unreadable.json).toMatchObject({ code: "attachment_unreadable", errors: [{ path: "/attachments/0/file" }] });
+  });
+});
+
+describe("the model's context window", () => {
+  it("refuses a prompt that cannot fit it, with the numbers", async () => {
+    const big = "word ".repeat(1500); // ~7500 characters, ~1900 tokens
+    const res = await post(ctx.server, "/api/v1/generate/text", { input: big, type: "event", callback: CALLBACK, workflowSlug: "small-window" }, ctx.key);
+    expect(res.status).toBe(413);
+    expect(res.json.detail).toMatch(/about \d+ tokens; model "small" has a 2000-token window, 500 of them kept for the output/);
   });
 });
 
