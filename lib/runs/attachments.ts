@@ -32,7 +32,7 @@ const TEXT_TYPES = /^(?:text\/[\w.+-]+|application\/(?:json|xml|yaml|x-yaml|x-nd
 const IMAGE_TYPES = /^image\/(?:png|jpeg|gif|webp)$/i;
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 export const SUPPORTED_ATTACHMENT_TYPES =
-  "text/* (plain, markdown, csv, ...), text/html (tags stripped), application/json, application/xml, application/yaml, DOCX (text extracted), and images (png, jpeg, gif, webp) for vision models";
+  "text/* (plain, markdown, csv, ...), text/html (tags stripped), application/json, application/xml, application/yaml, PDF and DOCX (text extracted), and images (png, jpeg, gif, webp) for vision models";
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*);base64,(.*)$/s;
 
@@ -104,6 +104,9 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[] | un
     if (type === "text/html") {
       text = htmlToText(decodeUtf8(bytes, index, type), { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }, { selector: "img", format: "skip" }] });
       resolved.prompt.push({ index, mimeType: type, text });
+    } else if (type === "application/pdf") {
+      text = await pdfText(bytes, index);
+      resolved.prompt.push({ index, mimeType: type, text });
     } else if (type === DOCX) {
       text = await docxText(bytes, index);
       resolved.prompt.push({ index, mimeType: type, text });
@@ -140,16 +143,41 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[] | un
   return resolved;
 }
 
+const unreadable = (index: number, reason: string) =>
+  new GenserveError("attachment_unreadable", { detail: `attachments[${index}]: ${reason}.`, errors: [{ path: `/attachments/${index}/file`, message: reason }] });
+
+/** The text of a PDF page by page (pdf.js); encrypted and image-only documents are unreadable. */
+async function pdfText(bytes: Buffer, index: number): Promise<string> {
+  const { getDocument } = await import("pdfjs-dist/legacy/build/pdf.mjs");
+  let document: Awaited<ReturnType<typeof getDocument>["promise"]>;
+  try {
+    document = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
+  } catch (error) {
+    if ((error as Error).name === "PasswordException") throw unreadable(index, "the PDF is encrypted (password-protected)");
+    throw unreadable(index, "not a readable PDF document");
+  }
+  try {
+    const pages: string[] = [];
+    for (let n = 1; n <= document.numPages; n++) {
+      const content = await (await document.getPage(n)).getTextContent();
+      const text = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join("").trim();
+      pages.push(`[page ${n}]\n${text}`);
+    }
+    if (pages.every((p) => p.replace(/^\[page \d+\]\n/, "") === "")) throw unreadable(index, "the PDF has no text layer (image-only: run OCR on it first)");
+    return pages.join("\n\n");
+  } finally {
+    await document.destroy();
+  }
+}
+
 async function docxText(bytes: Buffer, index: number): Promise<string> {
-  const unreadable = (reason: string) =>
-    new GenserveError("attachment_unreadable", { detail: `attachments[${index}]: ${reason}.`, errors: [{ path: `/attachments/${index}/file`, message: reason }] });
   let text: string;
   try {
     text = (await mammoth.extractRawText({ buffer: bytes })).value.trim();
   } catch {
-    throw unreadable("not a readable DOCX document");
+    throw unreadable(index, "not a readable DOCX document");
   }
-  if (!text) throw unreadable("the DOCX document has no text");
+  if (!text) throw unreadable(index, "the DOCX document has no text");
   return text;
 }
 

@@ -76,8 +76,10 @@ describe("request validation", () => {
     expect(noType.json.errors).toEqual([{ path: "/attachments/0/mimeType", message: "is required for inline content" }]);
     expectProblem(await generate(body({ attachments: [{ file: "%%%not-base64", mimeType: "text/plain" }] })), 400, "validation_failed");
     const pdf = await generate(body({ attachments: [{ file: "JVBERi0xLjQK", mimeType: "application/pdf" }] }));
-    expectProblem(pdf, 415, "unsupported_media_type");
+    expectProblem(pdf, 422, "attachment_unreadable");
     expect(pdf.json.detail).toContain("attachments[0]");
+    const zip = await generate(body({ attachments: [{ file: Buffer.from("PK\u0003\u0004rest").toString("base64"), mimeType: "application/zip" }] }));
+    expectProblem(zip, 415, "unsupported_media_type");
     const latin1 = Buffer.from([0x63, 0x61, 0x66, 0xe9]).toString("base64");
     expectProblem(await generate(body({ attachments: [{ file: latin1, mimeType: "text/plain" }] })), 400, "validation_failed");
     const three = Array.from({ length: 3 }, () => ({ file: "aGk=", mimeType: "text/plain" }));
