@@ -200,6 +200,38 @@ test.describe("runs and catalog pages", () => {
     await expectAccessible(page);
   });
 
+  test("admin keys create and edit contexts and workflows", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await page.getByRole("link", { name: "Contexts" }).click();
+    await page.getByRole("button", { name: "New context" }).click();
+    await page.getByLabel("Slug").fill("e2e-faq");
+    await page.getByLabel("Title").fill("E2E FAQ");
+    await page.getByLabel("Content").fill("Returns within 30 days.");
+    await page.getByRole("button", { name: "Save" }).click();
+    const row = page.getByRole("row", { name: /e2e-faq/ });
+    await expect(row).toContainText("1");
+    await row.getByRole("button", { name: "Edit e2e-faq" }).click();
+    await page.getByLabel("Content").fill("Returns within 60 days.");
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(row.getByRole("cell").nth(3)).toHaveText("2");
+    await expect(page.getByRole("row", { name: /invoice-rules/ })).toContainText("from genserve.yaml");
+    await expectAccessible(page);
+
+    await page.getByRole("link", { name: "Workflows" }).click();
+    await page.getByRole("button", { name: "New workflow" }).click();
+    await page.getByLabel("Slug").fill("e2e-flow");
+    await page.getByLabel(/Workflow \(JSON/).fill(JSON.stringify({ model: "nope" }));
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByRole("alert").filter({ hasText: /unknown model alias/ })).toBeVisible();
+    await page.getByLabel(/Workflow \(JSON/).fill(JSON.stringify({ model: "free", contexts: ["e2e-faq"] }));
+    await page.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByRole("row", { name: /e2e-flow/ })).toBeVisible();
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}/workflows-admin.png` });
+  });
+
   test("works in a narrow window and in the dark theme", async ({ page }) => {
     await page.setViewportSize({ width: 420, height: 900 });
     const p = new PlaygroundPage(page);

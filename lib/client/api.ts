@@ -35,11 +35,15 @@ export interface WorkflowSummary {
   model: string;
   contexts: string[];
   instructionsChars: number;
+  version: string;
+  source: "config" | "api";
 }
 export interface ContextSummary {
   slug: string;
   title: string;
   size: number;
+  version: string;
+  source: "config" | "api";
 }
 export interface RunSummary {
   id: string;
@@ -89,6 +93,10 @@ export interface ApiClient {
   listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
   getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
   createInbox(signal?: AbortSignal): Promise<{ id: string; url: string }>;
+  me(signal?: AbortSignal): Promise<{ keyId: string; name: string; admin: boolean }>;
+  getEntry(kind: "workflows" | "contexts", slug: string, signal?: AbortSignal): Promise<Record<string, unknown>>;
+  putEntry(kind: "workflows" | "contexts", slug: string, body: unknown): Promise<Record<string, unknown>>;
+  deleteEntry(kind: "workflows" | "contexts", slug: string): Promise<void>;
   getInbox(id: string, signal?: AbortSignal): Promise<{ id: string; url: string; events: InboxEvent[] }>;
   generateObject(body: GenerateObjectRequest, signal?: AbortSignal): Promise<{ object: unknown; metadata: RunMetadata }>;
   generateText(body: GenerateTextRequest, signal?: AbortSignal): Promise<{ text: string; metadata: RunMetadata }>;
@@ -122,6 +130,11 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
     },
     getRun: (id, signal) => getJson(`/api/v1/runs/${encodeURIComponent(id)}`, signal),
     createInbox: (signal) => postJson("/api/v1/inbox", {}, signal),
+    me: (signal) => getJson("/api/v1/me", signal),
+    getEntry: (kind, slug, signal) => getJson(`/api/v1/${kind}/${encodeURIComponent(slug)}`, signal),
+    putEntry: async (kind, slug, body) =>
+      (await (await request(`/api/v1/${kind}/${encodeURIComponent(slug)}`, { method: "PUT", body: JSON.stringify(body) })).json()) as Record<string, unknown>,
+    deleteEntry: async (kind, slug) => void (await request(`/api/v1/${kind}/${encodeURIComponent(slug)}`, { method: "DELETE" })),
     getInbox: (id, signal) => getJson(`/api/v1/inbox/${encodeURIComponent(id)}`, signal),
     generateObject: (body, signal) => postJson("/api/v1/generate/object", body, signal),
     generateText: (body, signal) => postJson("/api/v1/generate/text", body, signal),

@@ -1,0 +1,11 @@
+import { json } from "@/lib/http/problem";
+import { route } from "@/lib/http/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** The calling key: id, name and whether it is an admin key (the playground shows admin pages by it). */
+export const GET = route(async ({ principal }) => {
+  const caller = await principal();
+  return json({ keyId: caller.keyId, name: caller.name, admin: caller.admin });
+});
