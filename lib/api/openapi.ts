@@ -235,6 +235,9 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "forbidden", "context_not_found", "conflict"]) },
         },
       },
+      "/api/v1/me": {
+        get: { operationId: "me", summary: "The calling key: {keyId, name, admin}", responses: { "200": { description: "The key." }, ...problemResponses(["unauthorized"]) } },
+      },
       "/api/v1/inbox": {
         post: { operationId: "createInbox", summary: "Create a built-in callback receiver; returns {id, url}", responses: { "201": { description: "The inbox." }, ...problemResponses(["unauthorized"]) } },
       },
