@@ -5,9 +5,9 @@ import { useState, type ReactNode } from "react";
 import type { ApiClient, ContextSummary, WorkflowSummary } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
+import { TableHead } from "../ui/table-head";
 import { EntryEditor, type EditorTarget } from "./entry-editor";
 
-const th = "py-2 pr-4";
 const td = "py-1.5 pr-4 align-top";
 
 export function WorkflowsPage() {
@@ -100,17 +100,7 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
       </div>
       {editing ? <EntryEditor client={client} apiKey={apiKey} target={editing} onDone={() => setEditing(null)} /> : null}
       <table className="mt-4 w-full text-left text-sm">
-        <thead>
-          <tr className="border-b border-zinc-300 dark:border-zinc-700">
-            {props.columns.map((c) => (
-              <th key={c.header} className={th}>
-                {c.header}
-              </th>
-            ))}
-            <th className={th}>Version</th>
-            {admin ? <th className={th}>Manage</th> : null}
-          </tr>
-        </thead>
+        <TableHead columns={[...props.columns.map((c) => c.header), "Version", ...(admin ? ["Manage"] : [])]} />
         <tbody>
           {rows?.map((row) => (
             <tr key={row.slug} className="border-b border-zinc-100 dark:border-zinc-900">

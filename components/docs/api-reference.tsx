@@ -1,3 +1,5 @@
+import { TableHead } from "../ui/table-head";
+
 /**
  * A browsable rendering of the OpenAPI document: operations, request and response schemas, and the
  * error codes. Rendered on the server from the same document `/api/v1/openapi.json` serves.
@@ -77,13 +79,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
               </p>
             )}
             <table className="mt-3 w-full text-left text-sm">
-              <thead>
-                <tr className="border-b border-zinc-200 dark:border-zinc-800">
-                  <th className="py-1 pr-4">Status</th>
-                  <th className="py-1 pr-4">Meaning</th>
-                  <th className="py-1">Body</th>
-                </tr>
-              </thead>
+              <TableHead columns={["Status", "Meaning", "Body"]} />
               <tbody>
                 {Object.entries(op.responses).map(([status, r]) => (
                   <tr key={status} className="border-b border-zinc-100 align-top dark:border-zinc-900">
@@ -114,14 +110,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
         with JSON Pointers into the request) for validation failures.
       </p>
       <table className="mt-3 w-full text-left text-sm">
-        <thead>
-          <tr className="border-b border-zinc-200 dark:border-zinc-800">
-            <th className="py-1 pr-4">Code</th>
-            <th className="py-1 pr-4">Status</th>
-            <th className="py-1 pr-4">Meaning</th>
-            <th className="py-1">Retry may help</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Code", "Status", "Meaning", "Retry may help"]} />
         <tbody>
           {Object.entries(doc["x-error-codes"]).map(([code, e]) => (
             <tr key={code} id={`error-${code}`} className="border-b border-zinc-100 dark:border-zinc-900">

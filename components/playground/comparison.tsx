@@ -1,5 +1,6 @@
 "use client";
 
+import { TableHead } from "../ui/table-head";
 import { diffJson } from "@/lib/client/diff";
 import type { RunState } from "./use-run";
 
@@ -37,14 +38,7 @@ export function Comparison({ a, b }: { a: RunState; b: RunState }) {
           <caption className="mb-1 text-left font-sans text-sm">
             {differences.length} field{differences.length === 1 ? "" : "s"} differ
           </caption>
-          <thead>
-            <tr className="border-b border-zinc-300 dark:border-zinc-700">
-              <th className="py-1 pr-3">Field</th>
-              <th className="py-1 pr-3">Change</th>
-              <th className="py-1 pr-3">A</th>
-              <th className="py-1">B</th>
-            </tr>
-          </thead>
+          <TableHead columns={["Field", "Change", "A", "B"]} />
           <tbody>
             {differences.map((d) => (
               <tr key={d.path} className="border-b border-zinc-100 align-top dark:border-zinc-900">

@@ -1,5 +1,6 @@
 "use client";
 
+import { TableHead } from "../ui/table-head";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ApiClient, RunSummary } from "@/lib/client/api";
@@ -91,14 +92,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
             {r.deliveries.nextAttemptAt ? `, next attempt ${new Date(r.deliveries.nextAttemptAt).toLocaleString()}` : ""}
           </p>
           <table className="mt-2 w-full text-left text-sm">
-            <thead>
-              <tr className="border-b border-zinc-300 dark:border-zinc-700">
-                <th className="py-1 pr-3">Attempted</th>
-                <th className="py-1 pr-3">Result</th>
-                <th className="py-1 pr-3">Duration</th>
-                <th className="py-1">Next attempt</th>
-              </tr>
-            </thead>
+            <TableHead columns={["Attempted", "Result", "Duration", "Next attempt"]} />
             <tbody>
               {r.deliveries.log.map((d, i) => (
                 <tr key={i} className="border-b border-zinc-100 dark:border-zinc-900">

@@ -1,5 +1,6 @@
 "use client";
 
+import { TableHead } from "../ui/table-head";
 import { useInfiniteQuery, useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useRef, useState } from "react";
@@ -74,18 +75,7 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
         </p>
       ) : null}
       <table className="mt-4 w-full text-left text-sm">
-        <thead>
-          <tr className="border-b border-zinc-300 dark:border-zinc-700">
-            <th className="py-2 pr-3">Run</th>
-            <th className="py-2 pr-3">Operation</th>
-            <th className="py-2 pr-3">Workflow</th>
-            <th className="py-2 pr-3">Status</th>
-            <th className="py-2 pr-3">Tokens in/out</th>
-            <th className="py-2 pr-3">Cost</th>
-            <th className="py-2 pr-3">Duration</th>
-            <th className="py-2">Created</th>
-          </tr>
-        </thead>
+        <TableHead columns={["Run", "Operation", "Workflow", "Status", "Tokens in/out", "Cost", "Duration", "Created"]} />
         <tbody>
           {rows.map((r) => (
             <tr key={r.id} className="border-b border-zinc-100 dark:border-zinc-900">

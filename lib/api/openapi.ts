@@ -16,6 +16,7 @@ import {
 } from "./requests";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+const pathParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
 
 /**
  * Components generated from the same zod schemas that validate requests: every shape in
@@ -138,7 +139,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: "getRun",
           summary: "One run",
-          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("id")],
           responses: { "200": { description: "The run.", content: { "application/json": { schema: ref("Run") } } }, ...problemResponses(["unauthorized", "run_not_found"]) },
         },
       },
@@ -149,7 +150,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           description:
             "Send `Last-Event-ID: N` (or `?lastEventId=N`) with the id of the last event you received. Events are kept for `limits.streamRetentionMs` (10 minutes) after the run ends; later, only the final event (from the stored run) is sent.",
           parameters: [
-            { name: "id", in: "path", required: true, schema: { type: "string" } },
+            pathParam("id"),
             { name: "Last-Event-ID", in: "header", schema: { type: "string" } },
           ],
           responses: {
@@ -173,13 +174,13 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: "getThread",
           summary: "A thread with its messages",
-          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("id")],
           responses: { "200": { description: "The thread." }, ...problemResponses(["unauthorized", "thread_not_found"]) },
         },
         delete: {
           operationId: "deleteThread",
           summary: "Delete a thread and its messages",
-          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("id")],
           responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "thread_not_found"]) },
         },
       },
@@ -197,20 +198,20 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: "getWorkflow",
           summary: "A workflow's definition",
-          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("slug")],
           responses: { "200": { description: "The workflow, with its version and source." }, ...problemResponses(["unauthorized", "workflow_not_found"]) },
         },
         put: {
           operationId: "putWorkflow",
           summary: "Create or change an API-managed workflow (admin keys); each change is a new version",
-          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("slug")],
           requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "The workflow fields of genserve.yaml: model, description, instructions, temperature, maxOutputTokens, retries, timeoutMs, contexts." } } } },
           responses: { "200": { description: "Changed." }, "201": { description: "Created." }, ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
         },
         delete: {
           operationId: "deleteWorkflow",
           summary: "Delete an API-managed workflow (admin keys)",
-          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("slug")],
           responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "forbidden", "workflow_not_found", "conflict"]) },
         },
       },
@@ -218,20 +219,20 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: "getContext",
           summary: "A context with its content",
-          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("slug")],
           responses: { "200": { description: "The context." }, ...problemResponses(["unauthorized", "context_not_found"]) },
         },
         put: {
           operationId: "putContext",
           summary: "Create or change an API-managed context `{title?, content}` (admin keys); each change is a new version",
-          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("slug")],
           requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { title: { type: "string" }, content: { type: "string" } }, required: ["content"] } } } },
           responses: { "200": { description: "Changed." }, "201": { description: "Created." }, ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
         },
         delete: {
           operationId: "deleteContext",
           summary: "Delete an API-managed context (admin keys)",
-          parameters: [{ name: "slug", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("slug")],
           responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "forbidden", "context_not_found", "conflict"]) },
         },
       },
@@ -245,14 +246,14 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         get: {
           operationId: "getInbox",
           summary: "The inbox's received events (the key that created it)",
-          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("id")],
           responses: { "200": { description: "Events, newest first, with whether each signature verified." }, ...problemResponses(["unauthorized", "not_found"]) },
         },
         post: {
           operationId: "deliverToInbox",
           summary: "Receive an event (no key: the unguessable id is the capability)",
           security: [],
-          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("id")],
           responses: { "204": { description: "Stored." }, ...problemResponses(["not_found", "payload_too_large"]) },
         },
       },
@@ -260,7 +261,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         post: {
           operationId: "redeliver",
           summary: "Send the run's callback event again (same webhook-id)",
-          parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+          parameters: [pathParam("id")],
           responses: { "202": { description: "Queued." }, ...problemResponses(["unauthorized", "run_not_found", "not_found"]) },
         },
       },

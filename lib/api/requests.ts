@@ -33,9 +33,11 @@ export const attachmentSchema = z
   .meta({ id: "Attachment" });
 
 const input = z.string({ error: "is required and must be a string" }).min(1, "must be at least 1 character");
+// z.custom passes the caller's object through as is (z.record would copy it), so the schema the
+// route screened and compiled is the very object the pipeline receives: SchemaCompiler remembers it.
 const jsonSchemaValue = z
-  .record(z.string(), z.unknown(), { error: "must be a JSON Schema object" })
-  .describe('A JSON Schema whose top-level type is "object", "array" or "string" (with a non-empty enum).');
+  .custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), { error: "must be a JSON Schema object" })
+  .meta({ type: "object", description: 'A JSON Schema whose top-level type is "object", "array" or "string" (with a non-empty enum).' });
 const attachments = z.array(attachmentSchema).optional();
 const contextSlugs = z.array(slug("context")).max(100).optional();
 

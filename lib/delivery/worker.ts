@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import { Webhook } from "standardwebhooks";
 import { guardedLookup, isLoopbackAddress, isPrivateAddress } from "../net/address-guard";
 import type { EventRecord, Store } from "../store/types";
+import { isOwnInbox } from "./own-inbox";
 import { postEvent } from "./send";
 
 export interface DeliveryOptions {
@@ -12,8 +13,6 @@ export interface DeliveryOptions {
   concurrency: number;
   pollMs: number;
 }
-
-const INBOX_PATH = /^\/api\/v1\/inbox\/([A-Za-z0-9_-]+)$/;
 
 /**
  * Sends queued callback events (the outbox) with Standard Webhooks signatures. At least once: an
@@ -80,7 +79,7 @@ export class DeliveryWorker {
   private async deliver(event: EventRecord): Promise<void> {
     const log = this.log.child({ runId: event.runId, eventId: event.id });
     const url = new URL(event.url);
-    const self = await this.isOwnInbox(url);
+    const self = await isOwnInbox(this.store, url);
     const allow = (address: string) => this.options.allowPrivate || !isPrivateAddress(address) || (self && isLoopbackAddress(address));
     const headers = { "content-type": "application/json", ...event.headers, ...(await this.sign(event)) };
     const result = await postEvent(url, headers, event.payload, { timeoutMs: this.options.timeoutMs, lookup: guardedLookup(allow) });
@@ -120,14 +119,6 @@ export class DeliveryWorker {
       }
     }
     return { "webhook-id": event.id, "webhook-timestamp": String(Math.floor(at.getTime() / 1000)), "webhook-signature": signatures.join(" ") };
-  }
-
-  /** The service's own inbox: an inbox that exists, addressed by the host it was created under. */
-  private async isOwnInbox(url: URL): Promise<boolean> {
-    const match = INBOX_PATH.exec(url.pathname);
-    if (!match) return false;
-    const inbox = await this.store.inboxes.get(match[1]!);
-    return inbox !== null && inbox.host === url.host;
   }
 }
 

@@ -12,7 +12,7 @@ export function toModelError(error: unknown, timedOut: boolean): GenserveError {
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     return new GenserveError("model_error", {
-      detail: `The model provider answered ${status ?? "with an error"}${status ? "" : ""}: ${summarise(error.message)}`,
+      detail: `The model provider answered ${status ?? "with an error"}: ${summarise(error.message)}`,
       retryable: error.isRetryable,
       cause: error,
     });

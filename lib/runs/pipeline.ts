@@ -2,6 +2,7 @@ import type { Logger } from "pino";
 import type { AttachmentInput, RunMetadata } from "../api/requests";
 import type { Config, ContextConfig, WorkflowConfig } from "../config/types";
 import { runEvent } from "../delivery/events";
+import { isOwnInbox } from "../delivery/own-inbox";
 import { GenserveError, isGenserveError, validationError, type FieldError } from "../errors";
 import { isLoopbackAddress, isPrivateAddress, literalAddress } from "../net/address-guard";
 import { toProblem } from "../http/problem";
@@ -35,8 +36,6 @@ export interface RunServiceDeps {
   catalog: Catalog;
   /** Told when a run queued a callback event, so delivery starts at once. */
   onEventQueued?: () => void;
-  /** Whether a callback URL is the service's own inbox (exempt from the private-address rule). */
-  isOwnInbox?: (url: URL) => Promise<boolean>;
   now?: () => Date;
 }
 
@@ -347,7 +346,7 @@ export class RunService {
     if (this.deps.config.network.allowPrivate) return;
     const url = new URL(raw);
     const literal = literalAddress(url);
-    if (literal && isPrivateAddress(literal) && !(isLoopbackAddress(literal) && (await this.deps.isOwnInbox?.(url)))) {
+    if (literal && isPrivateAddress(literal) && !(isLoopbackAddress(literal) && (await isOwnInbox(this.deps.store, url)))) {
       throw validationError([{ path: "/callback/url", message: "refers to a private address; callbacks go to public addresses (network.allowPrivate is false)" }]);
     }
   }
@@ -424,6 +423,7 @@ export class RunService {
       if (attempt > 1) streaming?.onRestart(attempt);
       const request = this.modelRequest(plan, messages, signal);
       let result: ModelResult;
+      let parsed: ReturnType<typeof parseJsonOutput>;
       if (streaming) {
         const streamed = await this.streamAttempt(plan, request, streaming.onText);
         if ("doomed" in streamed) {
@@ -433,12 +433,13 @@ export class RunService {
           continue;
         }
         result = streamed;
+        parsed = streamed.parsed; // already parsed, incrementally, as it streamed
       } else {
         result = await plan.client.generate(request);
+        parsed = parseJsonOutput(result.text, true);
       }
       addUsage(plan.usage, result.usage);
 
-      const parsed = parseJsonOutput(result.text, !streaming);
       if (parsed.ok) {
         const check = await prepared.validate(parsed.value);
         if (check.valid) return { value: parsed.value, modelId: result.modelId };
@@ -463,7 +464,7 @@ export class RunService {
     plan: RunPlan,
     request: ReturnType<RunService["modelRequest"]>,
     onText: (text: string) => void,
-  ): Promise<ModelResult | { doomed: FieldError[]; text: string }> {
+  ): Promise<(ModelResult & { parsed: ReturnType<typeof parseJsonOutput> }) | { doomed: FieldError[]; text: string }> {
     const stop = new AbortController();
     const closed: [string, unknown][] = [];
     const parser = new PartialJsonParser((path, value) => closed.push([path, value]));
@@ -489,7 +490,10 @@ export class RunService {
       }
     }
     if (!finish) throw new GenserveError("model_error", { detail: "The model stream ended without finishing." });
-    return { text, ...finish };
+    const parsed: ReturnType<typeof parseJsonOutput> = !parser.done
+      ? { ok: false, message: text.trim() === "" ? "the output is empty; a JSON value is required" : "the output is not valid JSON (it ended before the value was complete)" }
+      : { ok: true, value: parser.result() };
+    return { text, ...finish, parsed };
   }
 
   private metadata(plan: RunPlan, usage: TokenUsage, modelId: string | undefined, durationMs: number): RunMetadata {
@@ -629,7 +633,7 @@ function promptHash(prompt: Prompt): string {
 /** Assumed when a model's configuration gives no contextWindow. */
 const DEFAULT_CONTEXT_WINDOW = 8192;
 
-/** Parses a model's JSON output; outside streaming a single surrounding code fence is tolerated. */
+/** Parses a generated (not streamed) JSON output; `lenient` tolerates one surrounding code fence. */
 function parseJsonOutput(text: string, lenient: boolean): { ok: true; value: unknown } | { ok: false; message: string } {
   let body = text.trim();
   if (lenient) {

@@ -102,3 +102,16 @@ describe("SchemaCompiler", () => {
     expect((await prepared.validate({ n: 1 })).valid).toBe(true);
   });
 });
+
+describe("SchemaCompiler, repeated preparation", () => {
+  it("prepares the same schema object once (screening and hashing are not repeated)", async () => {
+    const c = compiler();
+    const schema = { type: "object", properties: { a: { type: "string" } } };
+    const first = await c.prepare(schema);
+    // Mutating the object afterwards does not matter: requests do not change their schema.
+    schema.properties.a.type = "not a type";
+    expect(await c.prepare(schema)).toBe(first);
+    // A different object with the same content is screened again (and so refused here).
+    await expect(c.prepare(structuredClone(schema))).rejects.toMatchObject({ code: "validation_failed" });
+  });
+});

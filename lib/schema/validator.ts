@@ -48,6 +48,8 @@ function usesDraft7Forms(node: unknown, depth: number): boolean {
 export class SchemaCompiler {
   private readonly cache: LRUCache<string, PreparedSchema>;
   private readonly compiling = new Map<string, Promise<PreparedSchema>>();
+  /** Request schemas already prepared, by object: a request's schema is prepared once, not per step. */
+  private readonly byObject = new WeakMap<object, PreparedSchema>();
   private readonly worker: SchemaWorker;
 
   constructor(
@@ -60,9 +62,12 @@ export class SchemaCompiler {
 
   /** Screens, checks against the meta-schema and compiles; throws 400 naming every problem. */
   async prepare(schema: unknown, base: readonly string[] = ["schema"], options: { topLevelRule?: boolean } = {}): Promise<PreparedSchema> {
+    const topLevelRule = options.topLevelRule ?? true;
+    const remembered = topLevelRule && typeof schema === "object" && schema !== null ? this.byObject.get(schema) : undefined;
+    if (remembered) return remembered;
     const at = (segments: readonly (string | number)[]) => toPointer([...base, ...segments]);
     // The top-level rule is genserve's for requests; subschemas of a request are prepared without it.
-    const screened = screenSchema(schema, this.limits, base, options.topLevelRule ?? true);
+    const screened = screenSchema(schema, this.limits, base, topLevelRule);
     if (screened.length > 0) throw validationError(screened);
     const record = schema as Record<string, unknown>;
     const draft = detectDraft(record);
@@ -71,14 +76,17 @@ export class SchemaCompiler {
     }
     const hash = schemaHash(record);
     const key = `${draft}:${hash}`;
-    const cached = this.cache.get(key);
-    if (cached) return cached;
-    let pending = this.compiling.get(key);
-    if (!pending) {
-      pending = this.compile(key, draft, hash, record, at).finally(() => this.compiling.delete(key));
-      this.compiling.set(key, pending);
+    let prepared: PreparedSchema | undefined = this.cache.get(key);
+    if (!prepared) {
+      let pending = this.compiling.get(key);
+      if (!pending) {
+        pending = this.compile(key, draft, hash, record, at).finally(() => this.compiling.delete(key));
+        this.compiling.set(key, pending);
+      }
+      prepared = await pending;
     }
-    return pending;
+    if (topLevelRule) this.byObject.set(record, prepared);
+    return prepared;
   }
 
   /** The problems `prepare` would throw for, as a list (empty when the schema is usable). */

@@ -52,13 +52,8 @@ export function createRuntime(boot: BootOptions): Runtime {
   });
   delivery.start();
   logger.debug({ workflows: Object.keys(boot.config.workflows).length }, "runtime ready");
-  const isOwnInbox = async (url: URL) => {
-    const id = /^\/api\/v1\/inbox\/([A-Za-z0-9_-]+)$/.exec(url.pathname)?.[1];
-    const inbox = id ? await store.inboxes.get(id) : null;
-    return inbox !== null && inbox.host === url.host;
-  };
   const catalog = new Catalog(boot.config, store);
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, onEventQueued: () => delivery.kick(), isOwnInbox });
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, onEventQueued: () => delivery.kick() });
   runs.kickQueue(); // asynchronous runs queued before a restart
   let closed: Promise<void> | undefined;
   return {

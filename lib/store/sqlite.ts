@@ -166,7 +166,6 @@ export function openSqliteStore(dataDir: string): Store {
     keyList: db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id"),
     keyRevoke: db.prepare<[string, string]>("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
     keyTouch: db.prepare<[string, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?"),
-    keyCountActive: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys WHERE revoked_at IS NULL"),
     keyCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys"),
     keyRotate: db.prepare<[string, string, string]>(
       "UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = ?, webhook_secret = ? WHERE id = ?",
@@ -281,9 +280,6 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async touch(id, at) {
         stmt.keyTouch.run(at, id);
-      },
-      async countActive() {
-        return stmt.keyCountActive.get()?.n ?? 0;
       },
       async count() {
         return stmt.keyCount.get()?.n ?? 0;

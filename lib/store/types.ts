@@ -193,7 +193,6 @@ export interface Store {
     /** Returns false when no active key has that id. */
     revoke(id: string, at: string): Promise<boolean>;
     touch(id: string, at: string): Promise<void>;
-    countActive(): Promise<number>;
     secrets(id: string): Promise<WebhookSecrets | null>;
     /** Sets a new signing secret; the old one keeps signing until `previousUntil`. */
     rotateSecret(id: string, secret: string, previousUntil: string): Promise<boolean>;

@@ -1,0 +1,46 @@
+import "server-only";
+import { SLUG } from "../api/requests";
+import { GenserveError, validationError } from "../errors";
+import type { Principal } from "../keys/keys";
+import { readJsonBody } from "./body";
+import { json } from "./problem";
+import { route } from "./route";
+
+/** Managing workflows and contexts is for admin keys. */
+function requireAdmin(principal: Principal): void {
+  if (!principal.admin) throw new GenserveError("forbidden", { detail: "Only admin keys may change workflows and contexts." });
+}
+
+/**
+ * GET (any key), PUT and DELETE (admin keys) for one workflow or context: the same rules for both
+ * kinds, so they live in one place.
+ */
+export function catalogEntryRoutes(kind: "workflow" | "context") {
+  const notFound = (slug: string) => new GenserveError(kind === "workflow" ? "workflow_not_found" : "context_not_found", { detail: `No ${kind} "${slug}" exists.` });
+
+  const GET = route<{ slug: string }>(async ({ runtime, principal, params }) => {
+    await principal();
+    const entry = kind === "workflow" ? await runtime.catalog.workflow(params.slug) : await runtime.catalog.context(params.slug);
+    if (!entry) throw notFound(params.slug);
+    return json(entry);
+  });
+
+  /** Creates or changes an API-managed entry; every change is a new version. */
+  const PUT = route<{ slug: string }>(async ({ request, runtime, principal, params }) => {
+    const caller = await principal();
+    requireAdmin(caller);
+    if (!SLUG.test(params.slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
+    const body = await readJsonBody(request, runtime.config.limits.bodyBytes);
+    const { entry, created } = kind === "workflow" ? await runtime.catalog.putWorkflow(params.slug, body, caller.keyId) : await runtime.catalog.putContext(params.slug, body, caller.keyId);
+    return json(entry, { status: created ? 201 : 200 });
+  });
+
+  const DELETE = route<{ slug: string }>(async ({ runtime, principal, params }) => {
+    const caller = await principal();
+    requireAdmin(caller);
+    await runtime.catalog.delete(kind, params.slug, caller.keyId);
+    return new Response(null, { status: 204 });
+  });
+
+  return { GET, PUT, DELETE };
+}
