@@ -2,7 +2,7 @@ import type { NextConfig } from "next";
 
 const nextConfig: NextConfig = {
   // Native and heavy server packages stay outside the bundle (loaded by Node at run time).
-  serverExternalPackages: ["better-sqlite3", "pino", "mammoth", "pdfjs-dist"],
+  serverExternalPackages: ["better-sqlite3", "pino", "mammoth", "pdfjs-dist", "node-llama-cpp"],
   poweredByHeader: false,
   // The run pipeline streams; gzip would buffer Server-Sent Events.
   compress: false,

@@ -23,6 +23,12 @@ const PLATFORMS = [
   [/wasm32-wasi/, { cpu: ["wasm32"] }],
   [/win32-arm64/, { os: ["win32"], cpu: ["arm64"] }],
   [/win32-x64/, { os: ["win32"], cpu: ["x64"] }],
+  // node-llama-cpp names its prebuilt binaries mac-*/win-*/linux-* (plus a GPU suffix).
+  [/@node-llama-cpp\/mac-arm64/, { os: ["darwin"], cpu: ["arm64"] }],
+  [/@node-llama-cpp\/mac-x64/, { os: ["darwin"], cpu: ["x64"] }],
+  [/@node-llama-cpp\/win-arm64/, { os: ["win32"], cpu: ["arm64"] }],
+  [/@node-llama-cpp\/win-x64/, { os: ["win32"], cpu: ["x64"] }],
+  [/@node-llama-cpp\/linux-riscv64/, { os: ["linux"], cpu: ["riscv64"] }],
 ];
 
 let added = 0;

@@ -1,0 +1,154 @@
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createGrammarChecker, type GrammarChecker } from "../../test/helpers/grammar-check";
+import { compileGrammar, UnsatisfiableSchemaError } from "./compile";
+
+// Each case: a schema, instances the grammar must accept, instances it must refuse. Every instance's
+// validity is first confirmed by ajv, so a case cannot silently test the wrong thing. Acceptance is
+// decided by llama.cpp's own grammar engine, not by reading the GBNF text.
+type Case = { name: string; schema: Record<string, unknown>; accept: string[]; reject: string[]; exact?: boolean };
+
+const CASES: Case[] = [
+  { name: "type string", schema: { type: "string" }, accept: ['"hi"', '""', '"a\\"b"', '"é"'], reject: ["1", "null", '"a'] },
+  { name: "type integer", schema: { type: "integer" }, accept: ["0", "-12", "345"], reject: ["1.5", '"1"', "01"] },
+  { name: "type number", schema: { type: "number" }, accept: ["0", "-1.25", "3e5"], reject: ['"1"', "true"] },
+  { name: "type boolean / null", schema: { type: ["boolean", "null"] }, accept: ["true", "false", "null"], reject: ["0", '"true"'] },
+  {
+    name: "properties, required, optional really optional",
+    schema: { type: "object", properties: { a: { type: "string" }, b: { type: "integer" }, c: { type: "boolean" } }, required: ["b"] },
+    accept: ['{"b":1}', '{"a":"x","b":1}', '{"b":1,"c":true}', '{"a":"x", "b":1, "c":false}'],
+    reject: ['{"a":"x"}', "{}", '{"b":"1"}'],
+  },
+  {
+    name: "all properties optional",
+    schema: { type: "object", properties: { a: { type: "string" }, b: { type: "integer" } } },
+    accept: ["{}", '{"a":"x"}', '{"b":2}', '{"a":"x","b":2}'],
+    reject: ['{"b":"x"}', "[]"],
+  },
+  {
+    name: "additionalProperties false",
+    schema: { type: "object", properties: { a: { type: "integer" } }, additionalProperties: false },
+    accept: ['{"a":1}', "{}"],
+    reject: ['{"a":1,"z":2}', '{"z":2}'],
+  },
+  {
+    name: "additionalProperties schema (a map)",
+    schema: { type: "object", additionalProperties: { type: "integer" } },
+    accept: ["{}", '{"x":1}', '{"x":1, "y":-2}'],
+    reject: ['{"x":"1"}', '{"x":1,}'],
+  },
+  {
+    name: "items, minItems, maxItems",
+    schema: { type: "array", items: { type: "integer" }, minItems: 1, maxItems: 3 },
+    accept: ["[1]", "[1, 2, 3]"],
+    reject: ["[]", "[1,2,3,4]", '["a"]'],
+  },
+  {
+    name: "prefixItems (tuple)",
+    schema: { type: "array", prefixItems: [{ type: "string" }, { type: "integer" }], items: false },
+    accept: ['["a",1]'],
+    reject: ['[1,"a"]', '["a",1,2]'],
+  },
+  { name: "enum", schema: { enum: ["red", "green", 3, null] }, accept: ['"red"', "3", "null"], reject: ['"blue"', "4"] },
+  { name: "const", schema: { const: { k: [1, 2] } }, accept: ['{"k":[1,2]}'], reject: ['{"k":[1]}'] },
+  {
+    name: "anyOf as alternatives",
+    schema: { anyOf: [{ type: "string", maxLength: 2 }, { type: "integer", minimum: 10 }] },
+    accept: ['"ab"', "10", "999"],
+    reject: ['"abc"', "9"],
+  },
+  {
+    name: "oneOf with disjoint types",
+    schema: { oneOf: [{ type: "boolean" }, { type: "object", properties: { x: { type: "integer" } }, required: ["x"] }] },
+    accept: ["true", '{"x":1}'],
+    reject: ["{}", "1"],
+  },
+  {
+    name: "allOf of objects merged",
+    schema: { allOf: [{ type: "object", properties: { a: { type: "string" } }, required: ["a"] }, { properties: { b: { type: "integer" } }, required: ["b"] }] },
+    accept: ['{"a":"x","b":1}'],
+    reject: ['{"a":"x"}', '{"b":1}'],
+  },
+  {
+    name: "$ref and $defs",
+    schema: { type: "object", properties: { p: { $ref: "#/$defs/point" } }, required: ["p"], $defs: { point: { type: "array", items: { type: "number" }, minItems: 2, maxItems: 2 } } },
+    accept: ['{"p":[1,2.5]}'],
+    reject: ['{"p":[1]}', '{"p":{}}'],
+  },
+  {
+    name: "recursive $ref",
+    schema: {
+      $ref: "#/$defs/node",
+      $defs: { node: { type: "object", properties: { v: { type: "integer" }, kids: { type: "array", items: { $ref: "#/$defs/node" }, maxItems: 2 } }, required: ["v"], additionalProperties: false } },
+    },
+    accept: ['{"v":1}', '{"v":1,"kids":[{"v":2,"kids":[{"v":3}]},{"v":4}]}'],
+    reject: ['{"v":1,"kids":[{}]}', '{"v":1,"kids":[{"v":2},{"v":3},{"v":4}]}'],
+  },
+  { name: "minLength / maxLength", schema: { type: "string", minLength: 2, maxLength: 3 }, accept: ['"ab"', '"abc"', '"é€"'], reject: ['"a"', '"abcd"'] },
+  { name: "format date", schema: { type: "string", format: "date" }, accept: ['"2024-02-28"', '"1999-12-31"'], reject: ['"2024-13-01"', '"2024-1-01"', '"2024-04-31"'] },
+  { name: "format time", schema: { type: "string", format: "time" }, accept: ['"23:59:59Z"', '"08:00:00+02:00"'], reject: ['"24:00:00Z"', '"8:00"'] },
+  { name: "format date-time", schema: { type: "string", format: "date-time" }, accept: ['"2024-05-06T07:08:09Z"', '"2024-05-06T07:08:09.123+01:00"'], reject: ['"2024-05-06T25:08:09Z"', '"2024-05-06"'] },
+  { name: "format uuid", schema: { type: "string", format: "uuid" }, accept: ['"123e4567-e89b-42d3-a456-426614174000"'], reject: ['"123e4567e89b42d3a456426614174000"'] },
+  { name: "format email", schema: { type: "string", format: "email" }, accept: ['"ada.lovelace@example.org"'], reject: ['"ada@"', '"ada example.org"'] },
+  { name: "format uri", schema: { type: "string", format: "uri" }, accept: ['"https://example.com/a/b"'], reject: ['"example.com"', '"a b"'] },
+  { name: "pattern, anchored", schema: { type: "string", pattern: "^[A-Z]{3}-\\d{2,4}$" }, accept: ['"ABC-12"', '"XYZ-1234"'], reject: ['"AB-12"', '"ABC-1"', '"abc-12"', '"ABC-12x"'] },
+  { name: "pattern, alternation and groups", schema: { type: "string", pattern: "^(?:cat|dog)s?$" }, accept: ['"cat"', '"dogs"'], reject: ['"cow"', '"catss"'] },
+  { name: "pattern, unanchored", schema: { type: "string", pattern: "ab+" }, accept: ['"xxabbb"', '"ab"'], reject: ['"a"', '"ba"'] },
+  { name: "pattern with quote and backslash", schema: { type: "string", pattern: '^["\\\\]+$' }, accept: ['"\\"\\\\"'], reject: ['"a"'] },
+  {
+    name: "integer bounds",
+    schema: { type: "integer", minimum: -90, maximum: 1234 },
+    accept: ["-90", "-1", "0", "7", "99", "1000", "1234"],
+    reject: ["-91", "1235", "5000", "-100"],
+  },
+  { name: "exclusive integer bounds", schema: { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10 }, accept: ["1", "9"], reject: ["0", "10"] },
+  { name: "number bounds", schema: { type: "number", minimum: 0, maximum: 1 }, accept: ["0", "0.5", "1"], reject: ["1.5", "-0.1", "2"] },
+  { name: "number bounds with negatives", schema: { type: "number", minimum: -90, maximum: 90 }, accept: ["-90", "-45.5", "0", "89.99", "90"], reject: ["-90.5", "90.1", "100"] },
+  { name: "false property must be absent", schema: { type: "object", properties: { a: { type: "integer" }, b: false } }, accept: ['{"a":1}'], reject: ['{"b":1}'] },
+  { name: "uniqueItems is left to validation", schema: { type: "array", items: { type: "integer" }, uniqueItems: true }, accept: ["[1,2]"], reject: ['["a"]'], exact: false },
+];
+
+describe("JSON Schema → GBNF, checked by llama.cpp's grammar engine", () => {
+  let checker: GrammarChecker;
+  const ajv = new Ajv2020({ strict: false });
+  addFormats(ajv);
+
+  beforeAll(async () => {
+    checker = await createGrammarChecker();
+  });
+  afterAll(() => checker?.dispose());
+
+  for (const c of CASES) {
+    it(c.name, async () => {
+      const validate = ajv.compile(c.schema);
+      for (const text of c.accept) expect(validate(JSON.parse(text)), `ajv: ${text} is valid`).toBe(true);
+      for (const text of c.reject) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          continue; // not JSON at all: invalid by definition
+        }
+        expect(validate(parsed), `ajv: ${text} is invalid`).toBe(false);
+      }
+
+      const compiled = compileGrammar(c.schema);
+      expect(compiled.exact, compiled.unexpressed.join("; ")).toBe(c.exact ?? true);
+      const grammar = await checker.grammar(compiled.gbnf);
+      for (const text of c.accept) expect(checker.accepts(grammar, text), `grammar accepts ${text}\n${compiled.gbnf}`).toBe(true);
+      for (const text of c.reject) expect(checker.accepts(grammar, text), `grammar refuses ${text}\n${compiled.gbnf}`).toBe(false);
+    });
+  }
+
+  it("records what it left to validation", () => {
+    const { exact, unexpressed } = compileGrammar({ type: "object", properties: { n: { type: "number", multipleOf: 0.5 }, s: { not: { const: "x" } } } });
+    expect(exact).toBe(false);
+    expect(unexpressed).toEqual(expect.arrayContaining(["multipleOf at /properties/n", "not at /properties/s"]));
+  });
+
+  it("refuses schemas that admit no value", () => {
+    expect(() => compileGrammar(false)).toThrow(UnsatisfiableSchemaError);
+    expect(() => compileGrammar({ type: "object", properties: { a: false }, required: ["a"] })).toThrow(UnsatisfiableSchemaError);
+  });
+});

@@ -1,0 +1,531 @@
+/**
+ * JSON Schema → GBNF, for schema-constrained decoding on the local engine.
+ *
+ * The grammar is built to be *sound*: every text it allows parses as JSON and satisfies the
+ * keywords it expresses. Where a schema allows more than one spelling (whitespace, property
+ * order, extra properties the schema tolerates but does not describe), the grammar picks the
+ * natural subset: declared properties in declaration order, compact whitespace. Keywords the
+ * grammar cannot express (uniqueItems, not, if/then/else, multipleOf, fractional bounds…) are
+ * listed in `unexpressed`; the run then uses mode "grammar+validate" and the usual validation and
+ * retry decide. `exact` means nothing was left out, so every output validates.
+ */
+import { literal, repeat } from "./gbnf";
+import { FORMATS } from "./formats";
+import { integerRange, numberRange } from "./numbers";
+import { patternToGbnf } from "./regex";
+
+type Schema = Record<string, unknown>;
+
+export interface CompiledGrammar {
+  gbnf: string;
+  /** True when every keyword was expressed: outputs need no validation to follow the schema. */
+  exact: boolean;
+  /** What the grammar left to validation, as `keyword at /json/pointer`. */
+  unexpressed: string[];
+}
+
+/** Raised for schemas that admit no value at all (e.g. `false`, empty enum): nothing to generate. */
+export class UnsatisfiableSchemaError extends Error {}
+
+/** Counts above this are not written out as repetitions (the grammar would get very large). */
+const MAX_REPEAT = 500;
+
+const PRIMITIVES: Record<string, string> = {
+  ws: '| " " | "\\n" [ \\t]{0,20}',
+  char: '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})',
+  string: '"\\"" char* "\\""',
+  integer: '"-"? ("0" | [1-9] [0-9]{0,15})',
+  number: '"-"? ("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,2})?',
+  boolean: '"true" | "false"',
+  null: '"null"',
+  value: "object | array | string | number | boolean | null",
+  object: '"{" ws (string ":" ws value ("," ws string ":" ws value)*)? "}"',
+  array: '"[" ws (value ("," ws value)*)? "]"',
+};
+const PRIMITIVE_DEPS: Record<string, string[]> = {
+  string: ["char"],
+  value: ["object", "array", "string", "number", "boolean", "null"],
+  object: ["ws", "string", "value"],
+  array: ["ws", "value"],
+};
+
+const TYPE_KEYWORDS: Record<string, string[]> = {
+  object: ["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"],
+  array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains", "unevaluatedItems"],
+  string: ["minLength", "maxLength", "pattern", "format"],
+  number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
+};
+const ALL_TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"];
+/** Keywords that never constrain the value. */
+const ANNOTATIONS = new Set(["$schema", "$id", "id", "title", "description", "default", "examples", "example", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "$anchor", "$dynamicAnchor", "contentMediaType", "contentEncoding", "nullable", "discriminator", "xml", "externalDocs", "strict"]);
+/** Keywords left to validation wherever they appear (GBNF has no way to say them). */
+const UNEXPRESSED = ["not", "if", "then", "else", "uniqueItems", "contains", "minContains", "maxContains", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties", "unevaluatedItems", "patternProperties", "$dynamicRef", "$recursiveRef"];
+
+const isObject = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
+const jsonType = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v);
+const typeMatches = (value: unknown, type: string) => {
+  const t = jsonType(value);
+  return t === type || (type === "number" && t === "integer");
+};
+
+class Compiler {
+  private readonly rules = new Map<string, string>();
+  private readonly byBody = new Map<string, string>();
+  private readonly refs = new Map<string, string>();
+  readonly unexpressed = new Set<string>();
+
+  constructor(private readonly root: Schema | boolean) {}
+
+  compile(): string {
+    const rootExpr = this.visit(this.root, "", "value");
+    if (rootExpr === null) throw new UnsatisfiableSchemaError("the schema admits no value");
+    const lines = [`root ::= ${rootExpr}`];
+    for (const [name, body] of this.rules) lines.push(`${name} ::= ${body}`);
+    return `${lines.join("\n")}\n`;
+  }
+
+  private note(keyword: string, path: string) {
+    this.unexpressed.add(`${keyword} at ${path || "/"}`);
+  }
+
+  private primitive(name: string): string {
+    if (!this.rules.has(name)) {
+      this.rules.set(name, PRIMITIVES[name]!);
+      for (const dep of PRIMITIVE_DEPS[name] ?? []) this.primitive(dep);
+      if (name === "object" || name === "array") this.primitive("ws");
+    }
+    return name;
+  }
+
+  /** Adds (or reuses) a rule with this body and returns its name. */
+  private rule(hint: string, body: string): string {
+    const existing = this.byBody.get(body);
+    if (existing) return existing;
+    const name = this.freshName(hint);
+    this.rules.set(name, body);
+    this.byBody.set(body, name);
+    return name;
+  }
+
+  private freshName(hint: string): string {
+    const base = (hint.replace(/[^a-zA-Z0-9-]+/g, "-").replace(/^-+|-+$/g, "").toLowerCase() || "r").slice(0, 40);
+    let name = /^[a-z]/.test(base) ? base : `r-${base}`;
+    if (PRIMITIVES[name] !== undefined || this.rules.has(name) || name === "root") {
+      let i = 2;
+      while (this.rules.has(`${name}-${i}`)) i++;
+      name = `${name}-${i}`;
+    }
+    return name;
+  }
+
+  private resolve(ref: string, path: string): Schema | boolean | null {
+    if (!ref.startsWith("#")) {
+      this.note("$ref (not local)", path);
+      return null;
+    }
+    let node: unknown = this.root;
+    for (const raw of ref.slice(1).split("/").slice(1)) {
+      const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+      if (!isObject(node) && !Array.isArray(node)) return null;
+      node = (node as Record<string, unknown>)[key];
+    }
+    return isObject(node) || typeof node === "boolean" ? node : null;
+  }
+
+  /** A GBNF expression for values of `schema`, or null when no value is allowed. */
+  visit(schema: unknown, path: string, hint: string): string | null {
+    if (schema === true) return this.primitive("value");
+    if (schema === false) return null;
+    if (!isObject(schema)) return this.primitive("value");
+
+    for (const keyword of UNEXPRESSED) if (keyword in schema) this.note(keyword, path);
+
+    if (typeof schema.$ref === "string") {
+      const { $ref, ...siblings } = schema;
+      const hasSiblings = Object.keys(siblings).some((k) => !ANNOTATIONS.has(k));
+      if (!hasSiblings) return this.visitRef($ref, path);
+      const target = this.resolve($ref, path);
+      if (target === null) return this.visit(siblings, path, hint);
+      return this.visit(this.merge([siblings, target], path), path, hint);
+    }
+    if (Array.isArray(schema.allOf)) {
+      const { allOf, ...rest } = schema;
+      const parts = (allOf as unknown[]).map((s) => this.inline(s, path));
+      return this.visit(this.merge([rest, ...parts], path), path, hint);
+    }
+    for (const key of ["anyOf", "oneOf"] as const) {
+      if (!Array.isArray(schema[key])) continue;
+      const { [key]: branches, ...rest } = schema;
+      const options: string[] = [];
+      const types: string[][] = [];
+      (branches as unknown[]).forEach((branch, i) => {
+        const merged = this.merge([rest, this.inline(branch, `${path}/${key}/${i}`)], `${path}/${key}/${i}`);
+        types.push(this.possibleTypes(merged));
+        const expr = this.visit(merged, `${path}/${key}/${i}`, `${hint}-${i}`);
+        if (expr !== null) options.push(expr);
+      });
+      if (key === "oneOf" && !pairwiseDisjoint(types)) this.note("oneOf (branches may overlap)", path);
+      return options.length ? this.rule(hint, options.join(" | ")) : null;
+    }
+    if ("const" in schema) return this.literalValue(schema.const);
+    if (Array.isArray(schema.enum)) {
+      const types = this.declaredTypes(schema);
+      const values = schema.enum.filter((v) => !types || types.some((t) => typeMatches(v, t)));
+      if (Object.keys(schema).some((k) => !ANNOTATIONS.has(k) && k !== "enum" && k !== "type")) this.note("keywords beside enum", path);
+      if (!values.length) return null;
+      return this.rule(hint, values.map((v) => this.literalValue(v)).join(" | "));
+    }
+
+    const types = this.declaredTypes(schema) ?? this.inferredTypes(schema);
+    if (!types) return this.primitive("value");
+    const options: string[] = [];
+    for (const type of types.includes("number") ? types.filter((t) => t !== "integer") : types) {
+      const expr = this.visitType(type, schema, path, types.length > 1 ? `${hint}-${type}` : hint);
+      if (expr !== null) options.push(expr);
+    }
+    if (!options.length) return null;
+    return options.length === 1 ? options[0]! : this.rule(hint, options.join(" | "));
+  }
+
+  private visitRef(ref: string, path: string): string | null {
+    const known = this.refs.get(ref);
+    if (known) return known;
+    const target = this.resolve(ref, path);
+    if (target === null) return this.primitive("value");
+    // Reserve the name first so recursive references resolve to it.
+    const name = this.freshName(ref.split("/").pop() || "ref");
+    this.refs.set(ref, name);
+    this.rules.set(name, "");
+    const body = this.visit(target, ref.slice(1), `${name}-body`);
+    if (body === null) {
+      this.rules.delete(name);
+      this.refs.delete(ref);
+      return null;
+    }
+    this.rules.set(name, body);
+    return name;
+  }
+
+  /** Follows a pure `$ref` so allOf/anyOf branches can be merged with their siblings. */
+  private inline(schema: unknown, path: string, depth = 0): Schema | boolean {
+    if (isObject(schema) && typeof schema.$ref === "string" && depth < 16) {
+      const { $ref, ...rest } = schema;
+      const target = this.resolve($ref, path);
+      if (target === null) return rest;
+      // Recursive schemas: merging stops at depth 16 and the reference stays a rule reference.
+      return Object.keys(rest).length ? this.merge([rest, this.inline(target, path, depth + 1)], path) : this.inline(target, path, depth + 1);
+    }
+    return isObject(schema) || typeof schema === "boolean" ? schema : {};
+  }
+
+  /** allOf semantics for the keywords the grammar uses; anything it cannot merge is noted. */
+  private merge(parts: (Schema | boolean)[], path: string): Schema | boolean {
+    if (parts.some((p) => p === false)) return false;
+    const out: Schema = {};
+    for (const part of parts) {
+      if (part === true) continue;
+      for (const [key, value] of Object.entries(part as Schema)) {
+        if (!(key in out)) {
+          out[key] = value;
+          continue;
+        }
+        const current = out[key];
+        if (JSON.stringify(current) === JSON.stringify(value)) continue;
+        switch (key) {
+          case "properties": {
+            const merged: Schema = { ...(current as Schema) };
+            for (const [name, sub] of Object.entries(value as Schema)) merged[name] = name in merged ? { allOf: [merged[name], sub] } : sub;
+            out.properties = merged;
+            break;
+          }
+          case "required":
+            out.required = [...new Set([...(current as string[]), ...(value as string[])])];
+            break;
+          case "type": {
+            const a = ([] as string[]).concat(current as string[]);
+            const b = ([] as string[]).concat(value as string[]);
+            const both = a.flatMap((t) => b.filter((u) => u === t || (t === "number" && u === "integer")).concat(b.includes("number") && t === "integer" ? ["integer"] : []));
+            out.type = [...new Set(both)];
+            if (!both.length) return false;
+            break;
+          }
+          case "minimum":
+          case "minLength":
+          case "minItems":
+          case "minProperties":
+            out[key] = Math.max(current as number, value as number);
+            break;
+          case "maximum":
+          case "maxLength":
+          case "maxItems":
+          case "maxProperties":
+            out[key] = Math.min(current as number, value as number);
+            break;
+          case "enum":
+            out.enum = (current as unknown[]).filter((v) => (value as unknown[]).some((w) => JSON.stringify(w) === JSON.stringify(v)));
+            break;
+          case "additionalProperties":
+            out.additionalProperties = current === false || value === false ? false : { allOf: [current, value] };
+            break;
+          case "items":
+            out.items = isObject(current) && isObject(value) ? { allOf: [current, value] } : current;
+            if (!(isObject(current) && isObject(value))) this.note("items in allOf", path);
+            break;
+          case "allOf":
+            out.allOf = [...(current as unknown[]), ...(value as unknown[])];
+            break;
+          case "anyOf":
+          case "oneOf":
+            out.allOf = [...((out.allOf as unknown[]) ?? []), { [key]: value }];
+            break;
+          default:
+            if (!ANNOTATIONS.has(key)) this.note(`${key} in allOf`, path);
+        }
+      }
+    }
+    return out;
+  }
+
+  private declaredTypes(schema: Schema): string[] | null {
+    if (typeof schema.type === "string") return [schema.type];
+    if (Array.isArray(schema.type)) return schema.type.filter((t): t is string => typeof t === "string");
+    return null;
+  }
+
+  private inferredTypes(schema: Schema): string[] | null {
+    const found = Object.entries(TYPE_KEYWORDS)
+      .filter(([, keywords]) => keywords.some((k) => k in schema))
+      .map(([type]) => type);
+    return found.length ? found : null;
+  }
+
+  private possibleTypes(schema: Schema | boolean): string[] {
+    if (!isObject(schema)) return schema ? ALL_TYPES : [];
+    if ("const" in schema) return [jsonType(schema.const)];
+    if (Array.isArray(schema.enum)) return [...new Set(schema.enum.map(jsonType))];
+    const types = this.declaredTypes(schema);
+    if (!types) return ALL_TYPES;
+    return types.includes("number") ? [...types, "integer"] : types;
+  }
+
+  private literalValue(value: unknown): string {
+    return literal(JSON.stringify(value));
+  }
+
+  private visitType(type: string, schema: Schema, path: string, hint: string): string | null {
+    switch (type) {
+      case "string":
+        return this.visitString(schema, path, hint);
+      case "integer":
+      case "number":
+        return this.visitNumber(type, schema, path, hint);
+      case "boolean":
+      case "null":
+        return this.primitive(type);
+      case "object":
+        return this.visitObject(schema, path, hint);
+      case "array":
+        return this.visitArray(schema, path, hint);
+      default:
+        return null;
+    }
+  }
+
+  private visitString(schema: Schema, path: string, hint: string): string {
+    const { format, pattern } = schema;
+    const min = typeof schema.minLength === "number" ? schema.minLength : 0;
+    const max = typeof schema.maxLength === "number" ? schema.maxLength : undefined;
+    const hasLength = min > 0 || max !== undefined;
+    let content: string | null = null;
+    if (typeof pattern === "string") {
+      content = patternToGbnf(pattern);
+      if (content === null) this.note("pattern", path);
+      else if (hasLength) this.note("minLength/maxLength with pattern", path);
+    }
+    if (content === null && typeof format === "string") {
+      content = FORMATS[format] ?? null;
+      if (content === null) this.note(`format "${format}"`, path);
+      else if (hasLength) this.note("minLength/maxLength with format", path);
+    } else if (content !== null && typeof format === "string") this.note(`format "${format}" with pattern`, path);
+    if (content === null) {
+      if (max !== undefined && max > MAX_REPEAT) this.note("maxLength", path);
+      if (min > MAX_REPEAT) this.note("minLength", path);
+      const bounded = max !== undefined && max <= MAX_REPEAT ? max : undefined;
+      if (min === 0 && bounded === undefined) return this.primitive("string");
+      this.primitive("char");
+      content = repeat("char", Math.min(min, MAX_REPEAT), bounded) || "";
+    }
+    return this.rule(hint, `"\\"" ${content ? `${content} ` : ""}"\\""`);
+  }
+
+  private visitNumber(type: string, schema: Schema, path: string, hint: string): string | null {
+    const bounds = numericBounds(schema);
+    const { multipleOf } = schema;
+    if (multipleOf !== undefined && !(type === "integer" && multipleOf === 1)) this.note("multipleOf", path);
+    const bounded = bounds.min !== undefined || bounds.max !== undefined;
+    if (!bounded) return this.primitive(type);
+    const expr = type === "integer" ? integerRange(bounds) : numberRange(bounds);
+    if (expr === null) {
+      // Fractional bounds: say as much as a sign, leave the rest to validation.
+      if (type === "number" && (bounds.min === undefined || bounds.min <= (bounds.max ?? Infinity))) {
+        this.note("fractional minimum/maximum", path);
+        return this.primitive(type);
+      }
+      return null;
+    }
+    return this.rule(hint, expr);
+  }
+
+  private visitObject(schema: Schema, path: string, hint: string): string | null {
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+    const additional = schema.additionalProperties;
+    const entries: { key: string; value: string; required: boolean }[] = [];
+    for (const [key, sub] of Object.entries(properties)) {
+      const value = this.visit(sub, `${path}/properties/${escapePointer(key)}`, `${hint}-${key}`);
+      if (value === null) {
+        if (required.has(key)) return null; // required but no value allowed
+        continue; // `false`: the property must be absent, so it is never generated
+      }
+      entries.push({ key, value, required: required.has(key) });
+    }
+    for (const key of required) {
+      if (key in properties) continue;
+      const value = additional === false ? null : this.visit(isObject(additional) ? additional : true, `${path}/additionalProperties`, `${hint}-extra`);
+      if (value === null) return null;
+      entries.push({ key, value, required: true });
+    }
+
+    const minProperties = typeof schema.minProperties === "number" ? schema.minProperties : 0;
+    const maxProperties = typeof schema.maxProperties === "number" ? schema.maxProperties : Infinity;
+    const requiredCount = entries.filter((e) => e.required).length;
+
+    if (!Object.keys(properties).length && additional !== false && !("patternProperties" in schema) && requiredCount === 0) {
+      // A map: any keys, values of the additionalProperties schema.
+      const value = this.visit(isObject(additional) ? additional : true, `${path}/additionalProperties`, `${hint}-value`);
+      if (value === null) return this.rule(hint, '"{" ws "}"');
+      this.primitive("ws");
+      this.primitive("string");
+      const kv = this.rule(`${hint}-kv`, `string ":" ws ${value}`);
+      const lo = Math.min(minProperties, MAX_REPEAT);
+      const hi = maxProperties === Infinity || maxProperties > MAX_REPEAT ? undefined : maxProperties;
+      if (minProperties > MAX_REPEAT || (maxProperties !== Infinity && maxProperties > MAX_REPEAT)) this.note("minProperties/maxProperties", path);
+      if (minProperties > 0 || hi !== undefined) this.note("minProperties/maxProperties (duplicate keys)", path);
+      if (hi === 0) return this.rule(hint, '"{" ws "}"');
+      const more = repeat(`("," ws ${kv})`, Math.max(0, lo - 1), hi === undefined ? undefined : hi - 1);
+      const members = `${kv}${more ? ` ${more}` : ""}`;
+      return this.rule(hint, `"{" ws ${lo > 0 ? members : `(${members})?`} "}"`);
+    }
+
+    if (minProperties > entries.length || requiredCount > maxProperties) return null;
+    if (minProperties > requiredCount || maxProperties < entries.length) this.note("minProperties/maxProperties", path);
+    this.primitive("ws");
+    const kvs = entries.map((e) => ({ ...e, kv: `${literal(JSON.stringify(e.key))} ":" ws ${e.value}` }));
+    if (!kvs.length) return this.rule(hint, '"{" ws "}"');
+    // Declared order. tail(i): properties i.. after at least one was written (each preceded by ",").
+    // head(i): properties i.. with none written yet: the first present one has no comma.
+    let tail = "";
+    const tails: string[] = [];
+    for (let i = kvs.length - 1; i >= 1; i--) {
+      const { kv, required } = kvs[i]!;
+      const item = required ? `"," ws ${kv}` : `("," ws ${kv})?`;
+      tail = tail ? this.rule(`${hint}-tail-${i}`, `${item} ${tail}`) : this.rule(`${hint}-tail-${i}`, item);
+      tails[i] = tail;
+    }
+    let head: string | null = null;
+    for (let i = kvs.length - 1; i >= 0; i--) {
+      const { kv, required } = kvs[i]!;
+      const withThis = `${kv}${tails[i + 1] ? ` ${tails[i + 1]}` : ""}`;
+      head = this.rule(`${hint}-from-${i}`, required ? withThis : head === null ? `(${withThis})?` : `(${withThis} | ${head})`);
+    }
+    return this.rule(hint, `"{" ws ${head} "}"`);
+  }
+
+  private visitArray(schema: Schema, path: string, hint: string): string | null {
+    const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : Array.isArray(schema.items) ? schema.items : [];
+    const rest = Array.isArray(schema.prefixItems) ? schema.items : Array.isArray(schema.items) ? schema.additionalItems : schema.items;
+    const minItems = typeof schema.minItems === "number" ? schema.minItems : 0;
+    const maxItems = typeof schema.maxItems === "number" ? schema.maxItems : undefined;
+    this.primitive("ws");
+
+    const items: string[] = [];
+    for (let i = 0; i < prefix.length && (maxItems === undefined || i < maxItems); i++) {
+      const expr = this.visit(prefix[i], `${path}/prefixItems/${i}`, `${hint}-${i}`);
+      if (expr === null) {
+        // Items from here on cannot appear: the array stops before them.
+        if (i < minItems) return null;
+        break;
+      }
+      items.push(expr);
+    }
+    const prefixLength = items.length;
+    const restExpr = rest === false ? null : this.visit(rest ?? true, `${path}/items`, `${hint}-item`);
+    const restMin = Math.max(0, minItems - prefixLength);
+    let restMax = maxItems === undefined ? undefined : Math.max(0, maxItems - prefixLength);
+    if (restExpr === null) {
+      if (restMin > 0) return null;
+      restMax = 0;
+    }
+    if (restMin > MAX_REPEAT || (restMax !== undefined && restMax > MAX_REPEAT)) {
+      this.note("minItems/maxItems", path);
+      restMax = undefined;
+    }
+    const lo = Math.min(restMin, MAX_REPEAT);
+
+    // All tuple items are written (a sound subset: shorter arrays are valid too), then the rest.
+    const parts: string[] = [];
+    items.forEach((expr, i) => parts.push(i === 0 ? expr : `"," ws ${expr}`));
+    let body = parts.join(" ");
+    if (restExpr !== null && restMax !== 0) {
+      if (prefixLength > 0) {
+        const more = repeat(`("," ws ${restExpr})`, lo, restMax);
+        body = more ? `${body} ${more}` : body;
+      } else {
+        const more = repeat(`("," ws ${restExpr})`, Math.max(0, lo - 1), restMax === undefined ? undefined : restMax - 1);
+        const list = `${restExpr}${more ? ` ${more}` : ""}`;
+        body = lo > 0 ? list : `(${list})?`;
+      }
+    }
+    return this.rule(hint, `"[" ws ${body ? `${body} ` : ""}"]"`);
+  }
+}
+
+function numericBounds(schema: Schema) {
+  const bounds: { min?: number; max?: number; exclusiveMin?: boolean; exclusiveMax?: boolean } = {};
+  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
+  if (typeof minimum === "number") bounds.min = minimum;
+  if (typeof maximum === "number") bounds.max = maximum;
+  // draft-04 booleans, later drafts numbers
+  if (exclusiveMinimum === true) bounds.exclusiveMin = true;
+  if (exclusiveMaximum === true) bounds.exclusiveMax = true;
+  if (typeof exclusiveMinimum === "number" && (bounds.min === undefined || exclusiveMinimum >= bounds.min)) {
+    bounds.min = exclusiveMinimum;
+    bounds.exclusiveMin = true;
+  }
+  if (typeof exclusiveMaximum === "number" && (bounds.max === undefined || exclusiveMaximum <= bounds.max)) {
+    bounds.max = exclusiveMaximum;
+    bounds.exclusiveMax = true;
+  }
+  return bounds;
+}
+
+function pairwiseDisjoint(types: string[][]): boolean {
+  const seen = new Set<string>();
+  for (const list of types) {
+    const expanded = new Set(list.flatMap((t) => (t === "number" ? ["number", "integer"] : [t])));
+    for (const t of expanded) if (seen.has(t)) return false;
+    for (const t of expanded) seen.add(t);
+  }
+  return true;
+}
+
+const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
+
+/** Compiles a JSON Schema into a GBNF grammar. Throws UnsatisfiableSchemaError when no value fits. */
+export function compileGrammar(schema: Schema | boolean): CompiledGrammar {
+  const compiler = new Compiler(schema);
+  const gbnf = compiler.compile();
+  const unexpressed = [...compiler.unexpressed];
+  return { gbnf, exact: unexpressed.length === 0, unexpressed };
+}
+
