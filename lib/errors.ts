@@ -26,10 +26,12 @@ export const ERROR_CODES = {
   stream_unavailable: { status: 409, title: "The run's stream is not available here", retryable: false },
   cancelled: { status: 499, title: "The client cancelled the run", retryable: false },
   rate_limited: { status: 429, title: "Too many requests", retryable: true },
+  model_busy: { status: 429, title: "The local model is busy: too many runs are waiting for it", retryable: true },
   internal: { status: 500, title: "Internal error", retryable: true },
   model_error: { status: 502, title: "The model provider failed", retryable: true },
   output_invalid: { status: 502, title: "The model did not produce valid output", retryable: true },
   service_unavailable: { status: 503, title: "Service unavailable", retryable: true },
+  model_unavailable: { status: 503, title: "The model is not available", retryable: true },
   interrupted: { status: 503, title: "The run was interrupted by a server stop", retryable: true },
   model_timeout: { status: 504, title: "The model timed out", retryable: true },
 } as const satisfies Record<string, { status: number; title: string; retryable: boolean }>;

@@ -1,5 +1,6 @@
 "use client";
 
+import { ModelBanner } from "./model-banner";
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState, type DragEvent } from "react";
 import { ApiError, type FieldProblem } from "@/lib/client/api";
@@ -206,6 +207,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
 
   return (
     <main className="mx-auto grid max-w-[1600px] gap-6 px-4 py-6 lg:grid-cols-2">
+      {client && selectedWorkflow ? <ModelBanner client={client} apiKey={apiKey} alias={selectedWorkflow.model} /> : null}
       <form
         aria-label="Compose a run"
         className="space-y-4"

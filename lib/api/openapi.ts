@@ -239,6 +239,13 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       "/api/v1/me": {
         get: { operationId: "me", summary: "The calling key: {keyId, name, admin}", responses: { "200": { description: "The key." }, ...problemResponses(["unauthorized"]) } },
       },
+      "/api/v1/models": {
+        get: {
+          operationId: "listModels",
+          summary: "Configured models and whether each can run: {models: [{alias, provider, status: {state: loading | ready | unavailable, detail?, fix?}}]}",
+          responses: { "200": { description: "The models." }, ...problemResponses(["unauthorized"]) },
+        },
+      },
       "/api/v1/inbox": {
         post: { operationId: "createInbox", summary: "Create a built-in callback receiver; returns {id, url}", responses: { "201": { description: "The inbox." }, ...problemResponses(["unauthorized"]) } },
       },

@@ -14,6 +14,8 @@ export const VERSION = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package
 export interface StorageOptions {
   config?: string;
   data?: string;
+  /** `--model FILE.gguf | hf:…`: the local model for the `local` alias and the `default` workflow. */
+  model?: string;
 }
 
 /** Options every storage-touching command shares, resolved against the environment once. */
@@ -23,7 +25,7 @@ export function resolveDataDir(options: StorageOptions, env: NodeJS.ProcessEnv, 
 
 export function loadConfigOrExit(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string): Config {
   try {
-    return loadConfig({ file: options.config, cwd, env });
+    return loadConfig({ file: options.config, cwd, env, model: options.model ?? env.GENSERVE_MODEL });
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`genserve: ${error.message}\n`);

@@ -23,6 +23,7 @@ withStorage(program.command("serve").description("run the server (builds the web
   .option("-H, --host <host>", "address to listen on (default: $HOST or 127.0.0.1)")
   .option("--log-level <level>", "log level: fatal, error, warn, info, debug (default: $LOG_LEVEL or info)")
   .option("--dev", "development mode: Next.js dev server with hot reload, no build")
+  .option("-m, --model <file>", "local model for the `default` workflow: a .gguf file or an hf: URI (default: $GENSERVE_MODEL or the embedded Qwen2.5 0.5B)")
   .action((options) => serve(options, env, cwd));
 
 const keys = program.command("keys").description("manage API keys");

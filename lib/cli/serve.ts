@@ -7,6 +7,9 @@ import { createKey } from "../keys/keys";
 import { setBootOptions } from "../server/boot";
 import { createLogger } from "../server/logger";
 import { openSqliteStore } from "../store/sqlite";
+import type { Config } from "../config/types";
+import { ensureModelFile, formatProgress, type ModelFile } from "../models/model-source";
+import type { Logger } from "pino";
 import { ensureBuild } from "./build";
 import { loadConfigOrExit, PACKAGE_ROOT, resolveDataDir, VERSION, type StorageOptions } from "./common";
 
@@ -47,11 +50,12 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   const firstKey = (await store.keys.count()) === 0 ? await createKey(store, { name: "admin", admin: true }) : null;
   await store.close();
 
-  if (config.file === null) log.warn("no configuration file (genserve.yaml): starting with no workflows; pass --config FILE to add some");
+  if (config.file === null) log.info("no configuration file (genserve.yaml): embedded defaults, the local model and a `default` workflow");
   else log.info({ file: config.file, workflows: Object.keys(config.workflows).length, models: Object.keys(config.models).length }, "configuration loaded");
+  const localModels = await resolveLocalModels(config, dataDir, log);
 
   if (!options.dev) await ensureBuild(PACKAGE_ROOT, (message) => log.info(message));
-  setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION });
+  setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION, localModels });
 
   let handle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   const server = http.createServer((req, res) => {
@@ -76,6 +80,9 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   const url = `http://${shownHost}:${address.port}`;
   log.info({ url, dataDir, version: VERSION }, "genserve listening");
   process.stdout.write(`genserve listening on ${url}\n`);
+  for (const [alias, found] of Object.entries(localModels)) {
+    if (!found.ok) process.stdout.write(`\nModel "${alias}" is not available: ${found.detail}\n${found.fix}\nRuns on it answer 503 model_unavailable until then.\n`);
+  }
   if (firstKey) {
     process.stdout.write(
       `\nNo API key existed, so an admin key was created. It is shown only this once:\n\n  ${firstKey.key}\n\nOpen ${url} and sign in with it, or send it as the Api-Key header.\n\n`,
@@ -117,4 +124,38 @@ function parsePort(value: string): number {
     process.exit(2);
   }
   return port;
+}
+
+/**
+ * Finds each local model's file, downloading hf:/http(s) sources into <data dir>/models with a
+ * progress line on the terminal. A model that cannot be had does not stop the server: its runs
+ * answer 503 with the reason, and the download is tried again on the next start.
+ */
+async function resolveLocalModels(config: Config, dataDir: string, log: Logger): Promise<Record<string, ModelFile>> {
+  const found: Record<string, ModelFile> = {};
+  for (const model of Object.values(config.models)) {
+    if (model.provider !== "llama-cpp" || !model.path) continue;
+    const tty = process.stderr.isTTY;
+    let lastShown = 0;
+    let lastDecile = -1;
+    const result = await ensureModelFile(model.path, dataDir, (progress) => {
+      const now = Date.now();
+      if (tty) {
+        if (now - lastShown < 200 && progress.downloadedBytes < progress.totalBytes) return;
+        lastShown = now;
+        process.stderr.write(`\r\x1b[2Kdownloading ${formatProgress(progress)}`);
+      } else {
+        const decile = progress.totalBytes ? Math.floor((progress.downloadedBytes / progress.totalBytes) * 10) : 0;
+        if (decile !== lastDecile) {
+          lastDecile = decile;
+          process.stderr.write(`downloading ${formatProgress(progress)}\n`);
+        }
+      }
+    });
+    if (tty && lastShown) process.stderr.write("\n");
+    if (result.ok) log.info({ alias: model.alias, file: result.file }, "local model file ready");
+    else log.error({ alias: model.alias, source: model.path, detail: result.detail }, "local model not available");
+    found[model.alias] = result;
+  }
+  return found;
 }

@@ -29,6 +29,13 @@ export class ApiError extends Error {
   }
 }
 
+/** GET /api/v1/models: whether each configured model can run. */
+export interface ModelStatus {
+  alias: string;
+  provider: string;
+  status: { state: "loading" } | { state: "ready"; name: string } | { state: "unavailable"; detail: string; fix: string };
+}
+
 export interface WorkflowSummary {
   slug: string;
   description: string;
@@ -89,6 +96,7 @@ export type StreamEvent =
 
 export interface ApiClient {
   listWorkflows(signal?: AbortSignal): Promise<WorkflowSummary[]>;
+  listModels(signal?: AbortSignal): Promise<ModelStatus[]>;
   listContexts(signal?: AbortSignal): Promise<ContextSummary[]>;
   listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
   getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
@@ -122,6 +130,7 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
 
   return {
     listWorkflows: async (signal) => (await getJson<{ workflows: WorkflowSummary[] }>("/api/v1/workflows", signal)).workflows,
+    listModels: async (signal) => (await getJson<{ models: ModelStatus[] }>("/api/v1/models", signal)).models,
     listContexts: async (signal) => (await getJson<{ contexts: ContextSummary[] }>("/api/v1/contexts", signal)).contexts,
     listRuns: (params, signal) => {
       const query = new URLSearchParams();

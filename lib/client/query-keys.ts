@@ -6,5 +6,6 @@ export const queryKeys = {
   runs: (key: string, filters: Record<string, string | undefined>) => [...queryKeys.all, key, "runs", filters] as const,
   run: (key: string, id: string) => [...queryKeys.all, key, "run", id] as const,
   me: (key: string) => [...queryKeys.all, key, "me"] as const,
+  models: (key: string) => [...queryKeys.all, key, "models"] as const,
   inbox: (key: string, id: string) => [...queryKeys.all, key, "inbox", id] as const,
 };

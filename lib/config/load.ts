@@ -22,6 +22,39 @@ export interface LoadConfigOptions {
   cwd: string;
   /** Variables available to `${NAME}` references. */
   env: Readonly<Record<string, string | undefined>>;
+  /** `--model FILE.gguf`: the local model to use as `local` (and for the `default` workflow). */
+  model?: string;
+}
+
+/**
+ * The embedded default model: Qwen2.5 0.5B Instruct (Apache-2.0), 4-bit, about 400 MB. Small enough
+ * for a laptop CPU, and good at following a JSON Schema under constrained decoding.
+ */
+export const DEFAULT_LOCAL_MODEL = "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf";
+export const LOCAL_MODEL_ALIAS = "local";
+export const DEFAULT_WORKFLOW = "default";
+
+const modelOption = (options: LoadConfigOptions) =>
+  options.model === undefined || isRemoteModel(options.model) ? options.model : path.resolve(options.cwd, options.model);
+
+/** hf: URIs and http(s) URLs are downloaded; anything else is a local path. */
+export const isRemoteModel = (source: string) => /^(hf:|https?:\/\/)/i.test(source);
+
+/**
+ * Adds the embedded local model (`local`) and a `default` workflow on it: with no configuration
+ * file, or when `--model` names a model file. A configured `default` workflow is kept.
+ */
+function withLocalModel(raw: Record<string, unknown>, model: string | undefined, noFile: boolean): Record<string, unknown> {
+  if (!noFile && model === undefined) return raw;
+  const models = { ...((raw.models as Record<string, unknown>) ?? {}) };
+  const workflows = { ...((raw.workflows as Record<string, unknown>) ?? {}) };
+  models[LOCAL_MODEL_ALIAS] = { provider: "llama-cpp", path: model ?? DEFAULT_LOCAL_MODEL };
+  workflows[DEFAULT_WORKFLOW] ??= {
+    description: "General-purpose workflow on the embedded local model",
+    model: LOCAL_MODEL_ALIAS,
+    instructions: "Answer the input. When a JSON Schema is given, reply with JSON that follows it.",
+  };
+  return { ...raw, models, workflows };
 }
 
 export const DEFAULT_CONFIG_FILE = "genserve.yaml";
@@ -32,7 +65,9 @@ export function loadConfig(options: LoadConfigOptions): Config {
   const file = path.resolve(options.cwd, options.file ?? DEFAULT_CONFIG_FILE);
   if (!existsSync(file)) {
     if (explicit) throw new ConfigError(file, [{ path: "", message: "file not found" }]);
-    return buildConfig(null, fileConfigSchema.parse({}), path.dirname(file));
+    const parsed = fileConfigSchema.safeParse(withLocalModel({}, modelOption(options), true));
+    if (!parsed.success) throw new ConfigError("(defaults)", zodProblems(parsed.error));
+    return buildConfig(null, parsed.data, options.cwd);
   }
   let text: string;
   try {
@@ -40,11 +75,11 @@ export function loadConfig(options: LoadConfigOptions): Config {
   } catch (error) {
     throw new ConfigError(file, [{ path: "", message: `cannot read file: ${(error as Error).message}` }]);
   }
-  return parseConfigText(text, file, options.env);
+  return parseConfigText(text, file, options.env, modelOption(options));
 }
 
 /** Validates configuration text as if it were read from `file` (tests and `genserve config check`). */
-export function parseConfigText(text: string, file: string, env: LoadConfigOptions["env"]): Config {
+export function parseConfigText(text: string, file: string, env: LoadConfigOptions["env"], model?: string): Config {
   let raw: unknown;
   try {
     raw = YAML.parse(text, { prettyErrors: true, uniqueKeys: true }) ?? {};
@@ -55,7 +90,7 @@ export function parseConfigText(text: string, file: string, env: LoadConfigOptio
   const interpolated = interpolate(raw, env, [], envProblems);
   if (envProblems.length > 0) throw new ConfigError(file, envProblems);
 
-  const parsed = fileConfigSchema.safeParse(interpolated);
+  const parsed = fileConfigSchema.safeParse(withLocalModel(interpolated as Record<string, unknown>, model, false));
   if (!parsed.success) throw new ConfigError(file, zodProblems(parsed.error));
   return buildConfig(file, parsed.data, path.dirname(file));
 }
@@ -68,7 +103,11 @@ function buildConfig(file: string | null, data: FileConfig, baseDir: string): Co
     models[alias] = {
       alias,
       provider: m.provider as ModelConfig["provider"],
-      model: m.model,
+      model: m.model ?? (m.path ? path.basename(m.path) : alias),
+      path: m.path && !isRemoteModel(m.path) ? path.resolve(baseDir, m.path) : m.path,
+      parallel: m.parallel,
+      queue: m.queue,
+      threads: m.threads,
       baseURL: m.baseURL,
       apiKey: m.apiKey,
       headers: m.headers,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /** Providers genserve can call. Each one is an adapter in `lib/models/`. */
-export const PROVIDERS = ["openai-compatible", "openai", "anthropic", "ollama"] as const;
+export const PROVIDERS = ["llama-cpp", "openai-compatible", "openai", "anthropic", "ollama"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -12,7 +12,13 @@ const price = z.number().min(0, "must be zero or more (USD per million tokens)")
 const modelSchema = z
   .object({
     provider: z.string(),
-    model: z.string().min(1, "must name the provider's model id"),
+    model: z.string().min(1, "must name the provider's model id").optional(),
+    // llama-cpp: a local .gguf file, an hf:<user>/<repo>:<quant> or hf:<user>/<repo>/<file>.gguf URI, or an http(s) URL.
+    path: z.string().min(1).optional(),
+    // llama-cpp: runs decoded at once (context sequences), and how many more may wait.
+    parallel: z.number().int().min(1).max(64).default(2),
+    queue: z.number().int().min(0).default(32),
+    threads: z.number().int().min(1).optional(),
     baseURL: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
     apiKey: z.string().optional(),
     headers: z.record(z.string(), z.string()).optional(),
@@ -30,6 +36,11 @@ const modelSchema = z
         path: ["provider"],
         message: `unknown provider "${model.provider}" (expected one of: ${PROVIDERS.join(", ")})`,
       });
+    }
+    if (model.provider === "llama-cpp") {
+      if (!model.path) ctx.addIssue({ code: "custom", path: ["path"], message: "is required for provider llama-cpp (a .gguf file or an hf: URI)" });
+    } else if (!model.model) {
+      ctx.addIssue({ code: "custom", path: ["model"], message: "must name the provider's model id" });
     }
     if (model.provider === "openai-compatible" && !model.baseURL) {
       ctx.addIssue({ code: "custom", path: ["baseURL"], message: "is required for provider openai-compatible" });

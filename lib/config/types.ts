@@ -3,7 +3,14 @@ import type { Limits, ProviderName } from "./schema";
 export interface ModelConfig {
   alias: string;
   provider: ProviderName;
+  /** The provider's model id; for llama-cpp, the model file's name until it is loaded. */
   model: string;
+  /** llama-cpp: a local file (absolute), or the hf:/http(s) URI it is downloaded from. */
+  path?: string;
+  /** llama-cpp: concurrent sequences, and the bound on runs waiting for one. */
+  parallel: number;
+  queue: number;
+  threads?: number;
   baseURL?: string;
   apiKey?: string;
   headers?: Record<string, string>;

@@ -410,7 +410,8 @@ class Compiler {
       const lo = Math.min(minProperties, MAX_REPEAT);
       const hi = maxProperties === Infinity || maxProperties > MAX_REPEAT ? undefined : maxProperties;
       if (minProperties > MAX_REPEAT || (maxProperties !== Infinity && maxProperties > MAX_REPEAT)) this.note("minProperties/maxProperties", path);
-      if (minProperties > 0 || hi !== undefined) this.note("minProperties/maxProperties (duplicate keys)", path);
+      // Repeated keys collapse when parsed, so only a minimum above one can come out short.
+      if (minProperties > 1) this.note("minProperties (keys may repeat)", path);
       if (hi === 0) return this.rule(hint, '"{" ws "}"');
       const more = repeat(`("," ws ${kv})`, Math.max(0, lo - 1), hi === undefined ? undefined : hi - 1);
       const members = `${kv}${more ? ` ${more}` : ""}`;

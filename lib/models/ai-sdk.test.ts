@@ -19,6 +19,8 @@ const model = (provider: ModelConfig["provider"], extra: Partial<ModelConfig> = 
   pricing: { input: 0, output: 0 },
   structuredOutputs: true,
   vision: false,
+  parallel: 2,
+  queue: 32,
   ...extra,
 });
 

@@ -51,6 +51,8 @@ function buildAdapter(config: ModelConfig): Adapter {
         capabilities: { nativeStructuredOutput: config.structuredOutputs, objectRootOnly: false },
         providerOptions: () => undefined,
       };
+    case "llama-cpp":
+      throw new Error("llama-cpp models are served by lib/models/llama-cpp.ts, not the AI SDK");
   }
 }
 

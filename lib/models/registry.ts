@@ -1,6 +1,21 @@
-import type { Config } from "../config/types";
+import type { Config, ModelConfig } from "../config/types";
 import { createAiSdkModel } from "./ai-sdk";
+import { createLlamaCppModel, type LlamaCppOptions, type LocalModelClient, type LocalModelState } from "./llama-cpp";
+import { isRemoteSource, MODEL_FIX, type ModelFile } from "./model-source";
 import type { ModelClient } from "./types";
+
+export interface ModelStatus {
+  alias: string;
+  provider: ModelConfig["provider"];
+  /** Remote providers are "ready" as far as genserve can tell; local models say how loading went. */
+  status: LocalModelState;
+}
+
+export interface RegistryOptions {
+  /** What `genserve serve` found (or downloaded) for each local model, by alias. */
+  localFiles?: Readonly<Record<string, ModelFile>>;
+  log?: LlamaCppOptions["log"];
+}
 
 /** One client per configured alias, created on first use. */
 export class ModelRegistry {
@@ -8,7 +23,8 @@ export class ModelRegistry {
 
   constructor(
     private readonly config: Config,
-    private readonly factory: (model: Config["models"][string]) => ModelClient = createAiSdkModel,
+    private readonly options: RegistryOptions = {},
+    private readonly factory: (model: ModelConfig) => ModelClient = (model) => this.create(model),
   ) {}
 
   get(alias: string): ModelClient {
@@ -21,4 +37,35 @@ export class ModelRegistry {
     }
     return client;
   }
+
+  /** Starts loading every local model, so the first run does not wait and problems show at once. */
+  warmLocal(): void {
+    for (const model of Object.values(this.config.models)) {
+      if (model.provider === "llama-cpp") void (this.get(model.alias) as LocalModelClient).warm();
+    }
+  }
+
+  statuses(): ModelStatus[] {
+    return Object.values(this.config.models).map((model) => ({
+      alias: model.alias,
+      provider: model.provider,
+      status: model.provider === "llama-cpp" ? (this.get(model.alias) as LocalModelClient).status : { state: "ready", name: model.model, contextSize: model.contextWindow ?? 0, parallel: 0 },
+    }));
+  }
+
+  async dispose(): Promise<void> {
+    for (const client of this.clients.values()) await (client as Partial<LocalModelClient>).dispose?.();
+  }
+
+  private create(model: ModelConfig): ModelClient {
+    if (model.provider !== "llama-cpp") return createAiSdkModel(model);
+    const file: ModelFile = this.options.localFiles?.[model.alias] ?? localFileOnly(model.path!);
+    return createLlamaCppModel(model, { file, log: this.options.log });
+  }
+}
+
+/** Without `genserve serve`'s resolution (tests, tools): a local path is used as is, URIs are not fetched. */
+function localFileOnly(source: string): ModelFile {
+  if (!isRemoteSource(source)) return { ok: true, file: source };
+  return { ok: false, detail: `The model ${source} has not been downloaded.`, fix: MODEL_FIX };
 }

@@ -37,12 +37,22 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
+/**
+ * How an object output was held to its schema: "grammar" (the local engine sampled under a grammar
+ * that expresses the whole schema), "grammar+validate" (a grammar for part of it; validation and
+ * retry do the rest), "provider" (the provider's native structured output), "prompt" (the schema in
+ * the prompt only). "none" for text runs.
+ */
+export type DecodingMode = "grammar" | "grammar+validate" | "provider" | "prompt" | "none";
+
 export interface ModelResult {
   text: string;
   usage: TokenUsage;
   /** The model id as the provider reported it, when it did. */
   modelId?: string;
   finishReason: string;
+  /** Set by adapters that know; the pipeline fills it in otherwise. */
+  decoding?: DecodingMode;
 }
 
 export type ModelStreamPart = { type: "text"; text: string } | ({ type: "finish" } & Omit<ModelResult, "text">);

@@ -9,7 +9,7 @@ import { toProblem } from "../http/problem";
 import { newRunId } from "../ids";
 import type { Principal } from "../keys/keys";
 import type { ModelRegistry } from "../models/registry";
-import { messageText, type ChatMessage, type ModelClient, type ModelResult, type TokenUsage } from "../models/types";
+import { messageText, type ChatMessage, type DecodingMode, type ModelClient, type ModelResult, type TokenUsage } from "../models/types";
 import type { PreparedSchema, SchemaCompiler } from "../schema/validator";
 import type { CallbackSpec, ProblemBody, RunOperation, RunRecord, Store } from "../store/types";
 import { createHash } from "node:crypto";
@@ -64,6 +64,8 @@ interface RunPlan {
   /** Tokens and attempts so far, across retries: billed and recorded whether the run succeeds or not. */
   usage: TokenUsage;
   attempts: number;
+  /** How the last attempt's output was held to the schema. */
+  decoding?: DecodingMode;
   /** The conversation this run belongs to: its input and output are appended when it succeeds. */
   threadId?: string;
   callback?: CallbackSpec;
@@ -146,6 +148,7 @@ export class RunService {
     plan.attempts = 1;
     const result = await plan.client.generate(this.modelRequest(plan, plan.prompt.messages, signal));
     addUsage(plan.usage, result.usage);
+    plan.decoding = decodingOf(plan, result);
     return { text: result.text, metadata: await this.succeed(plan, { value: result.text, modelId: result.modelId }) };
   }
 
@@ -439,6 +442,7 @@ export class RunService {
         parsed = parseJsonOutput(result.text, true);
       }
       addUsage(plan.usage, result.usage);
+      plan.decoding = decodingOf(plan, result);
 
       if (parsed.ok) {
         const check = await prepared.validate(parsed.value);
@@ -523,6 +527,7 @@ export class RunService {
       error: null,
       modelName: metadata.model.name,
       modelTag: metadata.model.tag,
+      decoding: plan.decoding ?? null,
       inputTokens: metadata.inputTokens,
       outputTokens: metadata.outputTokens,
       cost: metadata.cost,
@@ -562,6 +567,7 @@ export class RunService {
         error: problem,
         modelName: metadata.model.name,
         modelTag: metadata.model.tag,
+        decoding: plan.decoding ?? null,
         inputTokens: usage.inputTokens,
         outputTokens: usage.outputTokens,
         cost: metadata.cost,
@@ -675,7 +681,15 @@ export function runView(run: RunRecord) {
       outputTokens: run.outputTokens,
     },
     attempts: run.attempts,
+    decoding: run.decoding,
     createdAt: run.createdAt,
     finishedAt: run.finishedAt,
   };
+}
+
+/** What held an attempt's output to the schema: the adapter says when it knows. */
+function decodingOf(plan: RunPlan, result: ModelResult): DecodingMode {
+  if (result.decoding) return result.decoding;
+  if (!plan.prepared) return "none";
+  return plan.client.capabilities.nativeStructuredOutput ? "provider" : "prompt";
 }

@@ -1,4 +1,5 @@
 import type { Config } from "../config/types";
+import type { ModelFile } from "../models/model-source";
 
 /**
  * What the `genserve serve` process hands to the Next.js server it runs in-process: plain, frozen
@@ -12,6 +13,8 @@ export interface BootOptions {
   appRoot: string;
   logLevel: string;
   version: string;
+  /** Local (llama-cpp) models: the file each alias resolved to, or why there is none. */
+  localModels?: Record<string, ModelFile>;
 }
 
 const BOOT = Symbol.for("genserve.boot");

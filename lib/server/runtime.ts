@@ -24,6 +24,7 @@ export interface Runtime {
   hub: StreamHub;
   delivery: DeliveryWorker;
   catalog: Catalog;
+  models: ModelRegistry;
   logger: Logger;
   rateLimiter: RateLimiter;
   version: string;
@@ -40,7 +41,11 @@ export function createRuntime(boot: BootOptions): Runtime {
     logger.warn({ provider: options.provider, model: options.model, warnings: options.warnings }, "model provider warning");
   const store = openSqliteStore(boot.dataDir);
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
-  const models = new ModelRegistry(boot.config);
+  const models = new ModelRegistry(boot.config, {
+    localFiles: boot.localModels,
+    log: (level, message, fields) => logger[level](fields ?? {}, message),
+  });
+  models.warmLocal();
   const hub = new StreamHub(boot.config.limits.streamRetentionMs);
   const limits = boot.config.limits;
   const delivery = new DeliveryWorker(store, logger, {
@@ -64,6 +69,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     hub,
     delivery,
     catalog,
+    models,
     logger,
     rateLimiter: new RateLimiter(boot.config.limits.runsPerMinute),
     version: boot.version,
@@ -73,6 +79,7 @@ export function createRuntime(boot: BootOptions): Runtime {
         await delivery.stop(Math.min(graceMs, limits.callbackTimeoutMs));
         await schemas.close();
         hub.close();
+        await models.dispose();
         await store.close();
       })();
       return closed;

@@ -170,4 +170,9 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN schema_hash TEXT;
     `,
   },
+  {
+    version: 7,
+    name: "how each run's output was held to its schema (grammar, provider, prompt)",
+    sql: `ALTER TABLE runs ADD COLUMN decoding TEXT;`,
+  },
 ];

@@ -93,6 +93,7 @@ interface RunRow {
   created_at: string;
   updated_at: string;
   finished_at: string | null;
+  decoding: string | null;
 }
 
 const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -129,6 +130,7 @@ const toRun = (row: RunRow): RunRecord => ({
   error: parseJson(row.error_json, null),
   modelName: row.model_name,
   modelTag: row.model_tag,
+  decoding: row.decoding,
   inputTokens: row.input_tokens,
   outputTokens: row.output_tokens,
   cost: row.cost,
@@ -232,7 +234,7 @@ export function openSqliteStore(dataDir: string): Store {
       "UPDATE idempotency_keys SET state = 'done', run_id = ?, response_status = ?, response_body = ? WHERE key_id = ? AND idempotency_key = ?",
     ),
     runFinish: db.prepare(
-      `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL,
+      `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL, decoding = @decoding,
               model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
               duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt
        WHERE id = @id`,

@@ -70,6 +70,8 @@ export interface RunRecord {
   error: ProblemBody | null;
   modelName: string | null;
   modelTag: string | null;
+  /** How the output was held to the schema (see DecodingMode); null before the run finishes. */
+  decoding: string | null;
   inputTokens: number;
   outputTokens: number;
   cost: string;
@@ -100,7 +102,7 @@ export interface IdempotencyRecord {
   createdAt: string;
 }
 
-export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt">;
+export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "decoding" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt">;
 
 export interface RunFilter {
   /** Only runs of this key; undefined lists every key's runs (admin). */

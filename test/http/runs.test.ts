@@ -201,16 +201,8 @@ describe("process lifecycle", () => {
     }
   });
 
-  it("starts without a configuration file, with no workflows, and says so", async () => {
+  it("refuses a --config file that does not exist (with none given, embedded defaults apply: local-model.test.ts)", async () => {
     const dir = tempDir();
-    const srv = await startGenserve({ dataDir: `${dir}/data`, cwd: dir });
-    try {
-      expect((await get(srv, "/api/v1/workflows", srv.adminKey!)).json).toEqual({ workflows: [] });
-      expect(srv.output()).toContain("no configuration file");
-    } finally {
-      await srv.stop();
-    }
-    // Naming a file that does not exist is an error, though.
     const missing = await startGenserve({ configFile: path.join(dir, "absent.yaml"), dataDir: `${dir}/data` }).catch((e: Error) => e);
     expect((missing as Error).message).toContain("file not found");
   });

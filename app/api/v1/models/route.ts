@@ -1,0 +1,12 @@
+import { json } from "@/lib/http/problem";
+import { route } from "@/lib/http/route";
+import { getRuntime } from "@/lib/server/runtime";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+/** Configured models and whether each can run: local models say loading, ready, or what is wrong and how to fix it. */
+export const GET = route(async ({ principal }) => {
+  await principal();
+  return json({ models: getRuntime().models.statuses() });
+});

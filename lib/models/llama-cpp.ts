@@ -1,0 +1,273 @@
+/**
+ * The local engine: a GGUF model run in-process by llama.cpp (node-llama-cpp), behind genserve's
+ * ModelClient interface.
+ *
+ * - One loaded model and one context per alias; `parallel` context sequences decode concurrent
+ *   runs in shared batches. Further runs wait in a bounded queue; a full queue answers 429.
+ * - Prompts use the model's own chat template (read from the GGUF by node-llama-cpp).
+ * - Object runs sample under a GBNF grammar compiled from the request's JSON Schema (cached by
+ *   schema hash); the result says whether the grammar was exact or validation still decides.
+ * - Token counts come from the sequence's token meter; aborting the request stops decoding and
+ *   frees the sequence.
+ */
+import { availableParallelism } from "node:os";
+import path from "node:path";
+import { LRUCache } from "lru-cache";
+import type { ChatHistoryItem, Llama, LlamaContext, LlamaGrammar, LlamaModel } from "node-llama-cpp";
+import type { ModelConfig } from "../config/types";
+import { GenserveError } from "../errors";
+import { compileGrammar, type CompiledGrammar, UnsatisfiableSchemaError } from "../grammar/compile";
+import { schemaHash } from "../schema/canonical";
+import { toModelError } from "./errors";
+import { MODEL_FIX, type ModelFile } from "./model-source";
+import { messageText, type DecodingMode, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
+
+export type LocalModelState =
+  | { state: "loading" }
+  | { state: "ready"; name: string; contextSize: number; parallel: number }
+  | { state: "unavailable"; detail: string; fix: string };
+
+export interface LocalModelClient extends ModelClient {
+  readonly status: LocalModelState;
+  /** Starts loading now (otherwise the first run does). */
+  warm(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+export interface LlamaCppOptions {
+  /** The model file, or why there is none (from `ensureModelFile`). */
+  file: ModelFile;
+  /** Log sink for engine messages. */
+  log?: (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+}
+
+/** Tokens generated when neither the workflow nor the request sets a limit. */
+const DEFAULT_MAX_TOKENS = 2048;
+/** Per-sequence context when the configuration gives none (capped by what the model was trained on). */
+const DEFAULT_CONTEXT = 4096;
+
+let sharedLlama: Promise<Llama> | undefined;
+
+/** One llama.cpp binding per process, CPU only (prebuilt binaries; nothing is compiled at run time). */
+function llamaInstance(): Promise<Llama> {
+  sharedLlama ??= import("node-llama-cpp").then(({ getLlama, LlamaLogLevel }) =>
+    getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error, progressLogs: false }),
+  );
+  return sharedLlama;
+}
+
+interface Loaded {
+  llama: Llama;
+  model: LlamaModel;
+  context: LlamaContext;
+  name: string;
+}
+
+interface Waiter {
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOptions): LocalModelClient {
+  let status: LocalModelState = options.file.ok ? { state: "loading" } : { state: "unavailable", detail: options.file.detail, fix: options.file.fix };
+  let loading: Promise<Loaded> | undefined;
+  const threads = config.threads ?? availableParallelism();
+  const grammars = new LRUCache<string, { compiled: CompiledGrammar; grammar: Promise<LlamaGrammar> }>({ max: 256 });
+
+  let active = 0;
+  const waiting: Waiter[] = [];
+
+  const load = (): Promise<Loaded> => {
+    if (!options.file.ok) return Promise.reject(unavailable(status));
+    const file = options.file.file;
+    loading ??= (async () => {
+      const llama = await llamaInstance();
+      const model = await llama.loadModel({ modelPath: file });
+      const trained = model.trainContextSize;
+      const contextSize = Math.min(config.contextWindow ?? DEFAULT_CONTEXT, trained);
+      const context = await model.createContext({ contextSize, sequences: config.parallel, threads });
+      const name = String(model.fileInfo.metadata.general?.name ?? "") || path.basename(file, ".gguf");
+      status = { state: "ready", name, contextSize: context.contextSize, parallel: config.parallel };
+      options.log?.("info", "local model loaded", { alias: config.alias, name, file, contextSize: context.contextSize, parallel: config.parallel, threads });
+      return { llama, model, context, name };
+    })().catch((error: unknown) => {
+      status = {
+        state: "unavailable",
+        detail: `The model file ${file} could not be loaded: ${(error as Error).message ?? String(error)}.`,
+        fix: MODEL_FIX,
+      };
+      options.log?.("error", "local model failed to load", { alias: config.alias, file, error: (error as Error).message });
+      throw unavailable(status);
+    });
+    return loading;
+  };
+
+  /** Waits for a free sequence (or fails at once when the queue is full). */
+  const acquire = async (signal: AbortSignal): Promise<() => void> => {
+    const release = () => {
+      active--;
+      const next = waiting.shift();
+      if (next) {
+        active++;
+        next.resolve();
+      }
+    };
+    if (active < config.parallel) {
+      active++;
+      return release;
+    }
+    if (waiting.length >= config.queue) {
+      throw new GenserveError("model_busy", {
+        detail: `All ${config.parallel} sequences of model "${config.alias}" are busy and ${waiting.length} runs are waiting; try again shortly.`,
+        headers: { "Retry-After": "1" },
+      });
+    }
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = { resolve, reject };
+      waiting.push(waiter);
+      signal.addEventListener(
+        "abort",
+        () => {
+          const i = waiting.indexOf(waiter);
+          if (i >= 0) {
+            waiting.splice(i, 1);
+            reject(signal.reason);
+          }
+        },
+        { once: true },
+      );
+    });
+    return release;
+  };
+
+  const grammarFor = (loaded: Loaded, schema: Record<string, unknown>) => {
+    const key = schemaHash(schema);
+    let entry = grammars.get(key);
+    if (!entry) {
+      let compiled: CompiledGrammar;
+      try {
+        compiled = compileGrammar(schema);
+      } catch (error) {
+        if (error instanceof UnsatisfiableSchemaError) {
+          throw new GenserveError("validation_failed", { detail: "The schema admits no value, so nothing can be generated.", errors: [{ path: "/schema", message: "admits no value" }] });
+        }
+        throw error;
+      }
+      entry = { compiled, grammar: loaded.llama.createGrammar({ grammar: compiled.gbnf }) };
+      grammars.set(key, entry);
+    }
+    return entry;
+  };
+
+  /** Runs one generation; `onText` receives text as it is decoded. */
+  const run = async (request: ModelRequest, onText?: (text: string) => void): Promise<ModelResult> => {
+    const loaded = await load();
+    const release = await acquire(request.abortSignal);
+    const sequence = loaded.context.getSequence();
+    const { LlamaChat } = await import("node-llama-cpp");
+    const chat = new LlamaChat({ contextSequence: sequence, autoDisposeSequence: false });
+    try {
+      let decoding: DecodingMode = "none";
+      let grammar: LlamaGrammar | undefined;
+      if (request.json) {
+        const entry = grammarFor(loaded, request.json.schema);
+        grammar = await entry.grammar;
+        decoding = entry.compiled.exact ? "grammar" : "grammar+validate";
+      }
+      const response = await chat.generateResponse(history(request), {
+        grammar,
+        maxTokens: request.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+        temperature: request.temperature,
+        signal: request.abortSignal,
+        stopOnAbortSignal: false,
+        onTextChunk: onText,
+      });
+      return {
+        text: response.response,
+        usage: { inputTokens: sequence.tokenMeter.usedInputTokens, outputTokens: sequence.tokenMeter.usedOutputTokens },
+        modelId: loaded.name,
+        finishReason: finishReason(response.metadata.stopReason),
+        decoding,
+      };
+    } catch (error) {
+      if (request.abortSignal.aborted) throw toModelError(request.abortSignal.reason ?? error, isTimeout(request.abortSignal));
+      throw toModelError(error, false);
+    } finally {
+      chat.dispose();
+      sequence.dispose();
+      release();
+    }
+  };
+
+  return {
+    alias: config.alias,
+    get modelId() {
+      return status.state === "ready" ? status.name : config.model;
+    },
+    // The model reads the schema from the prompt; the grammar then enforces it token by token.
+    capabilities: { nativeStructuredOutput: false, objectRootOnly: false },
+    get status() {
+      return status;
+    },
+    async warm() {
+      await load().catch(() => undefined);
+    },
+    generate: (request) => run(request),
+    async *stream(request): AsyncIterable<ModelStreamPart> {
+      // Text arrives through a callback; hand it to the iterator through a small queue.
+      const chunks: string[] = [];
+      let wake: (() => void) | undefined;
+      let done = false;
+      const finished = run(request, (text) => {
+        chunks.push(text);
+        wake?.();
+      }).finally(() => {
+        done = true;
+        wake?.();
+      });
+      finished.catch(() => undefined); // surfaced below
+      while (!done || chunks.length) {
+        if (chunks.length) {
+          yield { type: "text", text: chunks.splice(0).join("") };
+          continue;
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      const { text: _text, ...rest } = await finished;
+      yield { type: "finish", ...rest };
+    },
+    async dispose() {
+      if (!loading) return;
+      const loaded = await loading.catch(() => undefined);
+      await loaded?.context.dispose();
+      await loaded?.model.dispose();
+    },
+  };
+}
+
+function unavailable(status: LocalModelState): GenserveError {
+  const detail = status.state === "unavailable" ? `${status.detail} ${status.fix}` : "The model is not loaded.";
+  return new GenserveError("model_unavailable", { detail, headers: { "Retry-After": "30" } });
+}
+
+/** System instructions first, then the conversation; the chat template does the rest. */
+function history(request: ModelRequest): ChatHistoryItem[] {
+  const items: ChatHistoryItem[] = [];
+  if (request.system) items.push({ type: "system", text: request.system });
+  for (const message of request.messages) {
+    const text = messageText(message.content);
+    items.push(message.role === "user" ? { type: "user", text } : { type: "model", response: [text] });
+  }
+  return items;
+}
+
+function finishReason(stopReason: string | undefined): string {
+  if (stopReason === "maxTokens") return "length";
+  if (stopReason === "abort") return "aborted";
+  return "stop";
+}
+
+function isTimeout(signal: AbortSignal): boolean {
+  return (signal.reason as { name?: string } | undefined)?.name === "TimeoutError";
+}
