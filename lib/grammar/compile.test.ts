@@ -106,6 +106,30 @@ const CASES: Case[] = [
   { name: "number bounds", schema: { type: "number", minimum: 0, maximum: 1 }, accept: ["0", "0.5", "1"], reject: ["1.5", "-0.1", "2"] },
   { name: "number bounds with negatives", schema: { type: "number", minimum: -90, maximum: 90 }, accept: ["-90", "-45.5", "0", "89.99", "90"], reject: ["-90.5", "90.1", "100"] },
   { name: "false property must be absent", schema: { type: "object", properties: { a: { type: "integer" }, b: false } }, accept: ['{"a":1}'], reject: ['{"b":1}'] },
+  {
+    name: "patternProperties as keys",
+    schema: { type: "object", patternProperties: { "^x-[a-z]+$": { type: "integer" } }, additionalProperties: false },
+    accept: ["{}", '{"x-a":1}', '{"x-ab":1,"x-cd":2}'],
+    reject: ['{"y":1}', '{"x-a":"1"}'],
+  },
+  {
+    name: "enum values filtered by the keywords beside it",
+    schema: { type: "string", enum: ["a", "bb", "ccc", 4], maxLength: 2 },
+    accept: ['"a"', '"bb"'],
+    reject: ['"ccc"', "4"],
+  },
+  {
+    name: "oneOf told apart by a const discriminator",
+    schema: {
+      oneOf: [
+        { type: "object", properties: { kind: { const: "circle" }, r: { type: "number" } }, required: ["kind", "r"] },
+        { type: "object", properties: { kind: { const: "square" }, side: { type: "number" } }, required: ["kind"] },
+      ],
+    },
+    accept: ['{"kind":"circle","r":1}', '{"kind":"square"}', '{"kind":"square","side":2}'],
+    reject: ['{"kind":"circle"}', '{"kind":"oval","r":1}'],
+  },
+  { name: "formats the validator does not know constrain nothing", schema: { type: "string", format: "topic" }, accept: ['"anything"'], reject: ["1"] },
   { name: "uniqueItems is left to validation", schema: { type: "array", items: { type: "integer" }, uniqueItems: true }, accept: ["[1,2]"], reject: ['["a"]'], exact: false },
 ];
 

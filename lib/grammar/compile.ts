@@ -24,11 +24,19 @@ export interface CompiledGrammar {
   unexpressed: string[];
 }
 
+class GrammarTooLarge extends Error {}
+
 /** Raised for schemas that admit no value at all (e.g. `false`, empty enum): nothing to generate. */
 export class UnsatisfiableSchemaError extends Error {}
 
-/** Counts above this are not written out as repetitions (the grammar would get very large). */
-const MAX_REPEAT = 500;
+/** Counts above this are not written out as repetitions (llama.cpp stops enforcing larger ones). */
+const MAX_REPEAT = 2000;
+/** Branches an allOf of two anyOfs may expand into. */
+const MAX_PRODUCT = 64;
+/** A grammar with more rules than this is not built (the schema is constrained as any JSON). */
+const MAX_RULES = 4000;
+/** Nesting beyond this (pathological schemas) is generated as any JSON and left to validation. */
+const MAX_DEPTH = 64;
 
 const PRIMITIVES: Record<string, string> = {
   ws: '| " " | "\\n" [ \\t]{0,20}',
@@ -59,7 +67,13 @@ const ALL_TYPES = ["object", "array", "string", "number", "integer", "boolean", 
 /** Keywords that never constrain the value. */
 const ANNOTATIONS = new Set(["$schema", "$id", "id", "title", "description", "default", "examples", "example", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "$anchor", "$dynamicAnchor", "contentMediaType", "contentEncoding", "nullable", "discriminator", "xml", "externalDocs", "strict"]);
 /** Keywords left to validation wherever they appear (GBNF has no way to say them). */
-const UNEXPRESSED = ["not", "if", "then", "else", "uniqueItems", "contains", "minContains", "maxContains", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties", "unevaluatedItems", "patternProperties", "$dynamicRef", "$recursiveRef"];
+const UNEXPRESSED = ["not", "if", "then", "else", "uniqueItems", "contains", "minContains", "maxContains", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef"];
+
+/**
+ * Formats the validator checks (ajv-formats). Any other format name is an annotation to it, so it
+ * constrains nothing and needs no grammar.
+ */
+const VALIDATED_FORMATS = new Set(["date", "time", "date-time", "iso-time", "iso-date-time", "duration", "uri", "uri-reference", "uri-template", "url", "email", "hostname", "ipv4", "ipv6", "regex", "uuid", "json-pointer", "json-pointer-uri-fragment", "relative-json-pointer", "byte", "int32", "int64", "float", "double"]);
 
 const isObject = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
 const jsonType = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v);
@@ -101,6 +115,7 @@ class Compiler {
   private rule(hint: string, body: string): string {
     const existing = this.byBody.get(body);
     if (existing) return existing;
+    if (this.rules.size >= MAX_RULES) throw new GrammarTooLarge();
     const name = this.freshName(hint);
     this.rules.set(name, body);
     this.byBody.set(body, name);
@@ -134,6 +149,21 @@ class Compiler {
 
   /** A GBNF expression for values of `schema`, or null when no value is allowed. */
   visit(schema: unknown, path: string, hint: string): string | null {
+    if (this.depth >= MAX_DEPTH) {
+      this.note("nesting depth", path);
+      return this.primitive("value");
+    }
+    this.depth++;
+    try {
+      return this.visitSchema(schema, path, hint);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private depth = 0;
+
+  private visitSchema(schema: unknown, path: string, hint: string): string | null {
     if (schema === true) return this.primitive("value");
     if (schema === false) return null;
     if (!isObject(schema)) return this.primitive("value");
@@ -157,21 +187,33 @@ class Compiler {
       if (!Array.isArray(schema[key])) continue;
       const { [key]: branches, ...rest } = schema;
       const options: string[] = [];
-      const types: string[][] = [];
+      const shapes: BranchShape[] = [];
+      // Siblings that constrain (`{type: object, required: […], anyOf: […]}`) are merged into each
+      // branch; without them a branch is visited as it is, so `$ref` branches stay rule references
+      // (recursive schemas would otherwise be unrolled).
+      const constrained = Object.keys(rest).some((k) => !ANNOTATIONS.has(k));
       (branches as unknown[]).forEach((branch, i) => {
-        const merged = this.merge([rest, this.inline(branch, `${path}/${key}/${i}`)], `${path}/${key}/${i}`);
-        types.push(this.possibleTypes(merged));
-        const expr = this.visit(merged, `${path}/${key}/${i}`, `${hint}-${i}`);
+        const at = `${path}/${key}/${i}`;
+        const merged = constrained ? this.merge([rest, this.inline(branch, at)], at) : (branch as Schema | boolean);
+        shapes.push(this.shape(constrained ? merged : this.inline(branch, at)));
+        const expr = this.visit(merged, at, `${hint}-${i}`);
         if (expr !== null) options.push(expr);
       });
-      if (key === "oneOf" && !pairwiseDisjoint(types)) this.note("oneOf (branches may overlap)", path);
+      if (key === "oneOf" && !exclusive(shapes)) this.note("oneOf (branches may overlap)", path);
       return options.length ? this.rule(hint, options.join(" | ")) : null;
     }
-    if ("const" in schema) return this.literalValue(schema.const);
+    if ("const" in schema) {
+      const others = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k) && k !== "const" && !UNEXPRESSED.includes(k));
+      const unchecked = others.filter((k) => !LOCALLY_CHECKED.has(k));
+      if (unchecked.length) this.note(`${unchecked.join(", ")} beside const`, path);
+      return satisfiesLocally(schema.const, schema) ? this.literalValue(schema.const) : null;
+    }
     if (Array.isArray(schema.enum)) {
-      const types = this.declaredTypes(schema);
-      const values = schema.enum.filter((v) => !types || types.some((t) => typeMatches(v, t)));
-      if (Object.keys(schema).some((k) => !ANNOTATIONS.has(k) && k !== "enum" && k !== "type")) this.note("keywords beside enum", path);
+      // Values the other keywords refuse are dropped; keywords that cannot be checked here are noted.
+      const others = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k) && k !== "enum" && !UNEXPRESSED.includes(k));
+      const unchecked = others.filter((k) => !LOCALLY_CHECKED.has(k));
+      if (unchecked.length) this.note(`${unchecked.join(", ")} beside enum`, path);
+      const values = schema.enum.filter((v) => satisfiesLocally(v, schema));
       if (!values.length) return null;
       return this.rule(hint, values.map((v) => this.literalValue(v)).join(" | "));
     }
@@ -275,9 +317,15 @@ class Compiler {
             out.allOf = [...(current as unknown[]), ...(value as unknown[])];
             break;
           case "anyOf":
-          case "oneOf":
-            out.allOf = [...((out.allOf as unknown[]) ?? []), { [key]: value }];
+          case "oneOf": {
+            // (a1 | a2) and (b1 | b2) = (a1 and b1) | (a1 and b2) | …, while that stays small.
+            const left = current as unknown[];
+            const right = value as unknown[];
+            if (left.length * right.length <= MAX_PRODUCT) out[key] = left.flatMap((a) => right.map((b) => ({ allOf: [a, b] })));
+            else this.note(`${key} in allOf`, path);
+            if (key === "oneOf") this.note("oneOf in allOf", path);
             break;
+          }
           default:
             if (!ANNOTATIONS.has(key)) this.note(`${key} in allOf`, path);
         }
@@ -297,6 +345,22 @@ class Compiler {
       .filter(([, keywords]) => keywords.some((k) => k in schema))
       .map(([type]) => type);
     return found.length ? found : null;
+  }
+
+  /** What a branch's generated values look like, for telling oneOf branches apart. */
+  private shape(schema: Schema | boolean): BranchShape {
+    const types = this.possibleTypes(schema);
+    if (!isObject(schema) || types.some((t) => t !== "object")) return { types };
+    const properties = isObject(schema.properties) ? schema.properties : {};
+    const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
+    const values: Record<string, string[]> = {};
+    for (const [name, sub] of Object.entries(properties)) {
+      const target = this.inline(sub, "");
+      if (isObject(target) && "const" in target) values[name] = [JSON.stringify(target.const)];
+      else if (isObject(target) && Array.isArray(target.enum)) values[name] = target.enum.map((v) => JSON.stringify(v));
+    }
+    const generated = Object.keys(properties).filter((k) => properties[k] !== false);
+    return { types, object: { generated: [...new Set([...generated, ...required])], required, values } };
   }
 
   private possibleTypes(schema: Schema | boolean): string[] {
@@ -342,7 +406,7 @@ class Compiler {
       if (content === null) this.note("pattern", path);
       else if (hasLength) this.note("minLength/maxLength with pattern", path);
     }
-    if (content === null && typeof format === "string") {
+    if (content === null && typeof format === "string" && VALIDATED_FORMATS.has(format)) {
       content = FORMATS[format] ?? null;
       if (content === null) this.note(`format "${format}"`, path);
       else if (hasLength) this.note("minLength/maxLength with format", path);
@@ -399,26 +463,60 @@ class Compiler {
     const minProperties = typeof schema.minProperties === "number" ? schema.minProperties : 0;
     const maxProperties = typeof schema.maxProperties === "number" ? schema.maxProperties : Infinity;
     const requiredCount = entries.filter((e) => e.required).length;
+    const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
 
-    if (!Object.keys(properties).length && additional !== false && !("patternProperties" in schema) && requiredCount === 0) {
+    if (patterns.length) {
+      // Declared keys are written as declared; a declared key that a pattern also matches would have
+      // to satisfy both schemas, which is left to validation.
+      const matches = (key: string) => patterns.some(([p]) => safeTest(p, key));
+      if (entries.some((e) => matches(e.key))) this.note("patternProperties", path);
+      if (!entries.length) {
+        // Keys from the pattern, values from its schema (the first pattern, when there are several).
+        const [pattern, sub] = patterns[0]!;
+        if (patterns.length > 1) this.note("patternProperties (several patterns)", path);
+        const keyBody = patternToGbnf(pattern);
+        const value = keyBody === null ? null : this.visit(sub, `${path}/patternProperties/${escapePointer(pattern)}`, `${hint}-value`);
+        if (keyBody === null || value === null) {
+          if (keyBody === null) this.note("patternProperties", path);
+          if (minProperties > 0) this.note("minProperties", path);
+          return this.rule(hint, '"{" ws "}"');
+        }
+        this.primitive("ws");
+        const key = this.rule(`${hint}-key`, `"\\"" ${keyBody} "\\""`);
+        return this.mapRule(hint, `${key} ":" ws ${value}`, minProperties, maxProperties, path);
+      }
+    }
+
+    if (!Object.keys(properties).length && additional !== false && !patterns.length && requiredCount === 0) {
       // A map: any keys, values of the additionalProperties schema.
       const value = this.visit(isObject(additional) ? additional : true, `${path}/additionalProperties`, `${hint}-value`);
       if (value === null) return this.rule(hint, '"{" ws "}"');
       this.primitive("ws");
       this.primitive("string");
-      const kv = this.rule(`${hint}-kv`, `string ":" ws ${value}`);
-      const lo = Math.min(minProperties, MAX_REPEAT);
-      const hi = maxProperties === Infinity || maxProperties > MAX_REPEAT ? undefined : maxProperties;
-      if (minProperties > MAX_REPEAT || (maxProperties !== Infinity && maxProperties > MAX_REPEAT)) this.note("minProperties/maxProperties", path);
-      // Repeated keys collapse when parsed, so only a minimum above one can come out short.
-      if (minProperties > 1) this.note("minProperties (keys may repeat)", path);
-      if (hi === 0) return this.rule(hint, '"{" ws "}"');
-      const more = repeat(`("," ws ${kv})`, Math.max(0, lo - 1), hi === undefined ? undefined : hi - 1);
-      const members = `${kv}${more ? ` ${more}` : ""}`;
-      return this.rule(hint, `"{" ws ${lo > 0 ? members : `(${members})?`} "}"`);
+      return this.mapRule(hint, `string ":" ws ${value}`, minProperties, maxProperties, path);
     }
+    return this.recordRule(hint, entries, minProperties, maxProperties, requiredCount, path);
+  }
 
-    if (minProperties > entries.length || requiredCount > maxProperties) return null;
+  /** `{ kv, kv, … }` with a count between min and max (repeated keys collapse when parsed). */
+  private mapRule(hint: string, kvBody: string, minProperties: number, maxProperties: number, path: string): string {
+    this.primitive("ws");
+    const kv = this.rule(`${hint}-kv`, kvBody);
+    const lo = Math.min(minProperties, MAX_REPEAT);
+    const hi = maxProperties === Infinity || maxProperties > MAX_REPEAT ? undefined : maxProperties;
+    if (minProperties > MAX_REPEAT || (maxProperties !== Infinity && maxProperties > MAX_REPEAT)) this.note("minProperties/maxProperties", path);
+    // Repeated keys collapse when parsed, so only a minimum above one can come out short.
+    if (minProperties > 1) this.note("minProperties (keys may repeat)", path);
+    if (hi === 0) return this.rule(hint, '"{" ws "}"');
+    const more = repeat(`("," ws ${kv})`, Math.max(0, lo - 1), hi === undefined ? undefined : hi - 1);
+    const members = `${kv}${more ? ` ${more}` : ""}`;
+    return this.rule(hint, `"{" ws ${lo > 0 ? members : `(${members})?`} "}"`);
+  }
+
+  /** Declared properties in declared order, optional ones really optional. */
+  private recordRule(hint: string, entries: { key: string; value: string; required: boolean }[], minProperties: number, maxProperties: number, requiredCount: number, path: string): string | null {
+    if (requiredCount > maxProperties) return null;
+    // More properties than are declared would need undeclared ones: left to validation, like a minimum above the required.
     if (minProperties > requiredCount || maxProperties < entries.length) this.note("minProperties/maxProperties", path);
     this.primitive("ws");
     const kvs = entries.map((e) => ({ ...e, kv: `${literal(JSON.stringify(e.key))} ":" ws ${e.value}` }));
@@ -510,14 +608,29 @@ function numericBounds(schema: Schema) {
   return bounds;
 }
 
-function pairwiseDisjoint(types: string[][]): boolean {
-  const seen = new Set<string>();
-  for (const list of types) {
-    const expanded = new Set(list.flatMap((t) => (t === "number" ? ["number", "integer"] : [t])));
-    for (const t of expanded) if (seen.has(t)) return false;
-    for (const t of expanded) seen.add(t);
-  }
-  return true;
+interface BranchShape {
+  types: string[];
+  /** Object-only branches: the keys its grammar can write, the keys it requires, const/enum values. */
+  object?: { generated: string[]; required: string[]; values: Record<string, string[]> };
+}
+
+/**
+ * Whether every value generated for one oneOf branch fails all the others, so "one of" holds:
+ * different types, or (objects) another branch requires a key this one never writes, or a key this
+ * one always writes has const/enum values the other does not allow.
+ */
+function exclusive(shapes: BranchShape[]): boolean {
+  const expand = (types: string[]) => new Set(types.flatMap((t) => (t === "number" ? ["number", "integer"] : [t])));
+  const excludes = (a: BranchShape, b: BranchShape) => {
+    const bTypes = expand(b.types);
+    if (![...expand(a.types)].some((t) => bTypes.has(t))) return true;
+    if (!a.object || !b.object) return false;
+    const ao = a.object;
+    const bo = b.object;
+    if (bo.required.some((k) => !ao.generated.includes(k))) return true;
+    return ao.required.some((k) => ao.values[k] && bo.values[k] && !ao.values[k]!.some((v) => bo.values[k]!.includes(v)));
+  };
+  return shapes.every((a, i) => shapes.every((b, j) => i === j || excludes(a, b)));
 }
 
 const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
@@ -525,8 +638,63 @@ const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~
 /** Compiles a JSON Schema into a GBNF grammar. Throws UnsatisfiableSchemaError when no value fits. */
 export function compileGrammar(schema: Schema | boolean): CompiledGrammar {
   const compiler = new Compiler(schema);
-  const gbnf = compiler.compile();
+  let gbnf: string;
+  try {
+    gbnf = compiler.compile();
+  } catch (error) {
+    if (!(error instanceof GrammarTooLarge)) throw error;
+    // Any JSON value; validation and retry decide the rest.
+    return { gbnf: compileGrammar(true).gbnf, exact: false, unexpressed: ["grammar size"] };
+  }
   const unexpressed = [...compiler.unexpressed];
   return { gbnf, exact: unexpressed.length === 0, unexpressed };
 }
 
+
+/** Keywords `satisfiesLocally` checks on a literal value (enum/const candidates). */
+const LOCALLY_CHECKED = new Set(["type", "enum", "const", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "minProperties", "maxProperties", "required"]);
+
+/** Whether a literal value passes the keywords in LOCALLY_CHECKED (others are not looked at). */
+function satisfiesLocally(value: unknown, schema: Schema): boolean {
+  const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : null;
+  if (types && !types.some((t) => typeMatches(value, t))) return false;
+  if (Array.isArray(schema.enum) && !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) return false;
+  if ("const" in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) return false;
+  if (typeof value === "string") {
+    const length = [...value].length;
+    if (typeof schema.minLength === "number" && length < schema.minLength) return false;
+    if (typeof schema.maxLength === "number" && length > schema.maxLength) return false;
+    if (typeof schema.pattern === "string") {
+      try {
+        if (!new RegExp(schema.pattern, "u").test(value)) return false;
+      } catch {
+        return false;
+      }
+    }
+  }
+  if (typeof value === "number") {
+    const b = numericBounds(schema);
+    if (b.min !== undefined && (b.exclusiveMin ? value <= b.min : value < b.min)) return false;
+    if (b.max !== undefined && (b.exclusiveMax ? value >= b.max : value > b.max)) return false;
+    if (typeof schema.multipleOf === "number" && !Number.isInteger(value / schema.multipleOf)) return false;
+  }
+  if (Array.isArray(value)) {
+    if (typeof schema.minItems === "number" && value.length < schema.minItems) return false;
+    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) return false;
+  }
+  if (isObject(value)) {
+    const keys = Object.keys(value);
+    if (typeof schema.minProperties === "number" && keys.length < schema.minProperties) return false;
+    if (typeof schema.maxProperties === "number" && keys.length > schema.maxProperties) return false;
+    if (Array.isArray(schema.required) && !schema.required.every((k) => keys.includes(k as string))) return false;
+  }
+  return true;
+}
+
+function safeTest(pattern: string, text: string): boolean {
+  try {
+    return new RegExp(pattern, "u").test(text);
+  } catch {
+    return true; // unknown: assume it matches, which only makes the result more cautious
+  }
+}

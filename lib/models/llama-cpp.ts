@@ -72,7 +72,8 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
   let status: LocalModelState = options.file.ok ? { state: "loading" } : { state: "unavailable", detail: options.file.detail, fix: options.file.fix };
   let loading: Promise<Loaded> | undefined;
   const threads = config.threads ?? availableParallelism();
-  const grammars = new LRUCache<string, { compiled: CompiledGrammar; grammar: Promise<LlamaGrammar> }>({ max: 256 });
+  // Compiled grammars by schema hash: a schema used again skips both compilers.
+  const grammars = new LRUCache<string, { compiled: CompiledGrammar; grammar: Promise<LlamaGrammar | null> }>({ max: 256 });
 
   let active = 0;
   const waiting: Waiter[] = [];
@@ -153,7 +154,12 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
         }
         throw error;
       }
-      entry = { compiled, grammar: loaded.llama.createGrammar({ grammar: compiled.gbnf }) };
+      // Should llama.cpp refuse a grammar (a compiler bug), the run still works: unconstrained, validated.
+      const grammar = loaded.llama.createGrammar({ grammar: compiled.gbnf }).catch((error: unknown) => {
+        options.log?.("error", "llama.cpp refused a compiled grammar; generating without it", { alias: config.alias, schemaHash: key, error: (error as Error).message });
+        return null;
+      });
+      entry = { compiled, grammar };
       grammars.set(key, entry);
     }
     return entry;
@@ -171,8 +177,8 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       let grammar: LlamaGrammar | undefined;
       if (request.json) {
         const entry = grammarFor(loaded, request.json.schema);
-        grammar = await entry.grammar;
-        decoding = entry.compiled.exact ? "grammar" : "grammar+validate";
+        grammar = (await entry.grammar) ?? undefined;
+        decoding = !grammar ? "prompt" : entry.compiled.exact ? "grammar" : "grammar+validate";
       }
       const response = await chat.generateResponse(history(request), {
         grammar,

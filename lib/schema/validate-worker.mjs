@@ -27,6 +27,13 @@ const instances = new Map();
 function ajvFor(draft) {
   let ajv = instances.get(draft);
   if (ajv) return ajv;
+  ajv = newAjv(draft);
+  instances.set(draft, ajv);
+  return ajv;
+}
+
+function newAjv(draft) {
+  let ajv;
   if (draft === "draft-04") ajv = new AjvDraft04(OPTIONS);
   else if (draft === "2019-09") ajv = new Ajv2019(OPTIONS);
   else if (draft === "2020-12") ajv = new Ajv2020(OPTIONS);
@@ -35,8 +42,15 @@ function ajvFor(draft) {
     if (draft === "draft-06") ajv.addMetaSchema(draft06);
   }
   addFormats(ajv);
-  instances.set(draft, ajv);
   return ajv;
+}
+
+/** Whether a schema names resources (`$id`, or `id` in draft-04) anywhere. */
+function declaresIds(node, draft, depth = 0) {
+  if (node === null || typeof node !== "object" || depth > 64) return false;
+  if (Array.isArray(node)) return node.some((n) => declaresIds(n, draft, depth + 1));
+  if (typeof node.$id === "string" || (draft === "draft-04" && typeof node.id === "string")) return true;
+  return Object.values(node).some((v) => declaresIds(v, draft, depth + 1));
 }
 
 /** Compiled validators by key, least recently used first. */
@@ -46,8 +60,19 @@ let capacity = 500;
 const plainErrors = (errors) =>
   (errors ?? []).map((e) => ({ instancePath: e.instancePath, keyword: e.keyword, params: e.params, message: e.message }));
 
-function compile({ key, draft, schema }) {
-  const ajv = ajvFor(draft);
+const withoutHash = (uri) => (typeof uri === "string" ? uri.replace(/#$/, "") : uri);
+
+function compile({ key, draft, schema: given }) {
+  // A root id equal to the schema's own $schema (copied from a meta-schema) would clash with the
+  // meta-schema itself; with only local references allowed, dropping it changes nothing else.
+  const idKey = draft === "draft-04" ? "id" : "$id";
+  const schema =
+    typeof given[idKey] === "string" && withoutHash(given[idKey]) === withoutHash(given.$schema) ? { ...given, [idKey]: undefined } : given;
+  if (schema !== given) delete schema[idKey];
+  // Ajv registers every $id it compiles: in the shared instance, a caller's schema that reuses a
+  // meta-schema's id (or another caller's) would replace or collide with it for everyone after. Such
+  // schemas get an instance of their own, which lives as long as their validator.
+  const ajv = declaresIds(schema, draft) ? newAjv(draft) : ajvFor(draft);
   if (!ajv.validateSchema(schema)) return { ok: false, meta: plainErrors(ajv.errors) };
   try {
     const validate = ajv.compile(schema);

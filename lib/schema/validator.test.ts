@@ -14,6 +14,21 @@ const compiler = () => {
 afterAll(async () => Promise.all(compilers.map((c) => c.close())));
 
 describe("SchemaCompiler", () => {
+  it("keeps callers' $id out of the shared instance: reusing a meta-schema's or another schema's id breaks nothing", async () => {
+    const c = compiler();
+    const draft06 = "http://json-schema.org/draft-06/schema#";
+    // Found by bench:schemas on JSONSchemaBench: this schema used to remove draft-06 for every later request.
+    const hijack = await c.prepare({ $schema: draft06, $id: draft06, type: "object", properties: { foo: {} }, required: ["foo"] });
+    expect((await hijack.validate({})).valid).toBe(false);
+    const later = await c.prepare({ $schema: draft06, type: "object", properties: { n: { type: "integer" } } });
+    expect(await later.validate({ n: 1 })).toEqual({ valid: true });
+    // Two different schemas with one $id both compile.
+    const a = await c.prepare({ $id: "https://example.com/s", type: "object", required: ["a"] });
+    const b = await c.prepare({ $id: "https://example.com/s", type: "object", required: ["b"] });
+    expect((await a.validate({ a: 1 })).valid).toBe(true);
+    expect((await b.validate({ a: 1 })).valid).toBe(false);
+  });
+
   it("validates outputs and reports JSON Pointers", async () => {
     const prepared = await compiler().prepare({
       type: "object",

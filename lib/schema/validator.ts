@@ -28,6 +28,8 @@ export function detectDraft(schema: Record<string, unknown>): Draft | null {
     if (declared.includes("2020-12")) return "2020-12";
     return null;
   }
+  // `id` (not `$id`) names a schema only in draft-04; later drafts' validators refuse the keyword.
+  if (typeof schema.id === "string" && schema.$id === undefined) return "draft-04";
   return usesDraft7Forms(schema, 0) ? "draft-07" : "2020-12";
 }
 

@@ -1,0 +1,108 @@
+/**
+ * npm run bench:local — the local engine on a real small model (../shared/models/stories260K.gguf).
+ *
+ * 1. Constrained against unconstrained decoding: the same prompt and model, the same number of
+ *    generated tokens; tokens/s of each and the ratio. The constrained run samples under the grammar
+ *    genserve compiles for a schema with a long free-text field, so both decode about as many tokens.
+ * 2. Concurrency: one run alone, then two at once on one loaded model (two context sequences, batched
+ *    decoding); aggregate tokens/s and the ratio.
+ *
+ * Every figure is the median of several rounds, measured through the llama-cpp provider that serves runs.
+ */
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ModelConfig } from "../lib/config/types";
+import { createLlamaCppModel } from "../lib/models/llama-cpp";
+import type { ModelRequest } from "../lib/models/types";
+
+const MODEL = path.resolve(import.meta.dirname, "../../shared/models/stories260K.gguf");
+if (!existsSync(MODEL)) {
+  console.log(`bench:local needs ${MODEL} (see ../shared/models/README.md); not found, nothing measured.`);
+  process.exit(0);
+}
+
+const ROUNDS = 5;
+const TOKENS = 200;
+const threads = os.availableParallelism();
+const config: ModelConfig = {
+  alias: "stories",
+  provider: "llama-cpp",
+  model: "stories260K",
+  path: MODEL,
+  parallel: 2,
+  queue: 8,
+  threads,
+  pricing: { input: 0, output: 0 },
+  structuredOutputs: true,
+  vision: false,
+};
+const client = createLlamaCppModel(config, { file: { ok: true, file: MODEL } });
+await client.warm();
+
+const SCHEMA = {
+  type: "object",
+  properties: { title: { type: "string", maxLength: 20 }, story: { type: "string", minLength: 2000 } },
+  required: ["title", "story"],
+};
+
+const request = (json: boolean): ModelRequest => ({
+  system: "",
+  messages: [{ role: "user", content: "Once upon a time, there was a little girl named Lily." }],
+  temperature: 0.8,
+  maxOutputTokens: TOKENS,
+  json: json ? { schema: SCHEMA } : undefined,
+  abortSignal: AbortSignal.timeout(300_000),
+});
+
+/** Tokens per second of one generation, counted by the engine. */
+async function timed(json: boolean): Promise<{ tokens: number; ms: number }> {
+  const start = performance.now();
+  const result = await client.generate(request(json));
+  return { tokens: result.usage.outputTokens, ms: performance.now() - start };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const rate = (r: { tokens: number; ms: number }) => (r.tokens / r.ms) * 1000;
+
+await timed(false); // warm-up
+await timed(true);
+
+const free: number[] = [];
+const constrained: number[] = [];
+const freeTokens: number[] = [];
+const constrainedTokens: number[] = [];
+for (let i = 0; i < ROUNDS; i++) {
+  // Interleaved, so drift on the machine affects both alike.
+  const a = await timed(false);
+  const b = await timed(true);
+  free.push(rate(a));
+  constrained.push(rate(b));
+  freeTokens.push(a.tokens);
+  constrainedTokens.push(b.tokens);
+}
+
+const single: number[] = [];
+const pair: number[] = [];
+for (let i = 0; i < ROUNDS; i++) {
+  single.push(rate(await timed(false)));
+  const start = performance.now();
+  const both = await Promise.all([client.generate(request(false)), client.generate(request(false))]);
+  const tokens = both.reduce((n, r) => n + r.usage.outputTokens, 0);
+  pair.push((tokens / (performance.now() - start)) * 1000);
+}
+
+const f = median(free);
+const c = median(constrained);
+const s = median(single);
+const p = median(pair);
+console.log(`bench:local — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? "cpu"} × ${threads} (threads: ${threads}), Node ${process.version}`);
+console.log(`model: stories260K.gguf; ${ROUNDS} rounds, median; up to ${TOKENS} generated tokens per run, temperature 0.8\n`);
+console.log("| measure | tokens/s | ratio |");
+console.log("|---|---|---|");
+console.log(`| unconstrained (median ${median(freeTokens)} tokens) | ${f.toFixed(1)} | 1.00 |`);
+console.log(`| constrained by genserve's grammar (median ${median(constrainedTokens)} tokens) | ${c.toFixed(1)} | ${(c / f).toFixed(2)} (cost ${(100 * (1 - c / f)).toFixed(1)}%) |`);
+console.log(`| one run alone | ${s.toFixed(1)} | 1.00 |`);
+console.log(`| two concurrent runs, aggregate | ${p.toFixed(1)} | ${(p / s).toFixed(2)} |`);
+await client.dispose();
+process.exit(0);
