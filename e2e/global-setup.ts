@@ -4,6 +4,7 @@ import { buildApp, buildIsCurrent } from "../lib/cli/build";
 import { testConfig } from "../test/helpers/config";
 import { startFakeUpstream } from "../test/helpers/fake-upstream";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
+import { writeTinyModel } from "../test/helpers/tiny-gguf";
 
 /** Builds the app if needed, starts the fake upstream and genserve; returns the teardown. */
 export default async function globalSetup() {
@@ -16,7 +17,9 @@ export default async function globalSetup() {
   // Slow enough chunks that a person (and the tests) can watch the object fill in.
   const upstream = await startFakeUpstream({ chunkDelayMs: 40 });
   const dir = tempDir("genserve-e2e-");
-  const server = await startGenserve({ configFile: writeConfig(dir, testConfig(upstream.url)), dataDir: path.join(dir, "data") });
+  const localModel = path.join(dir, "tiny.gguf");
+  writeTinyModel(localModel);
+  const server = await startGenserve({ configFile: writeConfig(dir, testConfig(upstream.url, "", { localModel })), dataDir: path.join(dir, "data") });
   process.env.GENSERVE_E2E_URL = server.url;
   process.env.GENSERVE_E2E_KEY = server.adminKey!;
   return async () => {

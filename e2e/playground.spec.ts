@@ -51,6 +51,34 @@ test.describe("playground", () => {
     await page.screenshot({ path: `${SHOTS}/playground-stream.png`, fullPage: true });
   });
 
+  test("streams an object from the local engine, and names a local model that is missing", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Stream object" });
+    await p.workflow().selectOption("on-device");
+    await p.input().fill("Describe a chair");
+    await p.typeSchema(
+      JSON.stringify({
+        type: "object",
+        properties: { name: { type: "string", minLength: 3, maxLength: 12 }, legs: { type: "integer", minimum: 3, maximum: 4 }, when: { type: "string", format: "date" } },
+        required: ["name", "legs", "when"],
+      }),
+    );
+    await p.run();
+    await expect(page.getByRole("status")).toHaveText("Complete", { timeout: 30_000 });
+    await expect(p.result().getByText("Valid against schema")).toBeVisible();
+    await expect(p.metadata().getByTestId("meta-model")).toHaveText("genserve-tiny-test (tiny)");
+    await expect(p.result().getByTestId("result-object")).toContainText('"legs"');
+    await page.screenshot({ path: `${SHOTS}/playground-local.png`, fullPage: true });
+
+    await p.workflow().selectOption("no-model");
+    const banner = page.getByRole("alert").filter({ hasText: "is not available" });
+    await expect(banner).toContainText("no-such-model.gguf");
+    await expect(banner).toContainText("--model");
+    await expectAccessible(page);
+  });
+
   test("generates text and an object with an attachment", async ({ page }) => {
     const p = new PlaygroundPage(page);
     await p.open();

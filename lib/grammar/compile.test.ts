@@ -130,6 +130,14 @@ const CASES: Case[] = [
     reject: ['{"kind":"circle"}', '{"kind":"oval","r":1}'],
   },
   { name: "formats the validator does not know constrain nothing", schema: { type: "string", format: "topic" }, accept: ['"anything"'], reject: ["1"] },
+  { name: "long maxLength, beyond one llama.cpp repetition", schema: { type: "string", minLength: 2100, maxLength: 4500 }, accept: [JSON.stringify("x".repeat(2100)), JSON.stringify("y".repeat(4500))], reject: [JSON.stringify("x".repeat(2099)), JSON.stringify("y".repeat(4501))] },
+  { name: "pattern of one class with maxLength", schema: { type: "string", pattern: "^[a-z0-9-]+$", maxLength: 5 }, accept: ['"ab-1"', '"abcde"'], reject: ['""', '"abcdef"', '"AB"'] },
+  {
+    name: "dependencies (property form)",
+    schema: { type: "object", properties: { card: { type: "string" }, billing: { type: "string" } }, dependencies: { card: ["billing"] } },
+    accept: ['{"billing":"x"}', '{"card":"1","billing":"x"}'],
+    reject: ['{"card":"1"}'],
+  },
   { name: "uniqueItems is left to validation", schema: { type: "array", items: { type: "integer" }, uniqueItems: true }, accept: ["[1,2]"], reject: ['["a"]'], exact: false },
 ];
 

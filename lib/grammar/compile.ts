@@ -9,10 +9,10 @@
  * listed in `unexpressed`; the run then uses mode "grammar+validate" and the usual validation and
  * retry decide. `exact` means nothing was left out, so every output validates.
  */
-import { literal, repeat } from "./gbnf";
+import { jsonStringChar, literal, repeat } from "./gbnf";
 import { FORMATS } from "./formats";
 import { integerRange, numberRange } from "./numbers";
-import { patternToGbnf } from "./regex";
+import { patternToGbnf, singleClassPattern } from "./regex";
 
 type Schema = Record<string, unknown>;
 
@@ -31,6 +31,8 @@ export class UnsatisfiableSchemaError extends Error {}
 
 /** Counts above this are not written out as repetitions (llama.cpp stops enforcing larger ones). */
 const MAX_REPEAT = 2000;
+/** Length ranges up to MAX_CHUNKS × MAX_REPEAT are written out exactly. */
+const MAX_CHUNKS = 8;
 /** Branches an allOf of two anyOfs may expand into. */
 const MAX_PRODUCT = 64;
 /** A grammar with more rules than this is not built (the schema is constrained as any JSON). */
@@ -66,8 +68,14 @@ const TYPE_KEYWORDS: Record<string, string[]> = {
 const ALL_TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"];
 /** Keywords that never constrain the value. */
 const ANNOTATIONS = new Set(["$schema", "$id", "id", "title", "description", "default", "examples", "example", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "$anchor", "$dynamicAnchor", "contentMediaType", "contentEncoding", "nullable", "discriminator", "xml", "externalDocs", "strict"]);
+/** Keywords that constrain a value in some draft; anything else is ignored by the validator too. */
+const VALIDATION_KEYWORDS = new Set([
+  ...Object.values(TYPE_KEYWORDS).flat(),
+  "type", "enum", "const", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef", "$recursiveRef",
+  "minContains", "maxContains",
+]);
 /** Keywords left to validation wherever they appear (GBNF has no way to say them). */
-const UNEXPRESSED = ["not", "if", "then", "else", "uniqueItems", "contains", "minContains", "maxContains", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef"];
+const UNEXPRESSED = ["not", "if", "then", "else", "uniqueItems", "contains", "minContains", "maxContains", "propertyNames", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef"];
 
 /**
  * Formats the validator checks (ajv-formats). Any other format name is an annotation to it, so it
@@ -203,14 +211,14 @@ class Compiler {
       return options.length ? this.rule(hint, options.join(" | ")) : null;
     }
     if ("const" in schema) {
-      const others = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k) && k !== "const" && !UNEXPRESSED.includes(k));
+      const others = Object.keys(schema).filter((k) => VALIDATION_KEYWORDS.has(k) && k !== "const" && !UNEXPRESSED.includes(k));
       const unchecked = others.filter((k) => !LOCALLY_CHECKED.has(k));
       if (unchecked.length) this.note(`${unchecked.join(", ")} beside const`, path);
       return satisfiesLocally(schema.const, schema) ? this.literalValue(schema.const) : null;
     }
     if (Array.isArray(schema.enum)) {
       // Values the other keywords refuse are dropped; keywords that cannot be checked here are noted.
-      const others = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k) && k !== "enum" && !UNEXPRESSED.includes(k));
+      const others = Object.keys(schema).filter((k) => VALIDATION_KEYWORDS.has(k) && k !== "enum" && !UNEXPRESSED.includes(k));
       const unchecked = others.filter((k) => !LOCALLY_CHECKED.has(k));
       if (unchecked.length) this.note(`${unchecked.join(", ")} beside enum`, path);
       const values = schema.enum.filter((v) => satisfiesLocally(v, schema));
@@ -395,13 +403,24 @@ class Compiler {
     }
   }
 
-  private visitString(schema: Schema, path: string, hint: string): string {
+  private visitString(schema: Schema, path: string, hint: string): string | null {
     const { format, pattern } = schema;
     const min = typeof schema.minLength === "number" ? schema.minLength : 0;
     const max = typeof schema.maxLength === "number" ? schema.maxLength : undefined;
     const hasLength = min > 0 || max !== undefined;
     let content: string | null = null;
     if (typeof pattern === "string") {
+      const single = hasLength ? singleClassPattern(pattern) : null;
+      if (single) {
+        // `^[a-z0-9-]+$` with maxLength 64: one class, so the two counts intersect.
+        const lo = Math.max(min, single.min);
+        const hi = single.max === undefined ? max : max === undefined ? single.max : Math.min(max, single.max);
+        if (hi !== undefined && lo > hi) return null;
+        const char = jsonStringChar(single.ranges);
+        if (char === null) return lo === 0 ? this.rule(hint, '"\\"\\""') : null;
+        content = this.lengthRange(this.rule(`${hint}-char`, char), lo, hi, path) || "";
+        return this.rule(hint, `"\\"" ${content ? `${content} ` : ""}"\\""`);
+      }
       content = patternToGbnf(pattern);
       if (content === null) this.note("pattern", path);
       else if (hasLength) this.note("minLength/maxLength with pattern", path);
@@ -412,14 +431,44 @@ class Compiler {
       else if (hasLength) this.note("minLength/maxLength with format", path);
     } else if (content !== null && typeof format === "string") this.note(`format "${format}" with pattern`, path);
     if (content === null) {
-      if (max !== undefined && max > MAX_REPEAT) this.note("maxLength", path);
-      if (min > MAX_REPEAT) this.note("minLength", path);
-      const bounded = max !== undefined && max <= MAX_REPEAT ? max : undefined;
-      if (min === 0 && bounded === undefined) return this.primitive("string");
+      if (min === 0 && max === undefined) return this.primitive("string");
       this.primitive("char");
-      content = repeat("char", Math.min(min, MAX_REPEAT), bounded) || "";
+      content = this.lengthRange("char", min, max, path);
     }
     return this.rule(hint, `"\\"" ${content ? `${content} ` : ""}"\\""`);
+  }
+
+  /**
+   * `item` repeated min..max times. llama.cpp enforces a repetition count up to 2000, so longer
+   * ranges are written as consecutive chunks of at most that many; past MAX_CHUNKS of them the
+   * bound is left to validation.
+   */
+  private lengthRange(item: string, min: number, max: number | undefined, path: string): string {
+    const chunks = (n: number) => Math.ceil(n / MAX_REPEAT);
+    if (chunks(Math.max(min, max ?? 0)) > MAX_CHUNKS) {
+      this.note(max !== undefined && chunks(max) > MAX_CHUNKS ? "maxLength" : "minLength", path);
+      return repeat(item, Math.min(min, MAX_REPEAT), max !== undefined && max <= MAX_REPEAT ? max : undefined);
+    }
+    const parts: string[] = [];
+    let fixed = min;
+    while (fixed > MAX_REPEAT) {
+      parts.push(repeat(item, MAX_REPEAT, MAX_REPEAT));
+      fixed -= MAX_REPEAT;
+    }
+    if (max === undefined) {
+      parts.push(repeat(item, fixed, undefined));
+    } else {
+      let optional = max - min;
+      const first = Math.min(optional, MAX_REPEAT - fixed);
+      parts.push(repeat(item, fixed, fixed + first));
+      optional -= first;
+      while (optional > 0) {
+        const step = Math.min(optional, MAX_REPEAT);
+        parts.push(repeat(item, 0, step));
+        optional -= step;
+      }
+    }
+    return parts.filter(Boolean).join(" ");
   }
 
   private visitNumber(type: string, schema: Schema, path: string, hint: string): string | null {
@@ -441,8 +490,19 @@ class Compiler {
   }
 
   private visitObject(schema: Schema, path: string, hint: string): string | null {
+    this.primitive("ws");
     const properties = isObject(schema.properties) ? schema.properties : {};
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+    // "if a is present, b must be": writing b always satisfies it whatever a does.
+    for (const key of ["dependentRequired", "dependencies"]) {
+      const deps = schema[key];
+      if (!isObject(deps)) continue;
+      for (const [name, dep] of Object.entries(deps)) {
+        if (Array.isArray(dep)) dep.forEach((d) => required.add(String(d)));
+        else if (!(name in properties) && !required.has(name)) continue; // never written: nothing to satisfy
+        else this.note(`${key} (schema)`, path);
+      }
+    }
     const additional = schema.additionalProperties;
     const entries: { key: string; value: string; required: boolean }[] = [];
     for (const [key, sub] of Object.entries(properties)) {

@@ -281,3 +281,22 @@ function emit(node: Node): string | null {
     }
   }
 }
+
+/**
+ * When a pattern is exactly one anchored character class with a quantifier (`^[a-z0-9-]+$`,
+ * `^\\d{3,5}$`), its class and counts, so that a length range can be intersected with them.
+ */
+export function singleClassPattern(pattern: string): { ranges: CharRange[]; min: number; max: number | undefined } | null {
+  let parser: Parser;
+  let node: Node;
+  try {
+    parser = new Parser(pattern);
+    node = parser.parse();
+  } catch {
+    return null;
+  }
+  if (!parser.anchoredStart || !parser.anchoredEnd) return null;
+  if (node.kind === "set") return { ranges: node.ranges, min: 1, max: 1 };
+  if (node.kind === "repeat" && node.node.kind === "set") return { ranges: node.node.ranges, min: node.min, max: node.max };
+  return null;
+}

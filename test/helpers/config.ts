@@ -2,7 +2,28 @@
 export const MANUAL_TOPICS = Array.from({ length: 30 }, (_, i) => `Topic ${i}: the ${["kettle", "toaster", "blender", "oven", "fridge", "mixer"][i % 6]}${i} section. ${"Filler sentence about nothing in particular. ".repeat(6)}`);
 
 /** The genserve.yaml the HTTP suites run with, pointing at a fake upstream. */
-export function testConfig(upstreamUrl: string, extra = ""): string {
+export function testConfig(upstreamUrl: string, extra = "", options: { localModel?: string } = {}): string {
+  // The local engine on a tiny generated model, and a local model whose file is missing.
+  const localModels = options.localModel
+    ? `
+  tiny:
+    provider: llama-cpp
+    path: ${options.localModel}
+  gone:
+    provider: llama-cpp
+    path: ./no-such-model.gguf`
+    : "";
+  const localWorkflows = options.localModel
+    ? `
+  on-device:
+    description: The local engine (a tiny random model under a grammar)
+    model: tiny
+    maxOutputTokens: 400
+    retries: 0
+  no-model:
+    description: A local model whose file is missing
+    model: gone`
+    : "";
   return `
 models:
   fast:
@@ -24,7 +45,7 @@ models:
     provider: openai-compatible
     baseURL: ${upstreamUrl}
     model: fake-small
-    contextWindow: 2000
+    contextWindow: 2000${localModels}
 workflows:
   extract-invoice:
     description: Extract the fields of an invoice
@@ -58,7 +79,7 @@ workflows:
     description: A short time-out
     model: free
     retries: 0
-    timeoutMs: 500
+    timeoutMs: 500${localWorkflows}
 contexts:
   invoice-rules:
     title: Invoice rules
