@@ -58,6 +58,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
             ["Cost (USD)", r.metadata.cost],
             ["Duration", `${r.metadata.durationInMs} ms`],
             ["Attempts", String(r.attempts)],
+            ["Decoding", DECODING[r.decoding ?? ""] ?? "—"],
             ["Created", new Date(r.createdAt).toLocaleString()],
             ["Callback", r.callback?.url ?? "—"],
           ] as const
@@ -111,3 +112,11 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
     </main>
   );
 }
+
+const DECODING: Record<string, string> = {
+  grammar: "constrained by a grammar for the whole schema",
+  "grammar+validate": "constrained by a grammar for part of the schema, then validated",
+  provider: "the provider's structured output, then validated",
+  prompt: "schema in the prompt, then validated",
+  none: "text",
+};

@@ -55,6 +55,8 @@ const runErrors = [
   "model_error",
   "output_invalid",
   "model_timeout",
+  "model_busy",
+  "model_unavailable",
   "internal",
 ] as (keyof typeof ERROR_CODES)[];
 

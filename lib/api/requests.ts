@@ -159,6 +159,10 @@ export const runSchema = z
     error: problemSchema.nullable(),
     metadata: metadataSchema,
     attempts: z.number(),
+    decoding: z
+      .enum(["grammar", "grammar+validate", "provider", "prompt", "none"])
+      .nullable()
+      .describe("How the output was held to the schema: a grammar for the whole schema, a grammar for part of it, the provider's native structured output, the prompt only; none for text."),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
   })

@@ -66,6 +66,8 @@ export interface RunSummary {
   error: { code: string; detail: string; errors?: FieldProblem[] } | null;
   metadata: RunMetadata;
   attempts: number;
+  /** How the output was held to the schema: grammar, grammar+validate, provider, prompt, none. */
+  decoding: string | null;
   createdAt: string;
   finishedAt: string | null;
   /** Present on GET /runs/{id}: the callback event's delivery log. */

@@ -131,6 +131,7 @@ const CASES: Case[] = [
   },
   { name: "formats the validator does not know constrain nothing", schema: { type: "string", format: "topic" }, accept: ['"anything"'], reject: ["1"] },
   { name: "long maxLength, beyond one llama.cpp repetition", schema: { type: "string", minLength: 2100, maxLength: 4500 }, accept: [JSON.stringify("x".repeat(2100)), JSON.stringify("y".repeat(4500))], reject: [JSON.stringify("x".repeat(2099)), JSON.stringify("y".repeat(4501))] },
+  { name: "minLength at a chunk boundary", schema: { type: "string", minLength: 2000, maxLength: 4001 }, accept: [JSON.stringify("x".repeat(2000)), JSON.stringify("y".repeat(4001))], reject: [JSON.stringify("x".repeat(1999)), JSON.stringify("y".repeat(4002))] },
   { name: "pattern of one class with maxLength", schema: { type: "string", pattern: "^[a-z0-9-]+$", maxLength: 5 }, accept: ['"ab-1"', '"abcde"'], reject: ['""', '"abcdef"', '"AB"'] },
   {
     name: "dependencies (property form)",

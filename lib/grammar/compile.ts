@@ -457,17 +457,16 @@ class Compiler {
     }
     if (max === undefined) {
       parts.push(repeat(item, fixed, undefined));
-    } else {
-      let optional = max - min;
-      const first = Math.min(optional, MAX_REPEAT - fixed);
-      parts.push(repeat(item, fixed, fixed + first));
-      optional -= first;
-      while (optional > 0) {
-        const step = Math.min(optional, MAX_REPEAT);
-        parts.push(repeat(item, 0, step));
-        optional -= step;
-      }
+      return parts.filter(Boolean).join(" ");
     }
+    // Up to `n` more: a full chunk then the rest, or fewer than a chunk and stop. Unlike chunks
+    // side by side, this has one way to split a string, so llama.cpp tracks few parse stacks.
+    const upTo = (lo: number, n: number): string => {
+      if (n <= MAX_REPEAT) return repeat(item, lo, n);
+      const full = `${repeat(item, MAX_REPEAT, MAX_REPEAT)}${n > MAX_REPEAT ? ` ${upTo(0, n - MAX_REPEAT)}` : ""}`;
+      return lo >= MAX_REPEAT ? full : `(${full} | ${repeat(item, lo, MAX_REPEAT - 1)})`;
+    };
+    parts.push(upTo(fixed, max - min + fixed));
     return parts.filter(Boolean).join(" ");
   }
 
