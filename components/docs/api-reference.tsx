@@ -127,7 +127,10 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
       {Object.entries(doc.components.schemas).map(([name, schema]) => (
         <section key={name} id={`schema-${name}`} className="mt-4">
           <h3 className="font-mono text-lg">{name}</h3>
-          <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-900">{JSON.stringify(schema, null, 2)}</pre>
+          {/* Focusable so that keyboard users can scroll a long schema sideways. */}
+          <pre tabIndex={0} aria-label={`${name} schema`} className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-900">
+            {JSON.stringify(schema, null, 2)}
+          </pre>
         </section>
       ))}
     </main>

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, loadConfig, parseConfigText } from "./load";
+import { ConfigError, DEFAULT_LOCAL_MODEL, loadConfig, parseConfigText } from "./load";
 
 const FILE = "/etc/genserve/genserve.yaml";
 const parse = (text: string, env: Record<string, string> = {}) => parseConfigText(text, FILE, env);
@@ -90,10 +90,26 @@ describe("configuration", () => {
     expect(loadConfig({ cwd: dir, env: {} }).contexts.rules!.content).toBe("Rule one.");
   });
 
-  it("is empty without a file unless one was named", () => {
+  it("without a file: the embedded local model and a `default` workflow (unless a named file is missing)", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "genserve-config-"));
-    expect(loadConfig({ cwd: dir, env: {} })).toMatchObject({ file: null, workflows: {} });
+    const config = loadConfig({ cwd: dir, env: {} });
+    expect(config.file).toBeNull();
+    expect(config.models.local).toMatchObject({ provider: "llama-cpp", path: DEFAULT_LOCAL_MODEL, parallel: 2, queue: 32 });
+    expect(config.workflows.default).toMatchObject({ model: "local" });
+    // --model: a relative file is resolved against the working directory; URIs are kept.
+    expect(loadConfig({ cwd: dir, env: {}, model: "m.gguf" }).models.local!.path).toBe(path.join(dir, "m.gguf"));
+    expect(loadConfig({ cwd: dir, env: {}, model: "hf:a/b:Q4_K_M" }).models.local!.path).toBe("hf:a/b:Q4_K_M");
     expect(() => loadConfig({ cwd: dir, env: {}, file: "missing.yaml" })).toThrow(/file not found/);
+  });
+
+  it("llama-cpp models need a path, resolved against the file's directory", () => {
+    expect(problems("models:\n  l: { provider: llama-cpp }\n")).toContainEqual({ path: "models.l.path", message: expect.stringContaining("is required for provider llama-cpp") });
+    const config = parseConfigText("models:\n  l: { provider: llama-cpp, path: ./w/m.gguf, parallel: 3 }\n", "/etc/gs/genserve.yaml", {});
+    expect(config.models.l).toMatchObject({ path: "/etc/gs/w/m.gguf", model: "m.gguf", parallel: 3 });
+    // --model with a file adds `local` and a `default` workflow, keeping the file's own.
+    const withModel = parseConfigText("models:\n  l: { provider: llama-cpp, path: ./m.gguf }\nworkflows:\n  w: { model: l }\n", "/etc/gs/genserve.yaml", {}, "/models/x.gguf");
+    expect(Object.keys(withModel.workflows).sort()).toEqual(["default", "w"]);
+    expect(withModel.models.local!.path).toBe("/models/x.gguf");
   });
 
   it("supports ${NAME:-default}", () => {

@@ -40,7 +40,7 @@ const modelSchema = z
     if (model.provider === "llama-cpp") {
       if (!model.path) ctx.addIssue({ code: "custom", path: ["path"], message: "is required for provider llama-cpp (a .gguf file or an hf: URI)" });
     } else if (!model.model) {
-      ctx.addIssue({ code: "custom", path: ["model"], message: "must name the provider's model id" });
+      ctx.addIssue({ code: "custom", path: ["model"], message: "is required" });
     }
     if (model.provider === "openai-compatible" && !model.baseURL) {
       ctx.addIssue({ code: "custom", path: ["baseURL"], message: "is required for provider openai-compatible" });

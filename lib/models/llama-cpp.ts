@@ -2,8 +2,11 @@
  * The local engine: a GGUF model run in-process by llama.cpp (node-llama-cpp), behind genserve's
  * ModelClient interface.
  *
- * - One loaded model and one context per alias; `parallel` context sequences decode concurrent
- *   runs in shared batches. Further runs wait in a bounded queue; a full queue answers 429.
+ * - One loaded model per alias, shared by `parallel` lanes: each lane is a context with one
+ *   sequence and its own threads, so concurrent runs decode side by side on separate cores. (One
+ *   context with several sequences batches them into one decode instead; on CPU that measured
+ *   0.93x the single-run throughput for two runs, two contexts 1.7x: see docs/benchmarks.md.)
+ *   Further runs wait in a bounded queue; a full queue answers 429.
  * - Prompts use the model's own chat template (read from the GGUF by node-llama-cpp).
  * - Object runs sample under a GBNF grammar compiled from the request's JSON Schema (cached by
  *   schema hash); the result says whether the grammar was exact or validation still decides.
@@ -59,23 +62,26 @@ function llamaInstance(): Promise<Llama> {
 interface Loaded {
   llama: Llama;
   model: LlamaModel;
-  context: LlamaContext;
+  /** One context per lane; a run holds a lane from start to end. */
+  lanes: LlamaContext[];
   name: string;
 }
 
 interface Waiter {
-  resolve: () => void;
+  resolve: (lane: number) => void;
   reject: (error: unknown) => void;
 }
 
 export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOptions): LocalModelClient {
   let status: LocalModelState = options.file.ok ? { state: "loading" } : { state: "unavailable", detail: options.file.detail, fix: options.file.fix };
   let loading: Promise<Loaded> | undefined;
-  const threads = config.threads ?? availableParallelism();
+  // Threads per lane: the cores shared out between the lanes. More threads than cores made llama.cpp
+  // spin against Node's own thread and ran ~14x slower here (docs/benchmarks.md).
+  const threads = config.threads ?? Math.max(1, Math.floor(availableParallelism() / config.parallel));
   // Compiled grammars by schema hash: a schema used again skips both compilers.
   const grammars = new LRUCache<string, { compiled: CompiledGrammar; grammar: Promise<LlamaGrammar | null> }>({ max: 256 });
 
-  let active = 0;
+  const free: number[] = Array.from({ length: config.parallel }, (_, i) => i);
   const waiting: Waiter[] = [];
 
   const load = (): Promise<Loaded> => {
@@ -86,11 +92,12 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       const model = await llama.loadModel({ modelPath: file });
       const trained = model.trainContextSize;
       const contextSize = Math.min(config.contextWindow ?? DEFAULT_CONTEXT, trained);
-      const context = await model.createContext({ contextSize, sequences: config.parallel, threads });
+      const lanes: LlamaContext[] = [];
+      for (let i = 0; i < config.parallel; i++) lanes.push(await model.createContext({ contextSize, sequences: 1, threads }));
       const name = String(model.fileInfo.metadata.general?.name ?? "") || path.basename(file, ".gguf");
-      status = { state: "ready", name, contextSize: context.contextSize, parallel: config.parallel };
-      options.log?.("info", "local model loaded", { alias: config.alias, name, file, contextSize: context.contextSize, parallel: config.parallel, threads });
-      return { llama, model, context, name };
+      status = { state: "ready", name, contextSize: lanes[0]!.contextSize, parallel: config.parallel };
+      options.log?.("info", "local model loaded", { alias: config.alias, name, file, contextSize: lanes[0]!.contextSize, parallel: config.parallel, threadsPerLane: threads });
+      return { llama, model, lanes, name };
     })().catch((error: unknown) => {
       status = {
         state: "unavailable",
@@ -103,27 +110,25 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     return loading;
   };
 
-  /** Waits for a free sequence (or fails at once when the queue is full). */
-  const acquire = async (signal: AbortSignal): Promise<() => void> => {
-    const release = () => {
-      active--;
-      const next = waiting.shift();
-      if (next) {
-        active++;
-        next.resolve();
-      }
-    };
-    if (active < config.parallel) {
-      active++;
-      return release;
-    }
+  /** Waits for a free lane (or fails at once when the queue is full); returns it and its release. */
+  const acquire = async (signal: AbortSignal): Promise<{ lane: number; release: () => void }> => {
+    const handOut = (lane: number) => ({
+      lane,
+      release: () => {
+        const next = waiting.shift();
+        if (next) next.resolve(lane);
+        else free.push(lane);
+      },
+    });
+    const lane = free.pop();
+    if (lane !== undefined) return handOut(lane);
     if (waiting.length >= config.queue) {
       throw new GenserveError("model_busy", {
-        detail: `All ${config.parallel} sequences of model "${config.alias}" are busy and ${waiting.length} runs are waiting; try again shortly.`,
+        detail: `All ${config.parallel} lanes of model "${config.alias}" are busy and ${waiting.length} runs are waiting; try again shortly.`,
         headers: { "Retry-After": "1" },
       });
     }
-    await new Promise<void>((resolve, reject) => {
+    const given = await new Promise<number>((resolve, reject) => {
       const waiter: Waiter = { resolve, reject };
       waiting.push(waiter);
       signal.addEventListener(
@@ -138,7 +143,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
         { once: true },
       );
     });
-    return release;
+    return handOut(given);
   };
 
   const grammarFor = (loaded: Loaded, schema: Record<string, unknown>) => {
@@ -168,8 +173,8 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
   /** Runs one generation; `onText` receives text as it is decoded. */
   const run = async (request: ModelRequest, onText?: (text: string) => void): Promise<ModelResult> => {
     const loaded = await load();
-    const release = await acquire(request.abortSignal);
-    const sequence = loaded.context.getSequence();
+    const { lane, release } = await acquire(request.abortSignal);
+    const sequence = loaded.lanes[lane]!.getSequence();
     const { LlamaChat } = await import("node-llama-cpp");
     const chat = new LlamaChat({ contextSequence: sequence, autoDisposeSequence: false });
     try {
@@ -246,7 +251,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     async dispose() {
       if (!loading) return;
       const loaded = await loading.catch(() => undefined);
-      await loaded?.context.dispose();
+      for (const lane of loaded?.lanes ?? []) await lane.dispose();
       await loaded?.model.dispose();
     },
   };
