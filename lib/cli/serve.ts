@@ -33,6 +33,9 @@ interface ShutdownTarget {
 export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: string): Promise<void> {
   const logLevel = options.logLevel ?? env.LOG_LEVEL ?? "info";
   const log = createLogger(logLevel);
+  // A promise rejected where nobody listens (a library's background retry, say) is logged; it does
+  // not take the server and its in-flight runs down.
+  process.on("unhandledRejection", (reason) => log.error({ err: { message: (reason as Error)?.message ?? String(reason) } }, "unhandled rejection"));
   const config = loadConfigOrExit(options, env, cwd);
   const dataDir = resolveDataDir(options, env, cwd);
   const port = parsePort(options.port ?? env.PORT ?? "8080");

@@ -1,11 +1,14 @@
 /**
  * Where a local model's weights come from: a file on disk, or an `hf:` URI / http(s) URL that is
- * downloaded once into `<data dir>/models`. Downloads go through node-llama-cpp's downloader
- * (ipull), which keeps a partial file and resumes it on the next attempt. A manifest records which
- * file each URI became, so a restart without network still finds the model.
+ * downloaded once into `<data dir>/models`. URLs naming a file are streamed into `<file>.part` and
+ * resumed from it with a Range request on the next attempt; `hf:<user>/<repo>:<quant>` URIs go
+ * through node-llama-cpp's downloader, which resolves the file from the Hub. A manifest records
+ * which file each URI became, so a restart without network still finds the model.
  */
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
 
 export type ModelFile = { ok: true; file: string } | { ok: false; detail: string; fix: string };
 
@@ -63,7 +66,9 @@ export async function ensureModelFile(
   source: string,
   dataDir: string,
   onProgress?: (progress: DownloadProgress) => void,
+  options: { stallTimeoutMs?: number } = {},
 ): Promise<ModelFile> {
+  const stallTimeoutMs = options.stallTimeoutMs ?? STALL_TIMEOUT_MS;
   if (!isRemoteSource(source)) {
     if (existsSync(source) && statSync(source).isFile()) return { ok: true, file: source };
     return { ok: false, detail: `The model file ${source} does not exist.`, fix: MODEL_FIX };
@@ -73,49 +78,110 @@ export async function ensureModelFile(
   if (known && existsSync(path.join(dir, known))) return { ok: true, file: path.join(dir, known) };
 
   const url = describeSource(source);
+  // A URL that names the file (http(s), hf:<user>/<repo>/<file>) is fetched here, resumably; a
+  // `hf:<user>/<repo>:<quant>` URI needs the Hub's file listing, which node-llama-cpp resolves.
+  const direct = !/^hf:[^/]+\/[^/:#]+(:[^/]*)?$/.test(source);
   try {
     mkdirSync(dir, { recursive: true });
     await reachable(url);
-    const { createModelDownloader } = await import("node-llama-cpp");
-    const started = Date.now();
-    let lastProgress = Date.now();
-    const downloader = await createModelDownloader({
-      modelUri: source,
-      dirPath: dir,
-      showCliProgress: false,
-      deleteTempFileOnCancel: false,
-      onProgress: ({ totalSize, downloadedSize }) => {
-        lastProgress = Date.now();
-        const seconds = (Date.now() - started) / 1000;
-        const rate = seconds > 0 ? downloadedSize / seconds : 0;
-        onProgress?.({
-          file: downloader.entrypointFilename,
-          downloadedBytes: downloadedSize,
-          totalBytes: totalSize,
-          bytesPerSecond: rate,
-          etaSeconds: rate > 0 ? (totalSize - downloadedSize) / rate : Infinity,
-        });
-      },
-    });
-    // A download that stops moving is cancelled; its partial file stays for the next attempt.
-    let stalled = false;
-    const watchdog = setInterval(() => {
-      if (Date.now() - lastProgress < STALL_TIMEOUT_MS) return;
-      stalled = true;
-      void downloader.cancel({ deleteTempFile: false });
-    }, 5_000);
-    let file: string;
-    try {
-      file = await downloader.download();
-    } finally {
-      clearInterval(watchdog);
-    }
-    if (stalled) throw new Error(`no data arrived for ${STALL_TIMEOUT_MS / 1000} s`);
+    const file = direct
+      ? await downloadResumable(url, path.join(dir, fileNameOf(url)), stallTimeoutMs, onProgress)
+      : await downloadWithNodeLlamaCpp(source, dir, stallTimeoutMs, onProgress);
     writeFileSync(path.join(dir, MANIFEST), `${JSON.stringify({ ...readManifest(dir), [source]: path.basename(file) }, null, 2)}\n`);
     return { ok: true, file };
   } catch (error) {
     const reason = causeOf(error);
     return { ok: false, detail: `The model could not be downloaded from ${url}: ${reason}. It will be tried again on the next start.`, fix: MODEL_FIX };
+  }
+}
+
+const fileNameOf = (url: string) => decodeURIComponent(new URL(url).pathname.split("/").pop() || "model.gguf").replace(/[^\w.-]+/g, "_");
+
+/**
+ * Streams `url` into `<target>.part`, continuing from the bytes already there with a Range request
+ * (a server that ignores the range sends it all again, and the part file starts over), and renames
+ * it when the length matches. Stops when no data arrives for `stallTimeoutMs`.
+ */
+async function downloadResumable(url: string, target: string, stallTimeoutMs: number, onProgress?: (p: DownloadProgress) => void): Promise<string> {
+  const part = `${target}.part`;
+  const have = existsSync(part) ? statSync(part).size : 0;
+  const abort = new AbortController();
+  let timer = setTimeout(() => abort.abort(new Error(`no data arrived for ${stallTimeoutMs / 1000} s`)), stallTimeoutMs);
+  const alive = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => abort.abort(new Error(`no data arrived for ${stallTimeoutMs / 1000} s`)), stallTimeoutMs);
+  };
+  try {
+    const response = await fetch(url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, redirect: "follow", signal: abort.signal });
+    if (response.status === 416 && have > 0) {
+      // Nothing left to fetch: the part file is complete.
+      renameSync(part, target);
+      return target;
+    }
+    if (!response.ok || !response.body) throw new Error(`the server answered ${response.status} ${response.statusText}`.trim());
+    const resumed = response.status === 206;
+    const offset = resumed ? have : 0;
+    const remaining = Number(response.headers.get("content-length") ?? NaN);
+    const total = offset + remaining;
+    const out = createWriteStream(part, { flags: resumed ? "a" : "w" });
+    const started = Date.now();
+    let received = 0;
+    const name = path.basename(target);
+    const counter = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        alive();
+        received += chunk.length;
+        const seconds = (Date.now() - started) / 1000;
+        const rate = seconds > 0 ? received / seconds : 0;
+        onProgress?.({ file: name, downloadedBytes: offset + received, totalBytes: total, bytesPerSecond: rate, etaSeconds: rate > 0 ? (total - offset - received) / rate : Infinity });
+        done(null, chunk);
+      },
+    });
+    await pipeline(Readable.fromWeb(response.body as never), counter, out);
+    const size = statSync(part).size;
+    if (Number.isFinite(total) && size !== total) throw new Error(`the download ended at ${size} of ${total} bytes`);
+    renameSync(part, target);
+    return target;
+  } catch (error) {
+    throw abort.signal.aborted ? abort.signal.reason : error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** `hf:<user>/<repo>:<quant>` through node-llama-cpp's downloader (it lists the repository's files). */
+async function downloadWithNodeLlamaCpp(source: string, dir: string, stallTimeoutMs: number, onProgress?: (p: DownloadProgress) => void): Promise<string> {
+  const { createModelDownloader } = await import("node-llama-cpp");
+  const started = Date.now();
+  let lastProgress = Date.now();
+  const downloader = await createModelDownloader({
+    modelUri: source,
+    dirPath: dir,
+    showCliProgress: false,
+    deleteTempFileOnCancel: false,
+    onProgress: ({ totalSize, downloadedSize }) => {
+      lastProgress = Date.now();
+      const seconds = (Date.now() - started) / 1000;
+      const rate = seconds > 0 ? downloadedSize / seconds : 0;
+      onProgress?.({ file: downloader.entrypointFilename, downloadedBytes: downloadedSize, totalBytes: totalSize, bytesPerSecond: rate, etaSeconds: rate > 0 ? (totalSize - downloadedSize) / rate : Infinity });
+    },
+  });
+  let stalled = false;
+  const watchdog = setInterval(() => {
+    if (Date.now() - lastProgress < stallTimeoutMs) return;
+    stalled = true;
+    void downloader.cancel({ deleteTempFile: false });
+  }, Math.min(5_000, stallTimeoutMs / 4));
+  try {
+    const file = await downloader.download();
+    if (stalled) throw new Error(`no data arrived for ${stallTimeoutMs / 1000} s`);
+    return file;
+  } catch (error) {
+    // Stop any connection the downloader still has going.
+    await downloader.cancel({ deleteTempFile: false }).catch(() => undefined);
+    throw stalled ? new Error(`no data arrived for ${stallTimeoutMs / 1000} s`) : error;
+  } finally {
+    clearInterval(watchdog);
   }
 }
 
