@@ -27,7 +27,7 @@ export interface LoadConfigOptions {
 }
 
 /**
- * The embedded default model: Qwen2.5 0.5B Instruct (Apache-2.0), 4-bit, about 400 MB. Small enough
+ * The embedded default model: Qwen2.5 0.5B Instruct (Apache-2.0), 4-bit, under 500 MB. Small enough
  * for a laptop CPU, and good at following a JSON Schema under constrained decoding.
  */
 export const DEFAULT_LOCAL_MODEL = "hf:Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf";
