@@ -94,6 +94,11 @@ workflows:
     maxOutputTokens: 24
   broken:
     model: gone
+  local-hurried:
+    model: tiny
+    maxOutputTokens: 4000
+    retries: 0
+    timeoutMs: 400
 `,
   );
   server = await startGenserve({ configFile: config, dataDir: path.join(dir, "data") });
@@ -182,6 +187,19 @@ describe("llama-cpp provider on a generated tiny GGUF", () => {
     expect(cancelled.json.status).toBe("failed");
     expect(cancelled.json.error.code).toBe("cancelled");
     expect(cancelled.json.output).toBeNull();
+  });
+
+  it("a run past its workflow's time-out stops decoding and frees the lane (504)", async () => {
+    const schema = { type: "object", properties: { s: { type: "string", minLength: 3900 } }, required: ["s"] };
+    const started = Date.now();
+    const res = await post(server, "/api/v1/generate/object", { ...EVENT, workflowSlug: "local-hurried", input: "long", schema }, key);
+    expect(res.status, res.text).toBe(504);
+    expect(res.json.code).toBe("model_timeout");
+    // 3,900 tokens take half a minute here; the run ended near its 400 ms deadline instead.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // parallel 1: the next run gets the lane at once.
+    const next = await post(server, "/api/v1/generate/text", { ...EVENT, workflowSlug: "local-text", input: "next" }, key);
+    expect(next.status, next.text).toBe(200);
   });
 
   it("a model whose file is missing: the server runs, the model says why, runs answer 503", async () => {
