@@ -12,9 +12,9 @@
 import { jsonStringChar, literal, repeat } from "./gbnf";
 import { FORMATS } from "./formats";
 import { integerRange, numberRange } from "./numbers";
+import { type BranchShape, exclusive, isObject, jsonType, LOCALLY_CHECKED, numericBounds, safeTest, satisfiesLocally, type Schema } from "./keywords";
 import { patternToGbnf, singleClassPattern } from "./regex";
 
-type Schema = Record<string, unknown>;
 
 export interface CompiledGrammar {
   gbnf: string;
@@ -82,13 +82,6 @@ const UNEXPRESSED = ["not", "if", "then", "else", "uniqueItems", "contains", "mi
  * constrains nothing and needs no grammar.
  */
 const VALIDATED_FORMATS = new Set(["date", "time", "date-time", "iso-time", "iso-date-time", "duration", "uri", "uri-reference", "uri-template", "url", "email", "hostname", "ipv4", "ipv6", "regex", "uuid", "json-pointer", "json-pointer-uri-fragment", "relative-json-pointer", "byte", "int32", "int64", "float", "double"]);
-
-const isObject = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
-const jsonType = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v);
-const typeMatches = (value: unknown, type: string) => {
-  const t = jsonType(value);
-  return t === type || (type === "number" && t === "integer");
-};
 
 class Compiler {
   private readonly rules = new Map<string, string>();
@@ -648,50 +641,6 @@ class Compiler {
   }
 }
 
-function numericBounds(schema: Schema) {
-  const bounds: { min?: number; max?: number; exclusiveMin?: boolean; exclusiveMax?: boolean } = {};
-  const { minimum, maximum, exclusiveMinimum, exclusiveMaximum } = schema;
-  if (typeof minimum === "number") bounds.min = minimum;
-  if (typeof maximum === "number") bounds.max = maximum;
-  // draft-04 booleans, later drafts numbers
-  if (exclusiveMinimum === true) bounds.exclusiveMin = true;
-  if (exclusiveMaximum === true) bounds.exclusiveMax = true;
-  if (typeof exclusiveMinimum === "number" && (bounds.min === undefined || exclusiveMinimum >= bounds.min)) {
-    bounds.min = exclusiveMinimum;
-    bounds.exclusiveMin = true;
-  }
-  if (typeof exclusiveMaximum === "number" && (bounds.max === undefined || exclusiveMaximum <= bounds.max)) {
-    bounds.max = exclusiveMaximum;
-    bounds.exclusiveMax = true;
-  }
-  return bounds;
-}
-
-interface BranchShape {
-  types: string[];
-  /** Object-only branches: the keys its grammar can write, the keys it requires, const/enum values. */
-  object?: { generated: string[]; required: string[]; values: Record<string, string[]> };
-}
-
-/**
- * Whether every value generated for one oneOf branch fails all the others, so "one of" holds:
- * different types, or (objects) another branch requires a key this one never writes, or a key this
- * one always writes has const/enum values the other does not allow.
- */
-function exclusive(shapes: BranchShape[]): boolean {
-  const expand = (types: string[]) => new Set(types.flatMap((t) => (t === "number" ? ["number", "integer"] : [t])));
-  const excludes = (a: BranchShape, b: BranchShape) => {
-    const bTypes = expand(b.types);
-    if (![...expand(a.types)].some((t) => bTypes.has(t))) return true;
-    if (!a.object || !b.object) return false;
-    const ao = a.object;
-    const bo = b.object;
-    if (bo.required.some((k) => !ao.generated.includes(k))) return true;
-    return ao.required.some((k) => ao.values[k] && bo.values[k] && !ao.values[k]!.some((v) => bo.values[k]!.includes(v)));
-  };
-  return shapes.every((a, i) => shapes.every((b, j) => i === j || excludes(a, b)));
-}
-
 const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /** Compiles a JSON Schema into a GBNF grammar. Throws UnsatisfiableSchemaError when no value fits. */
@@ -707,53 +656,4 @@ export function compileGrammar(schema: Schema | boolean): CompiledGrammar {
   }
   const unexpressed = [...compiler.unexpressed];
   return { gbnf, exact: unexpressed.length === 0, unexpressed };
-}
-
-
-/** Keywords `satisfiesLocally` checks on a literal value (enum/const candidates). */
-const LOCALLY_CHECKED = new Set(["type", "enum", "const", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "minProperties", "maxProperties", "required"]);
-
-/** Whether a literal value passes the keywords in LOCALLY_CHECKED (others are not looked at). */
-function satisfiesLocally(value: unknown, schema: Schema): boolean {
-  const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : null;
-  if (types && !types.some((t) => typeMatches(value, t))) return false;
-  if (Array.isArray(schema.enum) && !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) return false;
-  if ("const" in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) return false;
-  if (typeof value === "string") {
-    const length = [...value].length;
-    if (typeof schema.minLength === "number" && length < schema.minLength) return false;
-    if (typeof schema.maxLength === "number" && length > schema.maxLength) return false;
-    if (typeof schema.pattern === "string") {
-      try {
-        if (!new RegExp(schema.pattern, "u").test(value)) return false;
-      } catch {
-        return false;
-      }
-    }
-  }
-  if (typeof value === "number") {
-    const b = numericBounds(schema);
-    if (b.min !== undefined && (b.exclusiveMin ? value <= b.min : value < b.min)) return false;
-    if (b.max !== undefined && (b.exclusiveMax ? value >= b.max : value > b.max)) return false;
-    if (typeof schema.multipleOf === "number" && !Number.isInteger(value / schema.multipleOf)) return false;
-  }
-  if (Array.isArray(value)) {
-    if (typeof schema.minItems === "number" && value.length < schema.minItems) return false;
-    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) return false;
-  }
-  if (isObject(value)) {
-    const keys = Object.keys(value);
-    if (typeof schema.minProperties === "number" && keys.length < schema.minProperties) return false;
-    if (typeof schema.maxProperties === "number" && keys.length > schema.maxProperties) return false;
-    if (Array.isArray(schema.required) && !schema.required.every((k) => keys.includes(k as string))) return false;
-  }
-  return true;
-}
-
-function safeTest(pattern: string, text: string): boolean {
-  try {
-    return new RegExp(pattern, "u").test(text);
-  } catch {
-    return true; // unknown: assume it matches, which only makes the result more cautious
-  }
 }
