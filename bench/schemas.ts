@@ -153,7 +153,6 @@ for (const split of splits) {
   const usable: { entry: Entry; exact: boolean }[] = [];
   for (const entry of entries) {
     const entryStart = performance.now();
-    if (process.env.BENCH_TRACE) console.error(`start ${entry.id}`);
     await measureEntry(entry);
     const took = performance.now() - entryStart;
     if (took > 2_000) console.error(`${entry.id}: slow, ${(took / 1000).toFixed(1)} s`);

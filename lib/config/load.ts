@@ -2,6 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import YAML from "yaml";
 import type { z } from "zod";
+import { isRemoteSource } from "../models/model-source";
 import { fileConfigSchema, type FileConfig } from "./schema";
 import type { Config, ContextConfig, ModelConfig, WorkflowConfig } from "./types";
 
@@ -35,10 +36,8 @@ export const LOCAL_MODEL_ALIAS = "local";
 export const DEFAULT_WORKFLOW = "default";
 
 const modelOption = (options: LoadConfigOptions) =>
-  options.model === undefined || isRemoteModel(options.model) ? options.model : path.resolve(options.cwd, options.model);
+  options.model === undefined || isRemoteSource(options.model) ? options.model : path.resolve(options.cwd, options.model);
 
-/** hf: URIs and http(s) URLs are downloaded; anything else is a local path. */
-export const isRemoteModel = (source: string) => /^(hf:|https?:\/\/)/i.test(source);
 
 /**
  * Adds the embedded local model (`local`) and a `default` workflow on it: with no configuration
@@ -104,7 +103,7 @@ function buildConfig(file: string | null, data: FileConfig, baseDir: string): Co
       alias,
       provider: m.provider as ModelConfig["provider"],
       model: m.model ?? (m.path ? path.basename(m.path) : alias),
-      path: m.path && !isRemoteModel(m.path) ? path.resolve(baseDir, m.path) : m.path,
+      path: m.path && !isRemoteSource(m.path) ? path.resolve(baseDir, m.path) : m.path,
       parallel: m.parallel,
       queue: m.queue,
       threads: m.threads,

@@ -117,7 +117,7 @@ export function createAiSdkModel(config: ModelConfig): ModelClient {
           finishReason: result.finishReason,
         };
       } catch (error) {
-        throw toModelError(error, request.abortSignal.aborted && isTimeout(request.abortSignal));
+        throw toModelError(error, request.abortSignal);
       }
     },
 
@@ -149,13 +149,8 @@ export function createAiSdkModel(config: ModelConfig): ModelClient {
         }
         if (failure !== undefined) throw failure;
       } catch (error) {
-        throw toModelError(error, request.abortSignal.aborted && isTimeout(request.abortSignal));
+        throw toModelError(error, request.abortSignal);
       }
     },
   };
-}
-
-function isTimeout(signal: AbortSignal): boolean {
-  const reason = signal.reason as { name?: string } | undefined;
-  return reason?.name === "TimeoutError";
 }

@@ -6,8 +6,9 @@ import { GenserveError, isGenserveError } from "../errors";
  * (retryable as the provider said), a time-out `model_timeout`. Provider messages are summarised:
  * they can quote request content, never keys.
  */
-export function toModelError(error: unknown, timedOut: boolean): GenserveError {
+export function toModelError(error: unknown, signal: AbortSignal): GenserveError {
   if (isGenserveError(error)) return error;
+  const timedOut = signal.aborted && (signal.reason as { name?: string } | undefined)?.name === "TimeoutError";
   if (timedOut) return new GenserveError("model_timeout", { detail: "The model did not finish within the workflow's time-out." });
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;

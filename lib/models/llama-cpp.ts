@@ -49,17 +49,20 @@ const DEFAULT_MAX_TOKENS = 2048;
 /** Per-sequence context when the configuration gives none (capped by what the model was trained on). */
 const DEFAULT_CONTEXT = 4096;
 
-let sharedLlama: Promise<Llama> | undefined;
+type Binding = typeof import("node-llama-cpp");
+let shared: Promise<{ binding: Binding; llama: Llama }> | undefined;
 
 /** One llama.cpp binding per process, CPU only (prebuilt binaries; nothing is compiled at run time). */
-function llamaInstance(): Promise<Llama> {
-  sharedLlama ??= import("node-llama-cpp").then(({ getLlama, LlamaLogLevel }) =>
-    getLlama({ gpu: false, build: "never", logLevel: LlamaLogLevel.error, progressLogs: false }),
-  );
-  return sharedLlama;
+function llamaInstance(): Promise<{ binding: Binding; llama: Llama }> {
+  shared ??= import("node-llama-cpp").then(async (binding) => ({
+    binding,
+    llama: await binding.getLlama({ gpu: false, build: "never", logLevel: binding.LlamaLogLevel.error, progressLogs: false }),
+  }));
+  return shared;
 }
 
 interface Loaded {
+  LlamaChat: Binding["LlamaChat"];
   llama: Llama;
   model: LlamaModel;
   /** One context per lane; a run holds a lane from start to end. */
@@ -88,7 +91,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     if (!options.file.ok) return Promise.reject(unavailable(status));
     const file = options.file.file;
     loading ??= (async () => {
-      const llama = await llamaInstance();
+      const { binding, llama } = await llamaInstance();
       const model = await llama.loadModel({ modelPath: file });
       const trained = model.trainContextSize;
       const contextSize = Math.min(config.contextWindow ?? DEFAULT_CONTEXT, trained);
@@ -97,7 +100,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       const name = String(model.fileInfo.metadata.general?.name ?? "") || path.basename(file, ".gguf");
       status = { state: "ready", name, contextSize: lanes[0]!.contextSize, parallel: config.parallel };
       options.log?.("info", "local model loaded", { alias: config.alias, name, file, contextSize: lanes[0]!.contextSize, parallel: config.parallel, threadsPerLane: threads });
-      return { llama, model, lanes, name };
+      return { LlamaChat: binding.LlamaChat, llama, model, lanes, name };
     })().catch((error: unknown) => {
       status = {
         state: "unavailable",
@@ -146,8 +149,9 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     return handOut(given);
   };
 
-  const grammarFor = (loaded: Loaded, schema: Record<string, unknown>) => {
-    const key = schemaHash(schema);
+  const grammarFor = (loaded: Loaded, json: NonNullable<ModelRequest["json"]>) => {
+    const { schema } = json;
+    const key = json.hash ?? schemaHash(schema);
     let entry = grammars.get(key);
     if (!entry) {
       let compiled: CompiledGrammar;
@@ -175,13 +179,12 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     const loaded = await load();
     const { lane, release } = await acquire(request.abortSignal);
     const sequence = loaded.lanes[lane]!.getSequence();
-    const { LlamaChat } = await import("node-llama-cpp");
-    const chat = new LlamaChat({ contextSequence: sequence, autoDisposeSequence: false });
+    const chat = new loaded.LlamaChat({ contextSequence: sequence, autoDisposeSequence: false });
     try {
       let decoding: DecodingMode = "none";
       let grammar: LlamaGrammar | undefined;
       if (request.json) {
-        const entry = grammarFor(loaded, request.json.schema);
+        const entry = grammarFor(loaded, request.json);
         grammar = (await entry.grammar) ?? undefined;
         decoding = !grammar ? "prompt" : entry.compiled.exact ? "grammar" : "grammar+validate";
       }
@@ -201,8 +204,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
         decoding,
       };
     } catch (error) {
-      if (request.abortSignal.aborted) throw toModelError(request.abortSignal.reason ?? error, isTimeout(request.abortSignal));
-      throw toModelError(error, false);
+      throw toModelError(request.abortSignal.aborted ? (request.abortSignal.reason ?? error) : error, request.abortSignal);
     } finally {
       chat.dispose();
       sequence.dispose();
@@ -277,8 +279,4 @@ function finishReason(stopReason: string | undefined): string {
   if (stopReason === "maxTokens") return "length";
   if (stopReason === "abort") return "aborted";
   return "stop";
-}
-
-function isTimeout(signal: AbortSignal): boolean {
-  return (signal.reason as { name?: string } | undefined)?.name === "TimeoutError";
 }

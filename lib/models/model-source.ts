@@ -20,6 +20,7 @@ export interface DownloadProgress {
   etaSeconds: number;
 }
 
+/** hf: URIs and http(s) URLs are downloaded; anything else is a local path. */
 export const isRemoteSource = (source: string) => /^(hf:|https?:\/\/)/i.test(source);
 
 /** The fix every "no model" message gives. */
@@ -40,8 +41,9 @@ const CONNECT_TIMEOUT_MS = 15_000;
 const STALL_TIMEOUT_MS = 60_000;
 
 /**
- * One request with a deadline before the downloader starts: its own retries would otherwise wait
- * for minutes on a machine with no network, and say little about why.
+ * One request with a deadline before node-llama-cpp's downloader starts: its own retries would
+ * otherwise wait for minutes on a machine with no network, and say little about why. (The direct
+ * download needs none: its stall timer runs from the first byte asked for.)
  */
 async function reachable(url: string): Promise<void> {
   const response = await fetch(url, { method: "HEAD", redirect: "follow", signal: AbortSignal.timeout(CONNECT_TIMEOUT_MS) });
@@ -83,7 +85,6 @@ export async function ensureModelFile(
   const direct = !/^hf:[^/]+\/[^/:#]+(:[^/]*)?$/.test(source);
   try {
     mkdirSync(dir, { recursive: true });
-    await reachable(url);
     const file = direct
       ? await downloadResumable(url, path.join(dir, fileNameOf(url)), stallTimeoutMs, onProgress)
       : await downloadWithNodeLlamaCpp(source, dir, stallTimeoutMs, onProgress);
@@ -106,10 +107,13 @@ async function downloadResumable(url: string, target: string, stallTimeoutMs: nu
   const part = `${target}.part`;
   const have = existsSync(part) ? statSync(part).size : 0;
   const abort = new AbortController();
-  let timer = setTimeout(() => abort.abort(new Error(`no data arrived for ${stallTimeoutMs / 1000} s`)), stallTimeoutMs);
+  const deadline = (ms: number, why: string) => setTimeout(() => abort.abort(new Error(`${why} for ${ms / 1000} s`)), ms);
+  // A host that never answers fails fast; once data flows, a stall of `stallTimeoutMs` stops it.
+  const connectMs = Math.min(CONNECT_TIMEOUT_MS, stallTimeoutMs);
+  let timer = deadline(connectMs, "no answer");
   const alive = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => abort.abort(new Error(`no data arrived for ${stallTimeoutMs / 1000} s`)), stallTimeoutMs);
+    timer = deadline(stallTimeoutMs, "no data arrived");
   };
   try {
     const response = await fetch(url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, redirect: "follow", signal: abort.signal });
@@ -118,6 +122,7 @@ async function downloadResumable(url: string, target: string, stallTimeoutMs: nu
       renameSync(part, target);
       return target;
     }
+    alive();
     if (!response.ok || !response.body) throw new Error(`the server answered ${response.status} ${response.statusText}`.trim());
     const resumed = response.status === 206;
     const offset = resumed ? have : 0;
@@ -151,6 +156,7 @@ async function downloadResumable(url: string, target: string, stallTimeoutMs: nu
 
 /** `hf:<user>/<repo>:<quant>` through node-llama-cpp's downloader (it lists the repository's files). */
 async function downloadWithNodeLlamaCpp(source: string, dir: string, stallTimeoutMs: number, onProgress?: (p: DownloadProgress) => void): Promise<string> {
+  await reachable(describeSource(source));
   const { createModelDownloader } = await import("node-llama-cpp");
   const started = Date.now();
   let lastProgress = Date.now();

@@ -8,7 +8,7 @@ export interface ModelStatus {
   alias: string;
   provider: ModelConfig["provider"];
   /** Remote providers are "ready" as far as genserve can tell; local models say how loading went. */
-  status: LocalModelState;
+  status: LocalModelState | { state: "ready"; name: string };
 }
 
 export interface RegistryOptions {
@@ -49,7 +49,7 @@ export class ModelRegistry {
     return Object.values(this.config.models).map((model) => ({
       alias: model.alias,
       provider: model.provider,
-      status: model.provider === "llama-cpp" ? (this.get(model.alias) as LocalModelClient).status : { state: "ready", name: model.model, contextSize: model.contextWindow ?? 0, parallel: 0 },
+      status: model.provider === "llama-cpp" ? (this.get(model.alias) as LocalModelClient).status : { state: "ready", name: model.model },
     }));
   }
 

@@ -18,6 +18,8 @@ export const messageText = (content: ChatMessage["content"]): string =>
 export interface JsonOutputSpec {
   /** The JSON Schema the output must follow (already screened and compiled by genserve). */
   schema: Record<string, unknown>;
+  /** The schema's canonical hash when the caller has it already (adapters cache by it). */
+  hash?: string;
   name?: string;
   description?: string;
 }

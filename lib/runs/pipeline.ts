@@ -403,7 +403,7 @@ export class RunService {
       messages,
       temperature: plan.workflow.temperature,
       maxOutputTokens: plan.workflow.maxOutputTokens,
-      json: plan.prepared && { schema: plan.prepared.schema, name: "output" },
+      json: plan.prepared && { schema: plan.prepared.schema, hash: plan.prepared.hash, name: "output" },
       abortSignal: signal,
     };
   }

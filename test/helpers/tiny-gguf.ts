@@ -60,26 +60,15 @@ class Writer {
     this.chunks.push(b);
     this.size += b.length;
   }
-  u32(n: number) {
-    const b = Buffer.alloc(4);
-    b.writeUInt32LE(n);
+  private scalar(bytes: number, write: (b: Buffer) => void) {
+    const b = Buffer.alloc(bytes);
+    write(b);
     this.push(b);
   }
-  i32(n: number) {
-    const b = Buffer.alloc(4);
-    b.writeInt32LE(n);
-    this.push(b);
-  }
-  f32(n: number) {
-    const b = Buffer.alloc(4);
-    b.writeFloatLE(n);
-    this.push(b);
-  }
-  u64(n: number) {
-    const b = Buffer.alloc(8);
-    b.writeBigUInt64LE(BigInt(n));
-    this.push(b);
-  }
+  u32 = (n: number) => this.scalar(4, (b) => b.writeUInt32LE(n));
+  i32 = (n: number) => this.scalar(4, (b) => b.writeInt32LE(n));
+  f32 = (n: number) => this.scalar(4, (b) => b.writeFloatLE(n));
+  u64 = (n: number) => this.scalar(8, (b) => b.writeBigUInt64LE(BigInt(n)));
   str(s: string) {
     const b = Buffer.from(s, "utf8");
     this.u64(b.length);
