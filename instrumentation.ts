@@ -5,6 +5,7 @@
 export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { getRuntime } = await import("./lib/server/runtime");
-    getRuntime();
+    // Serving starts after runs a previous process left running are recovered.
+    await getRuntime().ready;
   }
 }

@@ -1,5 +1,18 @@
 import type { NextConfig } from "next";
 
+/**
+ * On every response, API included (the pages' Content-Security-Policy, with its per-request nonce,
+ * is set by proxy.ts). This file imports nothing of the app's: the CLI loads it under tsx.
+ */
+const SECURITY_HEADERS = [
+  { key: "X-Content-Type-Options", value: "nosniff" },
+  { key: "Referrer-Policy", value: "no-referrer" },
+  // CSP frame-ancestors says the same to browsers that read it; this is for those that do not.
+  { key: "X-Frame-Options", value: "DENY" },
+  { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=(), usb=()" },
+  { key: "Cross-Origin-Opener-Policy", value: "same-origin" },
+];
+
 const nextConfig: NextConfig = {
   // Native and heavy server packages stay outside the bundle (loaded by Node at run time).
   serverExternalPackages: ["better-sqlite3", "pino", "mammoth", "pdfjs-dist", "node-llama-cpp"],
@@ -7,6 +20,9 @@ const nextConfig: NextConfig = {
   // The run pipeline streams; gzip would buffer Server-Sent Events.
   compress: false,
   typedRoutes: false,
+  async headers() {
+    return [{ source: "/:path*", headers: SECURITY_HEADERS }];
+  },
 };
 
 export default nextConfig;

@@ -4,6 +4,9 @@ import { Nav } from "@/components/nav";
 import { Providers } from "@/components/providers";
 import "./globals.css";
 
+// Pages render per request: each gets its own CSP nonce (proxy.ts), which Next.js puts on its scripts.
+export const dynamic = "force-dynamic";
+
 export const metadata: Metadata = {
   title: "genserve",
   description: "Structured objects, streams and text from named workflows.",

@@ -1,7 +1,12 @@
 import { expect, test } from "@playwright/test";
-import { BASE, expectAccessible, KEY, PlaygroundPage } from "./pages";
+import { BASE, expectAccessible, KEY, PlaygroundPage, watchCspViolations } from "./pages";
 
 const SHOTS = "docs/screenshots";
+
+// Every test runs under the pages' strict CSP and fails on any violation the browser reports.
+const cspViolations = new WeakMap<object, string[]>();
+test.beforeEach(({ page }) => void cspViolations.set(page, watchCspViolations(page)));
+test.afterEach(({ page }) => expect(cspViolations.get(page) ?? []).toEqual([]));
 
 test.describe("playground", () => {
   test("refuses a wrong key with a clear message, then signs in", async ({ page }) => {

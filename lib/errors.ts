@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still in progress", retryable: true },
   idempotency_mismatch: { status: 422, title: "This Idempotency-Key was used with a different request", retryable: false },
   method_not_allowed: { status: 405, title: "Method not allowed", retryable: false },
+  schema_timeout: { status: 422, title: "Validating against the schema took too long", retryable: false },
   attachment_fetch_refused: { status: 400, title: "An attachment URL may not be fetched", retryable: false },
   attachment_unreadable: { status: 422, title: "The attachment cannot be read", retryable: false },
   attachment_unsupported: { status: 422, title: "The attachment cannot be used with this model", retryable: false },
@@ -51,6 +52,10 @@ export interface GenserveErrorOptions {
   retryable?: boolean;
   headers?: Record<string, string>;
   cause?: unknown;
+  /** For `model_error`: the provider's HTTP status, when it answered. */
+  upstreamStatus?: number;
+  /** For retryable errors: how long the other side asked us to wait (Retry-After). */
+  retryAfterMs?: number;
 }
 
 // A registered symbol, not `instanceof`: the CLI (tsx) and the Next.js bundle load separate copies
@@ -66,6 +71,8 @@ export class GenserveError extends Error {
   readonly errors?: FieldError[];
   runId?: string;
   readonly headers?: Record<string, string>;
+  readonly upstreamStatus?: number;
+  readonly retryAfterMs?: number;
 
   constructor(code: ErrorCode, options: GenserveErrorOptions = {}) {
     const spec = ERROR_CODES[code];
@@ -79,6 +86,8 @@ export class GenserveError extends Error {
     this.errors = options.errors;
     this.runId = options.runId;
     this.headers = options.headers;
+    this.upstreamStatus = options.upstreamStatus;
+    this.retryAfterMs = options.retryAfterMs;
     Object.defineProperty(this, BRAND, { value: true });
   }
 }

@@ -1,3 +1,4 @@
+import { otherMethods } from "@/lib/http/route";
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
@@ -5,3 +6,5 @@ export const dynamic = "force-dynamic";
 export function GET(): Response {
   return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
 }
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -6,7 +6,16 @@
 import { z } from "zod";
 
 export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-export const THREAD_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+/** Thread ids: "." and ".." are refused (as a path segment they name no thread: /threads/.. is /). */
+export const THREAD_ID = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
+/** A header field name (RFC 9110 token). */
+export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/**
+ * A header field value genserve will send: visible ASCII, spaces and tabs. RFC 9110 also admits
+ * obs-text (bytes 0x80-0xFF), which HTTP clients encode inconsistently; CR, LF and NUL are never
+ * allowed (Node's HTTP client throws on them).
+ */
+export const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
 
 const slug = (what: string) =>
   z.string({ error: `must be a ${what} slug (string)` }).regex(SLUG, `must be a ${what} slug: letters, digits, '.', '_' or '-'`);
@@ -15,7 +24,13 @@ export const callbackSchema = z
   .object({
     url: z.url({ protocol: /^https?$/, error: "must be an absolute http or https URL" }).max(2048),
     customProperties: z.record(z.string(), z.unknown()).optional(),
-    headers: z.record(z.string().regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/, "must be a valid header name"), z.string().max(8192)).optional(),
+    headers: z
+      .record(
+        z.string().regex(HEADER_NAME, "must be a valid header name (RFC 9110 token: letters, digits and !#$%&'*+.^_`|~-)").max(256),
+        z.string().regex(HEADER_VALUE, "must be visible ASCII, spaces or tabs (no line breaks or non-ASCII characters; percent-encode them)").max(8192),
+      )
+      .refine((headers) => Object.keys(headers).length <= 32, "at most 32 headers")
+      .optional(),
   })
   .strict()
   .meta({ id: "Callback", description: "Where the run's event is delivered when it ends." });
@@ -71,7 +86,7 @@ export const streamObjectRequest = z
     input,
     schema: jsonSchemaValue,
     workflowSlug: slug("workflow").optional(),
-    threadId: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'").optional(),
+    threadId: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-' (not '.' or '..')").optional(),
     attachments,
     contextSlugs,
   })
@@ -86,7 +101,7 @@ export type AttachmentInput = z.infer<typeof attachmentSchema>;
 export const createThreadRequest = z
   .object({
     workflowSlug: slug("workflow"),
-    id: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-'").optional(),
+    id: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-' (not '.' or '..')").optional(),
   })
   .strict()
   .meta({ id: "CreateThreadRequest" });
@@ -163,6 +178,8 @@ export const runSchema = z
       .enum(["grammar", "grammar+validate", "provider", "prompt", "none"])
       .nullable()
       .describe("How the output was held to the schema: a grammar for the whole schema, a grammar for part of it, the provider's native structured output, the prompt only; none for text."),
+    promptTokens: z.number().nullable().describe("The prompt in the model's own tokens, counted before the run (local models); null where the engine cannot count exactly."),
+    outputTokenLimit: z.number().nullable().describe("The most output tokens the model was allowed: the workflow's limit, cut to what the context window left (local models)."),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
   })

@@ -1,6 +1,6 @@
 import http from "node:http";
 import https from "node:https";
-import { GenserveError } from "../errors";
+import { GenserveError, validationError } from "../errors";
 import { guardedLookup, isPrivateAddress, literalAddress, RefusedAddressError } from "../net/address-guard";
 
 export interface FetchLimits {
@@ -34,7 +34,12 @@ export async function fetchAttachment(raw: string, index: number, limits: FetchL
     new GenserveError("attachment_fetch_failed", { detail: `attachments[${index}]: ${reason}.`, errors: [{ path: `/attachments/${index}/file`, message: reason }] });
 
   const allowed = limits.isAllowedAddress ?? ((address: string) => limits.allowPrivate || !isPrivateAddress(address));
-  let url = new URL(raw);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationError([{ path: `/attachments/${index}/file`, message: "is not a valid URL" }]);
+  }
   for (let hop = 0; ; hop++) {
     if (url.protocol !== "http:" && url.protocol !== "https:") throw refused(`only http and https URLs are fetched, not ${url.protocol}`);
     url.username = "";
@@ -49,7 +54,11 @@ export async function fetchAttachment(raw: string, index: number, limits: FetchL
     if (status >= 300 && status < 400 && response.headers.location) {
       response.resume();
       if (hop >= limits.maxRedirects) throw refused(`more than ${limits.maxRedirects} redirects`);
-      url = new URL(response.headers.location, url);
+      try {
+        url = new URL(response.headers.location, url);
+      } catch {
+        throw failed("the server redirected to an address that is not a valid URL");
+      }
       continue;
     }
     if (status < 200 || status >= 300) {

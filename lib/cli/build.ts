@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { createRequire } from "node:module";
 import path from "node:path";
 
-const INPUTS = ["app", "components", "lib", "public", "instrumentation.ts", "next.config.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
+const INPUTS = ["app", "components", "lib", "public", "instrumentation.ts", "proxy.ts", "next.config.ts", "package.json", "package-lock.json", "tsconfig.json", "postcss.config.mjs"];
 const STAMP = path.join(".next", "genserve-build.json");
 
 /** A hash of everything the Next.js build reads, so a stale build is rebuilt. Tests are excluded. */

@@ -1,4 +1,4 @@
-import { runView } from "../runs/pipeline";
+import { runView } from "../runs/run-view";
 import type { RunStatus } from "../store/types";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
 import { printTable } from "./keys";

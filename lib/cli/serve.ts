@@ -41,14 +41,9 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   const port = parsePort(options.port ?? env.PORT ?? "8080");
   const host = options.host ?? env.HOST ?? "127.0.0.1";
 
+  // Migrations run when the store opens; runs a previous process left running are recovered by the
+  // runtime (lib/server/runtime.ts) before the first request, through the run pipeline's own failure path.
   const store = openSqliteStore(dataDir);
-  const now = new Date().toISOString();
-  const recovered = await store.runs.recoverInterrupted(
-    toProblem(new GenserveError("interrupted", { detail: "The server stopped while the run was in progress." })),
-    now,
-  );
-  if (recovered.failed > 0) log.warn({ runs: recovered.failed }, "marked runs left running by a previous process as failed (interrupted)");
-  if (recovered.requeued > 0) log.warn({ runs: recovered.requeued }, "queued asynchronous runs cut by a previous process again (one retry)");
   // Only a data dir that never had a key gets one: revoking every key does not mint a new admin.
   const firstKey = (await store.keys.count()) === 0 ? await createKey(store, { name: "admin", admin: true }) : null;
   await store.close();
@@ -58,10 +53,10 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   const localModels = await resolveLocalModels(config, dataDir, log);
 
   if (!options.dev) await ensureBuild(PACKAGE_ROOT, (message) => log.info(message));
-  setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION, localModels });
 
   let handle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
-  const server = http.createServer((req, res) => {
+  // Time-outs are checked this often (Node's default, 30 s, would let a 10 s limit run to 40 s).
+  const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     if (!handle) {
       res.writeHead(503, { "Content-Type": "application/problem+json", "Retry-After": "1" });
       res.end(JSON.stringify(toProblem(new GenserveError("service_unavailable", { detail: "The server is starting." }))));
@@ -69,19 +64,25 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
     }
     void handle(req, res);
   });
-  server.requestTimeout = 0; // streams and long runs are bounded by workflow time-outs instead
+  // Receiving a request (headers, then the body) is bounded, so a client that trickles bytes cannot
+  // hold a connection forever; sending the response is not (streams and long runs are bounded by
+  // workflow time-outs instead).
+  server.headersTimeout = config.server.headersTimeoutMs;
+  server.requestTimeout = config.server.requestTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, resolve);
   });
   const address = server.address() as AddressInfo;
+  const shownHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  const url = `http://${shownHost}:${address.port}`;
+  const publicUrl = (config.server.publicUrl ?? url).replace(/\/+$/, "");
+  setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION, localModels, publicUrl });
   const app = next({ dev: options.dev ?? false, dir: PACKAGE_ROOT, hostname: host, port: address.port, customServer: true });
   await app.prepare();
   handle = app.getRequestHandler();
 
-  const shownHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
-  const url = `http://${shownHost}:${address.port}`;
-  log.info({ url, dataDir, version: VERSION }, "genserve listening");
+  log.info({ url, publicUrl, dataDir, version: VERSION }, "genserve listening");
   process.stdout.write(`genserve listening on ${url}\n`);
   for (const [alias, found] of Object.entries(localModels)) {
     if (!found.ok) process.stdout.write(`\nModel "${alias}" is not available: ${found.detail}\n${found.fix}\nRuns on it answer 503 model_unavailable until then.\n`);

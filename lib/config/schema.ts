@@ -81,6 +81,8 @@ const MiB = 1024 * KiB;
 export const limitsSchema = z
   .object({
     bodyBytes: z.number().int().positive().default(32 * MiB),
+    /** Nesting of objects and arrays a request body may have. */
+    jsonDepth: z.number().int().min(16).max(1_000).default(128),
     inputBytes: z.number().int().positive().default(1 * MiB),
     schemaBytes: z.number().int().positive().default(64 * KiB),
     schemaDepth: z.number().int().positive().default(32),
@@ -94,6 +96,18 @@ export const limitsSchema = z
     attachmentBytes: z.number().int().positive().default(16 * MiB),
     attachmentsTotalBytes: z.number().int().positive().default(24 * MiB),
     attachmentFetchTimeoutMs: z.number().int().positive().default(10_000),
+    /** Documents (DOCX, PDF, HTML) are read in worker threads: this many at once. */
+    extractWorkers: z.number().int().min(1).max(32).default(2),
+    /** Reading one document may take this long (422 past it). */
+    attachmentExtractTimeoutMs: z.number().int().min(100).default(15_000),
+    /** Heap one document's reading may use, in MB (422 past it). */
+    attachmentExtractMemoryMb: z.number().int().min(32).default(1024),
+    /** XML a DOCX may unpack to, and text a PDF may hold, in bytes (characters). */
+    attachmentUnpackedBytes: z.number().int().positive().default(64 * MiB),
+    /** XML or HTML elements one document may have. */
+    attachmentElements: z.number().int().positive().default(1_000_000),
+    /** Pages one PDF may have. */
+    attachmentPages: z.number().int().positive().default(2_000),
     /** A keep-alive comment is sent on an SSE stream that was silent this long. */
     streamKeepAliveMs: z.number().int().positive().default(15_000),
     /** How long a streamed run's events stay available for resuming after it ends. */
@@ -108,14 +122,43 @@ export const limitsSchema = z
     callbackPollMs: z.number().int().positive().default(1_000),
     /** Asynchronous runs (Prefer: respond-async) executed at once; more wait queued. */
     asyncConcurrency: z.number().int().positive().default(4),
-    /** Runs a key may start per minute (token bucket; 0 disables). */
-    runsPerMinute: z.number().int().min(0).default(600),
+    /**
+     * Runs a key may start per minute (token bucket; 0, the default, disables it). Off by default:
+     * runs are bounded by the models themselves (the local engine's lanes and queue answer 429
+     * model_busy; providers enforce their own limits), and a per-key default turned ordinary
+     * concurrent load into 429s. Set it when keys are handed to parties that must not crowd others out.
+     */
+    runsPerMinute: z.number().int().min(0).default(0),
     /** Validators kept compiled, by schema hash. */
     validatorCache: z.number().int().positive().default(500),
+    /** Worker threads that compile schemas and validate outputs. */
+    schemaWorkers: z.number().int().min(1).max(32).default(2),
+    /** One validation of an output may take this long; past it the worker is replaced and the run fails (schema_timeout). */
+    validationTimeoutMs: z.number().int().min(10).default(2_000),
+    /** Compiling one caller's schema may take this long (400 past it). */
+    schemaCompileTimeoutMs: z.number().int().min(100).default(10_000),
     /** How long a graceful shutdown waits for in-flight runs. */
     shutdownGraceMs: z.number().int().min(0).default(30_000),
   })
   .strict();
+
+export const serverSchema = z
+  .object({
+    /**
+     * The address callers reach this service at (scheme, host, port, optional path prefix), used for
+     * the URLs of built-in inboxes. Default: the address it listens on.
+     */
+    publicUrl: z
+      .url({ protocol: /^https?$/, error: "must be an absolute http or https URL, such as https://genserve.example.com" })
+      .refine((u) => !/[?#]/.test(u), "must not have a query or fragment")
+      .optional(),
+    /** A client must send its request headers within this time. */
+    headersTimeoutMs: z.number().int().min(1_000).default(10_000),
+    /** A client must send its whole request (headers and body) within this time; responses are not limited by it. */
+    requestTimeoutMs: z.number().int().min(1_000).default(120_000),
+  })
+  .strict()
+  .refine((s) => s.headersTimeoutMs <= s.requestTimeoutMs, { path: ["headersTimeoutMs"], message: "must not be longer than requestTimeoutMs" });
 
 const slugKeyed = <T extends z.ZodType>(value: T) =>
   z.record(z.string().regex(SLUG_PATTERN, slugMessage), value).default({});
@@ -126,6 +169,7 @@ export const fileConfigSchema = z
     workflows: slugKeyed(workflowSchema),
     contexts: slugKeyed(contextSchema),
     network: z.object({ allowPrivate: z.boolean().default(false) }).strict().default({ allowPrivate: false }),
+    server: serverSchema.default(serverSchema.parse({})),
     limits: limitsSchema.default(limitsSchema.parse({})),
   })
   .strict();
@@ -134,3 +178,4 @@ export type FileConfig = z.infer<typeof fileConfigSchema>;
 
 export const DEFAULT_LIMITS = limitsSchema.parse({});
 export type Limits = z.infer<typeof limitsSchema>;
+export type ServerSettings = z.infer<typeof serverSchema>;

@@ -1,4 +1,4 @@
-import type { Limits, ProviderName } from "./schema";
+import type { Limits, ProviderName, ServerSettings } from "./schema";
 
 export interface ModelConfig {
   alias: string;
@@ -46,5 +46,6 @@ export interface Config {
   workflows: Readonly<Record<string, WorkflowConfig>>;
   contexts: Readonly<Record<string, ContextConfig>>;
   network: { allowPrivate: boolean };
+  server: ServerSettings;
   limits: Limits;
 }

@@ -1,9 +1,9 @@
 import type { Logger } from "pino";
 import { Webhook } from "standardwebhooks";
-import { guardedLookup, isLoopbackAddress, isPrivateAddress } from "../net/address-guard";
+import { guardedLookup, isPrivateAddress } from "../net/address-guard";
 import type { EventRecord, Store } from "../store/types";
 import { isOwnInbox } from "./own-inbox";
-import { postEvent } from "./send";
+import { postEvent, type SendResult } from "./send";
 
 export interface DeliveryOptions {
   allowPrivate: boolean;
@@ -12,7 +12,12 @@ export interface DeliveryOptions {
   timeoutMs: number;
   concurrency: number;
   pollMs: number;
+  /** The service's public base URL: callbacks to its own built-in inboxes there may use loopback. */
+  publicUrl: string;
 }
+
+/** How long an event whose attempt could not be recorded is left alone. */
+const COOL_DOWN_MS = 30_000;
 
 /**
  * Sends queued callback events (the outbox) with Standard Webhooks signatures. At least once: an
@@ -24,6 +29,10 @@ export class DeliveryWorker {
   private readonly inflight = new Map<string, Promise<void>>();
   private running = false;
   private again = false;
+  private stopped = false;
+  private pass: Promise<void> = Promise.resolve();
+  /** Events whose last attempt could not be recorded, and when they may be tried again. */
+  private readonly coolingDown = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -39,14 +48,19 @@ export class DeliveryWorker {
     this.kick();
   }
 
-  /** Looks for due events now (a run just queued one). */
+  /**
+   * Looks for due events soon (a run just queued one). The pass starts on a later turn of the event
+   * loop, never inside the caller's: however deliveries end, the loop yields between passes.
+   */
   kick(): void {
+    if (this.stopped) return;
     if (this.running) {
       this.again = true;
       return;
     }
     this.running = true;
-    void this.tick()
+    this.pass = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.tick())
       .catch((error: unknown) => this.log.error({ err: { message: (error as Error).message } }, "delivery loop failed"))
       .finally(() => {
         this.running = false;
@@ -57,32 +71,58 @@ export class DeliveryWorker {
       });
   }
 
+  /** Stops looking for events and waits (up to `graceMs`) for attempts in flight; storage may close after. */
   async stop(graceMs: number): Promise<void> {
+    this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await Promise.race([Promise.allSettled([...this.inflight.values()]), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    const settled = (async () => {
+      await this.pass;
+      await Promise.allSettled([...this.inflight.values()]);
+    })();
+    await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs).unref())]);
   }
 
   private async tick(): Promise<void> {
+    if (this.stopped) return;
     const free = this.options.concurrency - this.inflight.size;
     if (free <= 0) return;
-    const due = (await this.store.events.due(this.now().toISOString(), free + this.inflight.size)).filter((e) => !this.inflight.has(e.id)).slice(0, free);
+    const now = this.now();
+    for (const [id, until] of this.coolingDown) if (until <= now.getTime()) this.coolingDown.delete(id);
+    const due = (await this.store.events.due(now.toISOString(), free + this.inflight.size + this.coolingDown.size))
+      .filter((e) => !this.inflight.has(e.id) && !this.coolingDown.has(e.id))
+      .slice(0, free);
     for (const event of due) {
-      const work = this.deliver(event).finally(() => {
-        this.inflight.delete(event.id);
-        this.kick();
-      });
+      const work = this.deliver(event)
+        .catch((error: unknown) => {
+          // Even the failure could not be recorded (storage trouble): leave the event alone for a
+          // while instead of trying it again at once without a trace.
+          this.coolingDown.set(event.id, this.now().getTime() + Math.max(this.options.pollMs, COOL_DOWN_MS));
+          this.log.error({ runId: event.runId, eventId: event.id, err: { message: (error as Error).message } }, "could not record a callback attempt");
+        })
+        .finally(() => {
+          this.inflight.delete(event.id);
+          this.kick();
+        });
       this.inflight.set(event.id, work);
     }
   }
 
   private async deliver(event: EventRecord): Promise<void> {
     const log = this.log.child({ runId: event.runId, eventId: event.id });
-    const url = new URL(event.url);
-    const self = await isOwnInbox(this.store, url);
-    const allow = (address: string) => this.options.allowPrivate || !isPrivateAddress(address) || (self && isLoopbackAddress(address));
-    const headers = { "content-type": "application/json", ...event.headers, ...(await this.sign(event)) };
-    const result = await postEvent(url, headers, event.payload, { timeoutMs: this.options.timeoutMs, lookup: guardedLookup(allow) });
+    let result: SendResult;
+    try {
+      const url = new URL(event.url);
+      const self = await isOwnInbox(this.store, url, this.options.publicUrl);
+      // The operator chose the public URL, so its own inboxes may sit on any address (loopback by default).
+      const allow = (address: string) => this.options.allowPrivate || self || !isPrivateAddress(address);
+      const headers = { "content-type": "application/json", ...event.headers, ...(await this.sign(event)) };
+      result = await postEvent(url, headers, event.payload, { timeoutMs: this.options.timeoutMs, lookup: guardedLookup(allow) });
+    } catch (error) {
+      // Anything that fails before or while sending (a header Node refuses, a URL that no longer
+      // parses) is a failed attempt like any other: recorded, and retried on the schedule.
+      result = { error: `could not send: ${(error as Error).message ?? String(error)}`.slice(0, 500), durationMs: 0 };
+    }
 
     const attempt = event.attempts + 1;
     const at = this.now();

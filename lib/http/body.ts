@@ -1,14 +1,16 @@
 import type { z } from "zod";
 import { GenserveError, validationError, type FieldError } from "../errors";
+import { findTooDeep } from "../json/depth";
 import { toPointer } from "../schema/pointer";
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
 /**
  * Reads a JSON request body, enforcing the media type (415) and the size limit (413) while reading:
- * a large body is refused by its Content-Length, or as soon as it passes the limit, never buffered whole.
+ * a large body is refused by its Content-Length, or as soon as it passes the limit, never buffered
+ * whole. Nesting deeper than `maxDepth` is a 400 naming where.
  */
-export async function readJsonBody(request: Request, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(request: Request, limitBytes: number, maxDepth = 128): Promise<unknown> {
   const type = request.headers.get("content-type");
   if (!type || !JSON_TYPE.test(type)) {
     throw new GenserveError("unsupported_media_type", {
@@ -17,11 +19,16 @@ export async function readJsonBody(request: Request, limitBytes: number): Promis
   }
   const text = await readBodyText(request, limitBytes, "limits.bodyBytes");
   if (text.trim() === "") throw validationError([{ path: "", message: "the request body is empty; send a JSON object" }]);
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch (error) {
     throw validationError([{ path: "", message: `malformed JSON: ${(error as Error).message}` }]);
   }
+  // JSON.parse accepts any nesting; everything after it (validation, hashing, storing) may recurse.
+  const tooDeep = findTooDeep(value, maxDepth);
+  if (tooDeep) throw validationError([{ path: toPointer(tooDeep), message: `nests deeper than ${maxDepth} levels (limits.jsonDepth)` }]);
+  return value;
 }
 
 /** The body as text, refused (413) by its Content-Length or as soon as it passes `limitBytes`. */

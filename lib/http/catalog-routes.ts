@@ -30,7 +30,7 @@ export function catalogEntryRoutes(kind: "workflow" | "context") {
     const caller = await principal();
     requireAdmin(caller);
     if (!SLUG.test(params.slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
-    const body = await readJsonBody(request, runtime.config.limits.bodyBytes);
+    const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
     const { entry, created } = kind === "workflow" ? await runtime.catalog.putWorkflow(params.slug, body, caller.keyId) : await runtime.catalog.putContext(params.slug, body, caller.keyId);
     return json(entry, { status: created ? 201 : 200 });
   });

@@ -1,5 +1,6 @@
 import "server-only";
 import type { z } from "zod";
+import { GenserveError } from "../errors";
 import { authenticate, type Principal } from "../keys/keys";
 import { getRuntime, type Runtime } from "../server/runtime";
 import { parseWith, readJsonBody } from "./body";
@@ -41,7 +42,7 @@ export function route<P extends Record<string, string> = Record<string, never>>(
           return caller;
         },
         body: async (shape) => {
-          const raw = await readJsonBody(request, rt.config.limits.bodyBytes);
+          const raw = await readJsonBody(request, rt.config.limits.bodyBytes, rt.config.limits.jsonDepth);
           const schema = isObject(raw) ? raw.schema : undefined;
           return parseWith(shape, raw, isObject(schema) ? await rt.schemas.problems(schema) : []);
         },
@@ -50,4 +51,20 @@ export function route<P extends Record<string, string> = Record<string, never>>(
       return problemResponse(error, runtime?.logger);
     }
   };
+}
+
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+type Method = (typeof METHODS)[number];
+
+/**
+ * Handlers for the methods a route does not implement, answering 405 problem+json with `Allow`
+ * (Next.js's own 405 has an empty body). A route file exports the ones it lacks:
+ * `export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST")`.
+ */
+export function otherMethods(...allowed: Method[]): Record<Method, ReturnType<typeof route>> {
+  const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
+  const handler = route(async ({ request }) => {
+    throw new GenserveError("method_not_allowed", { detail: `${request.method} is not allowed on ${new URL(request.url).pathname}; use ${allowed.join(" or ")}.`, headers: { Allow: allow } });
+  });
+  return Object.fromEntries(METHODS.map((m) => [m, handler])) as Record<Method, ReturnType<typeof route>>;
 }

@@ -92,7 +92,8 @@ export function createAiSdkModel(config: ModelConfig): ModelClient {
         temperature: request.temperature,
         maxOutputTokens: request.maxOutputTokens,
         abortSignal: request.abortSignal,
-        maxRetries: 2,
+        // genserve retries (within the workflow's retry budget and deadline), never the SDK on its own.
+        maxRetries: 0,
         providerOptions: adapter.providerOptions(schema),
         ...(schema && adapter.capabilities.nativeStructuredOutput
           ? { output: rawJsonOutput(schema, request.json?.name, request.json?.description) }

@@ -16,12 +16,12 @@
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
-import type { ChatHistoryItem, Llama, LlamaContext, LlamaGrammar, LlamaModel } from "node-llama-cpp";
+import type { ChatHistoryItem, ChatWrapper, Llama, LlamaContext, LlamaGrammar, LlamaModel } from "node-llama-cpp";
 import type { ModelConfig } from "../config/types";
 import { GenserveError } from "../errors";
 import { compileGrammar, type CompiledGrammar, UnsatisfiableSchemaError } from "../grammar/compile";
 import { schemaHash } from "../schema/canonical";
-import { toModelError } from "./errors";
+import { toModelError, windowExceeded } from "./errors";
 import { MODEL_FIX, type ModelFile } from "./model-source";
 import { messageText, type DecodingMode, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
 
@@ -63,6 +63,8 @@ function llamaInstance(): Promise<{ binding: Binding; llama: Llama }> {
 
 interface Loaded {
   LlamaChat: Binding["LlamaChat"];
+  /** The model's chat template, to count a prompt's tokens exactly as the chat will render it. */
+  chatWrapper: ChatWrapper;
   llama: Llama;
   model: LlamaModel;
   /** One context per lane; a run holds a lane from start to end. */
@@ -100,7 +102,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       const name = String(model.fileInfo.metadata.general?.name ?? "") || path.basename(file, ".gguf");
       status = { state: "ready", name, contextSize: lanes[0]!.contextSize, parallel: config.parallel };
       options.log?.("info", "local model loaded", { alias: config.alias, name, file, contextSize: lanes[0]!.contextSize, parallel: config.parallel, threadsPerLane: threads });
-      return { LlamaChat: binding.LlamaChat, llama, model, lanes, name };
+      return { LlamaChat: binding.LlamaChat, chatWrapper: binding.resolveChatWrapper(model), llama, model, lanes, name };
     })().catch((error: unknown) => {
       status = {
         state: "unavailable",
@@ -174,12 +176,30 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     return entry;
   };
 
+  /** The prompt in tokens, rendered through the model's chat template as LlamaChat will evaluate it. */
+  const promptTokens = (loaded: Loaded, request: Omit<ModelRequest, "abortSignal">): number => {
+    const { contextText } = loaded.chatWrapper.generateContextState({ chatHistory: [...history(request), { type: "model", response: [] }] });
+    return contextText.tokenize(loaded.model.tokenizer).length;
+  };
+
+  /** The output budget the window leaves after the prompt; a prompt that leaves none is refused (413). */
+  const outputBudget = (loaded: Loaded, request: Omit<ModelRequest, "abortSignal">): { promptTokens: number; maxTokens: number } => {
+    const contextSize = loaded.lanes[0]!.contextSize;
+    const used = promptTokens(loaded, request);
+    const room = contextSize - used;
+    if (room <= 0) throw windowExceeded(config.alias, used, contextSize);
+    return { promptTokens: used, maxTokens: Math.min(request.maxOutputTokens ?? DEFAULT_MAX_TOKENS, room) };
+  };
+
   /** Runs one generation; `onText` receives text as it is decoded. */
   const run = async (request: ModelRequest, onText?: (text: string) => void): Promise<ModelResult> => {
     const loaded = await load();
+    // Counted again here: a retry's prompt carries the previous output and its errors.
+    const { maxTokens } = outputBudget(loaded, request);
     const { lane, release } = await acquire(request.abortSignal);
     const sequence = loaded.lanes[lane]!.getSequence();
-    const chat = new loaded.LlamaChat({ contextSequence: sequence, autoDisposeSequence: false });
+    // The same template instance that counted the prompt's tokens.
+    const chat = new loaded.LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper, autoDisposeSequence: false });
     try {
       let decoding: DecodingMode = "none";
       let grammar: LlamaGrammar | undefined;
@@ -190,7 +210,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       }
       const response = await chat.generateResponse(history(request), {
         grammar,
-        maxTokens: request.maxOutputTokens ?? DEFAULT_MAX_TOKENS,
+        maxTokens,
         temperature: request.temperature,
         signal: request.abortSignal,
         stopOnAbortSignal: false,
@@ -224,6 +244,13 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     },
     async warm() {
       await load().catch(() => undefined);
+    },
+    async measure(request) {
+      if (status.state !== "ready") return undefined;
+      const loaded = await load();
+      const contextWindow = loaded.lanes[0]!.contextSize;
+      const used = promptTokens(loaded, request);
+      return { promptTokens: used, contextWindow, maxOutputTokens: Math.min(request.maxOutputTokens ?? DEFAULT_MAX_TOKENS, contextWindow - used) };
     },
     generate: (request) => run(request),
     async *stream(request): AsyncIterable<ModelStreamPart> {
@@ -265,7 +292,7 @@ function unavailable(status: LocalModelState): GenserveError {
 }
 
 /** System instructions first, then the conversation; the chat template does the rest. */
-function history(request: ModelRequest): ChatHistoryItem[] {
+function history(request: Omit<ModelRequest, "abortSignal">): ChatHistoryItem[] {
   const items: ChatHistoryItem[] = [];
   if (request.system) items.push({ type: "system", text: request.system });
   for (const message of request.messages) {

@@ -66,11 +66,24 @@ export interface ModelCapabilities {
   objectRootOnly: boolean;
 }
 
+export interface PromptMeasure {
+  promptTokens: number;
+  contextWindow: number;
+  /** The output tokens the engine will allow: the request's limit (or its default), cut to what the window leaves (≤ 0: none). */
+  maxOutputTokens: number;
+}
+
 export interface ModelClient {
   readonly alias: string;
   /** The configured model id (used as model.name when the provider reports none). */
   readonly modelId: string;
   readonly capabilities: ModelCapabilities;
+  /**
+   * The prompt's exact size in the model's own tokens (its tokenizer and chat template) and the
+   * context window it must fit in. Only engines that can count exactly implement it (the local
+   * engine, once its model is loaded); undefined otherwise.
+   */
+  measure?(request: Omit<ModelRequest, "abortSignal">): Promise<PromptMeasure | undefined>;
   generate(request: ModelRequest): Promise<ModelResult>;
   /** Yields text deltas, then exactly one finish part; throws on failure. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;

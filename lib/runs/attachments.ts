@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
-import { convert as htmlToText } from "html-to-text";
-import mammoth from "mammoth";
 import type { AttachmentInput } from "../api/requests";
+import type { DocumentExtractor } from "../attachments/extract";
 import { fetchAttachment } from "../attachments/fetch-url";
 import { contradicts, sniff } from "../attachments/sniff";
 import type { Limits } from "../config/schema";
@@ -33,13 +32,35 @@ const IMAGE_TYPES = /^image\/(?:png|jpeg|gif|webp)$/i;
 const DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
 export const SUPPORTED_ATTACHMENT_TYPES =
   "text/* (plain, markdown, csv, ...), text/html (tags stripped), application/json, application/xml, application/yaml, PDF and DOCX (text extracted), and images (png, jpeg, gif, webp) for vision models";
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-const DATA_URL = /^data:([\w.+-]+\/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*);base64,(.*)$/s;
+// Linear-time checks on strings of many megabytes: one character class, no repeated groups (a
+// group repeated per 4 characters overflowed the regex engine's backtracking stack at ~4 MiB).
+const BASE64_CHARS = /^[A-Za-z0-9+/]*={0,2}$/;
+const DATA_URL_HEAD = /^data:([\w.+-]+\/[\w.+-]+)?((?:;[\w-]+=[^;,]*)*);base64$/;
 
 export interface AttachmentOptions {
   limits: Pick<Limits, "attachments" | "attachmentBytes" | "attachmentsTotalBytes" | "attachmentFetchTimeoutMs">;
   allowPrivate: boolean;
   model: { alias: string; vision: boolean };
+  /** Reads documents (DOCX, PDF, HTML) off the event loop, within limits. */
+  extractor: DocumentExtractor;
+  /** Whose request this is: document reading is shared out in turn between keys. */
+  owner?: string;
+}
+
+/** Standard base64 (whitespace ignored) decoded, or null when it is not valid base64. */
+function decodeBase64(payload: string): Buffer | null {
+  const compact = /\s/.test(payload) ? payload.replace(/\s+/g, "") : payload;
+  if (compact.length % 4 !== 0 || !BASE64_CHARS.test(compact)) return null;
+  return Buffer.from(compact, "base64");
+}
+
+/** The parts of a base64 data: URL (`data:<type>;base64,<payload>`), or null when it is not one. */
+function parseDataUrl(file: string): { type?: string; payload: string } | null {
+  if (!file.startsWith("data:")) return null;
+  const comma = file.indexOf(",");
+  const head = comma < 0 ? null : DATA_URL_HEAD.exec(file.slice(0, comma));
+  if (!head) return null;
+  return { type: head[1], payload: file.slice(comma + 1) };
 }
 
 const bareType = (type: string) => type.split(";")[0]!.trim().toLowerCase();
@@ -65,8 +86,8 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[] | un
     let url: string | undefined;
     if (/^https?:\/\//i.test(attachment.file)) {
       source = "url";
-      url = attachment.file;
-      const fetched = await fetchAttachment(attachment.file, index, {
+      url = withoutCredentials(attachment.file, index);
+      const fetched = await fetchAttachment(url, index, {
         allowPrivate: options.allowPrivate,
         maxBytes: Math.min(limits.attachmentBytes, limits.attachmentsTotalBytes - total),
         timeoutMs: limits.attachmentFetchTimeoutMs,
@@ -76,15 +97,15 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[] | un
       type ??= fetched.contentType ? bareType(fetched.contentType) : undefined;
     } else {
       let payload = attachment.file;
-      const dataUrl = DATA_URL.exec(attachment.file);
+      const dataUrl = parseDataUrl(attachment.file);
       if (dataUrl) {
-        type ??= dataUrl[1] && bareType(dataUrl[1]);
-        payload = dataUrl[3] ?? "";
+        type ??= dataUrl.type && bareType(dataUrl.type);
+        payload = dataUrl.payload;
       }
       if (!type) throw validationError([{ path: `${path}/mimeType`, message: "is required for inline content" }]);
-      const compact = payload.replace(/\s+/g, "");
-      if (!BASE64.test(compact)) throw validationError([{ path: `${path}/file`, message: "is not valid standard base64 (or a base64 data: URL)" }]);
-      bytes = Buffer.from(compact, "base64");
+      const decoded = decodeBase64(payload);
+      if (!decoded) throw validationError([{ path: `${path}/file`, message: "is not valid standard base64 (or a base64 data: URL)" }]);
+      bytes = decoded;
       if (bytes.byteLength > limits.attachmentBytes) {
         throw new GenserveError("payload_too_large", { detail: `attachments[${index}] is ${bytes.byteLength} bytes; the limit is ${limits.attachmentBytes} bytes (limits.attachmentBytes).` });
       }
@@ -101,14 +122,9 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[] | un
     type ??= sniffed ?? "application/octet-stream";
 
     let text = "";
-    if (type === "text/html") {
-      text = htmlToText(decodeUtf8(bytes, index, type), { wordwrap: false, selectors: [{ selector: "a", options: { ignoreHref: true } }, { selector: "img", format: "skip" }] });
-      resolved.prompt.push({ index, mimeType: type, text });
-    } else if (type === "application/pdf") {
-      text = await pdfText(bytes, index);
-      resolved.prompt.push({ index, mimeType: type, text });
-    } else if (type === DOCX) {
-      text = await docxText(bytes, index);
+    const document = type === "text/html" ? "html" : type === "application/pdf" ? "pdf" : type === DOCX ? "docx" : null;
+    if (document) {
+      text = await options.extractor.text(document, bytes, index, options.owner);
       resolved.prompt.push({ index, mimeType: type, text });
     } else if (TEXT_TYPES.test(type)) {
       text = decodeUtf8(bytes, index, type);
@@ -143,48 +159,31 @@ export async function resolveAttachments(inputs: readonly AttachmentInput[] | un
   return resolved;
 }
 
-const unreadable = (index: number, reason: string) =>
-  new GenserveError("attachment_unreadable", { detail: `attachments[${index}]: ${reason}.`, errors: [{ path: `/attachments/${index}/file`, message: reason }] });
-
-/** The text of a PDF page by page (pdf.js); encrypted and image-only documents are unreadable. */
-async function pdfText(bytes: Buffer, index: number): Promise<string> {
-  const { getDocument } = await import("pdfjs-dist/legacy/build/pdf.mjs");
-  let document: Awaited<ReturnType<typeof getDocument>["promise"]>;
-  try {
-    document = await getDocument({ data: new Uint8Array(bytes), isEvalSupported: false, disableFontFace: true, useSystemFonts: false, verbosity: 0 }).promise;
-  } catch (error) {
-    if ((error as Error).name === "PasswordException") throw unreadable(index, "the PDF is encrypted (password-protected)");
-    throw unreadable(index, "not a readable PDF document");
-  }
-  try {
-    const pages: string[] = [];
-    for (let n = 1; n <= document.numPages; n++) {
-      const content = await (await document.getPage(n)).getTextContent();
-      const text = content.items.map((item) => ("str" in item ? item.str + (item.hasEOL ? "\n" : "") : "")).join("").trim();
-      pages.push(`[page ${n}]\n${text}`);
-    }
-    if (pages.every((p) => p.replace(/^\[page \d+\]\n/, "") === "")) throw unreadable(index, "the PDF has no text layer (image-only: run OCR on it first)");
-    return pages.join("\n\n");
-  } finally {
-    await document.destroy();
-  }
-}
-
-async function docxText(bytes: Buffer, index: number): Promise<string> {
-  let text: string;
-  try {
-    text = (await mammoth.extractRawText({ buffer: bytes })).value.trim();
-  } catch {
-    throw unreadable(index, "not a readable DOCX document");
-  }
-  if (!text) throw unreadable(index, "the DOCX document has no text");
-  return text;
-}
-
 function decodeUtf8(bytes: Buffer, index: number, type: string): string {
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw validationError([{ path: `/attachments/${index}/file`, message: `declared ${type} but is not valid UTF-8 text` }]);
   }
+}
+
+/**
+ * An attachment URL as it is fetched and recorded: credentials (`user:pass@`) are never sent and
+ * never stored. A URL that does not parse is a 400 naming the attachment.
+ */
+function withoutCredentials(raw: string, index: number): string {
+  // URL parsing silently drops tabs and newlines ("exa\tmple.com" becomes "example.com"): a URL
+  // that needs such repair is refused, so that what is fetched is what was sent.
+  if (/[\u0000-\u0020\u007f]/.test(raw)) {
+    throw validationError([{ path: `/attachments/${index}/file`, message: "is not a valid URL (it contains spaces or control characters; percent-encode them)" }]);
+  }
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw validationError([{ path: `/attachments/${index}/file`, message: "is not a valid URL" }]);
+  }
+  url.username = "";
+  url.password = "";
+  return url.toString();
 }

@@ -1,4 +1,5 @@
 import type { FieldError } from "../errors";
+import type { JobOptions } from "../schema/schema-worker";
 import type { PreparedSchema, SchemaCompiler } from "../schema/validator";
 
 /** Keywords under which a value's validity depends on more than its own subschema. */
@@ -22,6 +23,8 @@ export class PartialValidator {
   constructor(
     private readonly root: Schema,
     private readonly compiler: SchemaCompiler,
+    /** Whose run this is, and when to give up: handed to every validation. */
+    private readonly job: JobOptions = {},
   ) {}
 
   /** Problems that doom the document, or [] when the part is fine or cannot be judged alone. */
@@ -36,7 +39,7 @@ export class PartialValidator {
     if (keys.length === 1 && keys[0] === "type") return typeMatches(schema.type, value) ? [] : [{ path, message: `must be ${[schema.type].flat().join(" or ")}` }];
     const prepared = await this.prepare(schema);
     if (!prepared) return [];
-    const result = await prepared.validate(value);
+    const result = await prepared.validate(value, this.job);
     return result.valid ? [] : result.errors.map((e) => ({ path: e.path === "/" ? path : `${path}${e.path}`, message: e.message }));
   }
 

@@ -4,10 +4,11 @@ import type { Config, ContextConfig, WorkflowConfig } from "../config/types";
 import { runEvent } from "../delivery/events";
 import { isOwnInbox } from "../delivery/own-inbox";
 import { GenserveError, isGenserveError, validationError, type FieldError } from "../errors";
-import { isLoopbackAddress, isPrivateAddress, literalAddress } from "../net/address-guard";
+import { isPrivateAddress, literalAddress } from "../net/address-guard";
 import { toProblem } from "../http/problem";
 import { newRunId } from "../ids";
 import type { Principal } from "../keys/keys";
+import { providerFailureDetails, windowExceeded } from "../models/errors";
 import type { ModelRegistry } from "../models/registry";
 import { messageText, type ChatMessage, type DecodingMode, type ModelClient, type ModelResult, type TokenUsage } from "../models/types";
 import type { PreparedSchema, SchemaCompiler } from "../schema/validator";
@@ -16,6 +17,7 @@ import { createHash } from "node:crypto";
 import type { Catalog, CatalogContext } from "../catalog/catalog";
 import { canonicalJson, sha256 } from "../schema/canonical";
 import { resolveAttachments } from "./attachments";
+import type { DocumentExtractor } from "../attachments/extract";
 import { chunkText, selectChunks } from "./chunking";
 import { computeCost } from "./cost";
 import { buildPrompt, retryFeedback, type Prompt } from "./prompt";
@@ -34,6 +36,10 @@ export interface RunServiceDeps {
   logger: Logger;
   hub: StreamHub;
   catalog: Catalog;
+  /** Reads documents attached to runs, off the event loop and within limits. */
+  extractor: DocumentExtractor;
+  /** The service's public base URL (its own inboxes live under it). */
+  publicUrl: string;
   /** Told when a run queued a callback event, so delivery starts at once. */
   onEventQueued?: () => void;
   now?: () => Date;
@@ -70,6 +76,38 @@ interface RunPlan {
   threadId?: string;
   callback?: CallbackSpec;
 }
+
+/** What recording a run's outcome needs: which run, whose, on which model, and its tallies so far. */
+interface RunLedger {
+  id: string;
+  operation: RunOperation;
+  keyId: string;
+  workflowSlug: string;
+  modelAlias: string;
+  /** The model's id when the provider reported none. */
+  modelId: string;
+  callback?: CallbackSpec;
+  log: Logger;
+  startedAt: number;
+  usage: TokenUsage;
+  attempts: number;
+  decoding?: DecodingMode;
+}
+
+const ledgerOf = (plan: RunPlan): RunLedger => ({
+  id: plan.id,
+  operation: plan.operation,
+  keyId: plan.principal.keyId,
+  workflowSlug: plan.workflow.slug,
+  modelAlias: plan.workflow.model,
+  modelId: plan.client.modelId,
+  callback: plan.callback,
+  log: plan.log,
+  startedAt: plan.startedAt,
+  usage: plan.usage,
+  attempts: plan.attempts,
+  decoding: plan.decoding,
+});
 
 interface Attempted {
   value: unknown;
@@ -132,7 +170,7 @@ export class RunService {
         plan = await this.plan(principal, run.operation, run.request as RunRequest, { existing: run });
       } catch (error) {
         // The request no longer plans (e.g. its workflow was removed from the configuration).
-        await this.fail(this.unplanned(run, principal), error);
+        await this.recordFailure(this.ledgerOfRecord(run), error);
         continue;
       }
       await this.track(plan, (signal) => this.executeGenerate(plan, signal)).catch(() => undefined);
@@ -145,28 +183,51 @@ export class RunService {
       const result = await this.attemptObject(plan, signal);
       return { object: result.value, metadata: await this.succeed(plan, result) };
     }
-    plan.attempts = 1;
-    const result = await plan.client.generate(this.modelRequest(plan, plan.prompt.messages, signal));
+    let result: ModelResult | undefined;
+    for (let attempt = 1; !result; attempt++) {
+      plan.attempts = attempt;
+      try {
+        result = await plan.client.generate(this.modelRequest(plan, plan.prompt.messages, signal));
+      } catch (error) {
+        await this.beforeRetry(plan, error, attempt, signal);
+      }
+    }
     addUsage(plan.usage, result.usage);
     plan.decoding = decodingOf(plan, result);
     return { text: result.text, metadata: await this.succeed(plan, { value: result.text, modelId: result.modelId }) };
   }
 
-  /** A minimal plan for recording the failure of a queued run that could not be planned. */
-  private unplanned(run: RunRecord, principal: Principal): RunPlan {
-    const workflow = { slug: run.workflowSlug, model: run.modelTag ?? "" } as WorkflowConfig;
+  /**
+   * After a crash or kill: asynchronous runs that were running are queued again (once); every other
+   * run left `running` fails as `interrupted` exactly like a live failure — recorded with its
+   * tallies, and with its run.failed callback event queued in the same transaction.
+   */
+  async recoverInterrupted(): Promise<{ failed: number; requeued: number }> {
+    const { store } = this.deps;
+    const requeued = await store.runs.requeueInterrupted(this.now().toISOString());
+    const stranded = await store.runs.running();
+    for (const run of stranded) {
+      await this.recordFailure(this.ledgerOfRecord(run), new GenserveError("interrupted", { detail: "The server stopped while the run was in progress." }));
+    }
+    return { failed: stranded.length, requeued };
+  }
+
+  /** The ledger of a stored run (one that is not being executed here). */
+  private ledgerOfRecord(run: RunRecord): RunLedger {
+    const alias = run.modelTag ?? "";
     return {
       id: run.id,
       operation: run.operation,
-      principal,
-      workflow,
-      client: { alias: workflow.model, modelId: "", capabilities: { nativeStructuredOutput: false, objectRootOnly: false } } as unknown as ModelClient,
-      prompt: { system: "", messages: [] },
-      log: this.deps.logger.child({ runId: run.id }),
-      startedAt: this.now().getTime(),
-      usage: { inputTokens: 0, outputTokens: 0 },
-      attempts: 0,
+      keyId: run.keyId,
+      workflowSlug: run.workflowSlug,
+      modelAlias: alias,
+      modelId: run.modelName ?? this.deps.config.models[alias]?.model ?? alias,
       callback: run.callback ?? undefined,
+      log: this.deps.logger.child({ runId: run.id }),
+      startedAt: Date.parse(run.createdAt),
+      usage: { inputTokens: run.inputTokens, outputTokens: run.outputTokens },
+      attempts: run.attempts,
+      decoding: (run.decoding as DecodingMode | null) ?? undefined,
     };
   }
 
@@ -222,12 +283,16 @@ export class RunService {
   /** Stops taking runs, waits up to `graceMs` for in-flight ones, then aborts what is left. */
   async drain(graceMs: number): Promise<void> {
     this.closing = true;
-    const all = Promise.allSettled([...this.inflight]);
-    const timer = new Promise((resolve) => setTimeout(resolve, graceMs).unref());
-    await Promise.race([all, timer]);
-    if (this.inflight.size > 0) {
+    // Runs in flight, and asynchronous workers between claiming a run and starting it.
+    const settled = async () => {
+      while (this.inflight.size > 0 || this.asyncWorkers > 0) {
+        await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 50).unref())]);
+      }
+    };
+    await Promise.race([settled(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
+    if (this.inflight.size > 0 || this.asyncWorkers > 0) {
       this.shutdown.abort(new GenserveError("service_unavailable", { detail: "The server shut down during the run." }));
-      await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 2_000).unref())]);
+      await Promise.race([settled(), new Promise((r) => setTimeout(r, 2_000).unref())]);
     }
   }
 
@@ -270,6 +335,8 @@ export class RunService {
       limits: config.limits,
       allowPrivate: config.network.allowPrivate,
       model: { alias: workflow.model, vision: config.models[workflow.model]!.vision },
+      extractor: this.deps.extractor,
+      owner: principal.keyId,
     });
     const promptParts = {
       workflow,
@@ -281,7 +348,17 @@ export class RunService {
     };
     const history = thread ? fitHistory(await store.threads.messages(principal.keyId, thread.id), buildPrompt(promptParts), config.models[workflow.model]!, workflow) : [];
     const prompt = buildPrompt({ ...promptParts, history });
-    this.checkWindow(prompt, config.models[workflow.model]!, workflow);
+    // Engines that count tokens exactly (the local one) refuse a prompt that leaves no room for the
+    // output now, before the run exists, and cap the output at what the window leaves; for the
+    // others the prompt is estimated against the configured window, with the output's share kept.
+    const measured = await client.measure?.({
+      system: prompt.system,
+      messages: prompt.messages,
+      maxOutputTokens: workflow.maxOutputTokens,
+      json: prepared && { schema: prepared.schema, hash: prepared.hash, name: "output" },
+    });
+    if (measured && measured.maxOutputTokens <= 0) throw windowExceeded(workflow.model, measured.promptTokens, measured.contextWindow);
+    if (!measured) this.checkWindow(prompt, config.models[workflow.model]!, workflow);
 
     const id = mode.existing?.id ?? newRunId();
     const log = logger.child({ runId: id });
@@ -306,6 +383,8 @@ export class RunService {
       contextVersions: Object.fromEntries(resolved.map((c) => [c.slug, c.version])),
       promptHash: promptHash(prompt),
       schemaHash: prepared?.hash,
+      promptTokens: measured?.promptTokens,
+      outputTokenLimit: measured?.maxOutputTokens,
       attachments: attachments.meta,
       callback: request.callback ?? null,
       modelTag: workflow.model,
@@ -349,7 +428,7 @@ export class RunService {
     if (this.deps.config.network.allowPrivate) return;
     const url = new URL(raw);
     const literal = literalAddress(url);
-    if (literal && isPrivateAddress(literal) && !(isLoopbackAddress(literal) && (await isOwnInbox(this.deps.store, url)))) {
+    if (literal && isPrivateAddress(literal) && !(await isOwnInbox(this.deps.store, url, this.deps.publicUrl))) {
       throw validationError([{ path: "/callback/url", message: "refers to a private address; callbacks go to public addresses (network.allowPrivate is false)" }]);
     }
   }
@@ -428,7 +507,13 @@ export class RunService {
       let result: ModelResult;
       let parsed: ReturnType<typeof parseJsonOutput>;
       if (streaming) {
-        const streamed = await this.streamAttempt(plan, request, streaming.onText);
+        let streamed: Awaited<ReturnType<RunService["streamAttempt"]>>;
+        try {
+          streamed = await this.streamAttempt(plan, request, streaming.onText, signal);
+        } catch (error) {
+          await this.beforeRetry(plan, error, attempt, signal);
+          continue;
+        }
         if ("doomed" in streamed) {
           problems = streamed.doomed;
           plan.log.warn({ attempt, problems: problems.length, at: problems[0]?.path }, "stopped early: a closed part of the output can never validate");
@@ -438,14 +523,19 @@ export class RunService {
         result = streamed;
         parsed = streamed.parsed; // already parsed, incrementally, as it streamed
       } else {
-        result = await plan.client.generate(request);
+        try {
+          result = await plan.client.generate(request);
+        } catch (error) {
+          await this.beforeRetry(plan, error, attempt, signal);
+          continue;
+        }
         parsed = parseJsonOutput(result.text, true);
       }
       addUsage(plan.usage, result.usage);
       plan.decoding = decodingOf(plan, result);
 
       if (parsed.ok) {
-        const check = await prepared.validate(parsed.value);
+        const check = await prepared.validate(parsed.value, { owner: plan.principal.keyId, signal });
         if (check.valid) return { value: parsed.value, modelId: result.modelId };
         problems = check.errors;
       } else {
@@ -461,6 +551,23 @@ export class RunService {
   }
 
   /**
+   * A model call failed. Failures the provider calls transient (429, 5xx, a dropped connection) are
+   * retried within the workflow's retry budget (`retries`, shared with invalid outputs) and deadline,
+   * after a backoff that honours Retry-After; anything else, or the last attempt, ends the run.
+   */
+  private async beforeRetry(plan: RunPlan, error: unknown, attempt: number, signal: AbortSignal): Promise<void> {
+    const known = isGenserveError(error) ? error : null;
+    if (!known || known.code !== "model_error" || !known.retryable || attempt > plan.workflow.retries || signal.aborted) throw error;
+    const waitMs = Math.min(known.retryAfterMs ?? 250 * 2 ** (attempt - 1), MAX_RETRY_WAIT_MS);
+    plan.log.warn({ attempt, upstreamStatus: known.upstreamStatus, provider: providerFailureDetails(known), waitMs }, "model call failed; retrying");
+    await new Promise<void>((resolve, reject) => {
+      const abort = () => (clearTimeout(timer), reject(signal.reason));
+      const timer = setTimeout(() => (signal.removeEventListener("abort", abort), resolve()), waitMs);
+      signal.addEventListener("abort", abort, { once: true });
+    });
+  }
+
+  /**
    * One streamed attempt: forwards each delta, parses the text incrementally (one pass) and checks
    * every part as it closes. A part that can never satisfy the schema stops the attempt at once.
    */
@@ -468,11 +575,12 @@ export class RunService {
     plan: RunPlan,
     request: ReturnType<RunService["modelRequest"]>,
     onText: (text: string) => void,
+    signal: AbortSignal,
   ): Promise<(ModelResult & { parsed: ReturnType<typeof parseJsonOutput> }) | { doomed: FieldError[]; text: string }> {
     const stop = new AbortController();
     const closed: [string, unknown][] = [];
     const parser = new PartialJsonParser((path, value) => closed.push([path, value]));
-    const partial = new PartialValidator(plan.prepared!.schema, this.deps.schemas);
+    const partial = new PartialValidator(plan.prepared!.schema, this.deps.schemas, { owner: plan.principal.keyId, signal });
     let text = "";
     let finish: Omit<ModelResult, "text"> | undefined;
     for await (const part of plan.client.stream({ ...request, abortSignal: AbortSignal.any([request.abortSignal, stop.signal]) })) {
@@ -500,12 +608,12 @@ export class RunService {
     return { text, ...finish, parsed };
   }
 
-  private metadata(plan: RunPlan, usage: TokenUsage, modelId: string | undefined, durationMs: number): RunMetadata {
-    const model = this.deps.config.models[plan.workflow.model]!;
+  private metadata(run: RunLedger, usage: TokenUsage, modelId: string | undefined, durationMs: number): RunMetadata {
+    const pricing = this.deps.config.models[run.modelAlias]?.pricing ?? { input: 0, output: 0 };
     return {
-      runId: plan.id,
-      cost: computeCost(usage, model.pricing),
-      model: { name: modelId ?? plan.client.modelId, tag: plan.workflow.model },
+      runId: run.id,
+      cost: computeCost(usage, pricing),
+      model: { name: modelId ?? run.modelId, tag: run.modelAlias },
       durationInMs: durationMs,
       inputTokens: usage.inputTokens,
       outputTokens: usage.outputTokens,
@@ -513,14 +621,15 @@ export class RunService {
   }
 
   /** The callback event of a generate run, queued in the same transaction that finishes it. */
-  private callbackEvent(plan: RunPlan, outcome: { object?: unknown; text?: string; error?: ProblemBody }, metadata: RunMetadata, at: Date) {
-    if (!plan.callback || plan.operation === "stream.object") return undefined;
-    return runEvent({ runId: plan.id, keyId: plan.principal.keyId, operation: plan.operation, workflowSlug: plan.workflow.slug, callback: plan.callback, outcome, metadata, at });
+  private callbackEvent(run: RunLedger, outcome: { object?: unknown; text?: string; error?: ProblemBody }, metadata: RunMetadata, at: Date) {
+    if (!run.callback || run.operation === "stream.object") return undefined;
+    return runEvent({ runId: run.id, keyId: run.keyId, operation: run.operation, workflowSlug: run.workflowSlug, callback: run.callback, outcome, metadata, at });
   }
 
   private async succeed(plan: RunPlan, result: Attempted): Promise<RunMetadata> {
     const finishedAt = this.now();
-    const metadata = this.metadata(plan, plan.usage, result.modelId, finishedAt.getTime() - plan.startedAt);
+    const ledger = ledgerOf(plan);
+    const metadata = this.metadata(ledger, plan.usage, result.modelId, finishedAt.getTime() - plan.startedAt);
     await this.deps.store.runs.finish(plan.id, {
       status: "succeeded",
       output: result.value,
@@ -534,7 +643,7 @@ export class RunService {
       durationMs: metadata.durationInMs,
       attempts: plan.attempts,
       finishedAt: finishedAt.toISOString(),
-    }, this.callbackEvent(plan, { object: result.value, text: typeof result.value === "string" ? result.value : undefined }, metadata, finishedAt));
+    }, this.callbackEvent(ledger, { object: result.value, text: typeof result.value === "string" ? result.value : undefined }, metadata, finishedAt));
     if (plan.callback) this.deps.onEventQueued?.();
     if (plan.threadId !== undefined) {
       const at = finishedAt.toISOString();
@@ -552,34 +661,40 @@ export class RunService {
     return metadata;
   }
 
-  private async fail(plan: RunPlan, error: unknown): Promise<GenserveError> {
+  private fail(plan: RunPlan, error: unknown): Promise<GenserveError> {
+    return this.recordFailure(ledgerOf(plan), error);
+  }
+
+  /** Records a failed run (and queues its run.failed event); returns the error as the caller sees it. */
+  private async recordFailure(run: RunLedger, error: unknown): Promise<GenserveError> {
     const known = isGenserveError(error) ? error : new GenserveError("internal", { detail: "An internal error occurred.", cause: error });
-    known.runId = plan.id;
-    const problem: ProblemBody = toProblem(known, plan.log);
-    const usage = plan.usage;
+    known.runId = run.id;
+    const problem: ProblemBody = toProblem(known, run.log);
+    const usage = run.usage;
     const finishedAt = this.now();
-    const durationMs = finishedAt.getTime() - plan.startedAt;
-    const metadata = this.metadata(plan, usage, undefined, durationMs);
+    const durationMs = Math.max(0, finishedAt.getTime() - run.startedAt);
+    const metadata = this.metadata(run, usage, undefined, durationMs);
     try {
-      await this.deps.store.runs.finish(plan.id, {
+      await this.deps.store.runs.finish(run.id, {
         status: "failed",
         output: null,
         error: problem,
         modelName: metadata.model.name,
         modelTag: metadata.model.tag,
-        decoding: plan.decoding ?? null,
+        decoding: run.decoding ?? null,
         inputTokens: usage.inputTokens,
         outputTokens: usage.outputTokens,
         cost: metadata.cost,
         durationMs,
-        attempts: plan.attempts,
+        attempts: run.attempts,
         finishedAt: finishedAt.toISOString(),
-      }, this.callbackEvent(plan, { error: problem }, { ...metadata, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens }, finishedAt));
-      if (plan.callback) this.deps.onEventQueued?.();
+      }, this.callbackEvent(run, { error: problem }, metadata, finishedAt));
+      if (run.callback) this.deps.onEventQueued?.();
     } catch (storeError) {
-      plan.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
+      run.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
     }
-    plan.log.warn({ status: "failed", code: known.code, durationMs }, "run finished");
+    const provider = known.code === "model_error" || known.code === "model_timeout" ? providerFailureDetails(known) : undefined;
+    run.log.warn({ status: "failed", code: known.code, durationMs, ...(provider && { provider }) }, "run finished");
     return known;
   }
 
@@ -636,6 +751,9 @@ function promptHash(prompt: Prompt): string {
   return sha256(canonicalJson({ system: prompt.system, messages }));
 }
 
+/** The longest wait between two attempts after a transient provider failure. */
+const MAX_RETRY_WAIT_MS = 5_000;
+
 /** Assumed when a model's configuration gives no contextWindow. */
 const DEFAULT_CONTEXT_WINDOW = 8192;
 
@@ -652,39 +770,6 @@ function parseJsonOutput(text: string, lenient: boolean): { ok: true; value: unk
   } catch (error) {
     return { ok: false, message: `the output is not valid JSON (${(error as Error).message})` };
   }
-}
-
-export function runView(run: RunRecord) {
-  return {
-    id: run.id,
-    operation: run.operation,
-    workflowSlug: run.workflowSlug,
-    status: run.status,
-    input: run.input,
-    schema: run.schema,
-    contextSlugs: run.contextSlugs,
-    contextChunks: run.contextChunks,
-    workflowVersion: run.workflowVersion,
-    contextVersions: run.contextVersions,
-    promptHash: run.promptHash,
-    schemaHash: run.schemaHash,
-    attachments: run.attachments,
-    callback: run.callback,
-    output: run.output,
-    error: run.error,
-    metadata: {
-      runId: run.id,
-      cost: run.cost,
-      model: { name: run.modelName ?? "", tag: run.modelTag ?? "" },
-      durationInMs: run.durationMs ?? 0,
-      inputTokens: run.inputTokens,
-      outputTokens: run.outputTokens,
-    },
-    attempts: run.attempts,
-    decoding: run.decoding,
-    createdAt: run.createdAt,
-    finishedAt: run.finishedAt,
-  };
 }
 
 /** What held an attempt's output to the schema: the adapter says when it knows. */

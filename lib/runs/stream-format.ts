@@ -76,6 +76,10 @@ export function eventStream(
   let keepalive: NodeJS.Timeout | undefined;
   return new ReadableStream<Uint8Array>({
     start(controller) {
+      // An empty first chunk: Next.js sends the response head (X-Run-ID included) with the first
+      // chunk, so a client learns the run id at once, not with the model's first token, and can
+      // resume by it if it drops early. No bytes are added to either framing.
+      controller.enqueue(new Uint8Array(0));
       let lastWrite = Date.now();
       const write = (text: string) => {
         controller.enqueue(bytes.encode(text));

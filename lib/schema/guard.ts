@@ -1,12 +1,41 @@
 import safeRegex from "safe-regex2";
 import type { FieldError } from "../errors";
 import type { Limits } from "../config/schema";
+import { findTooDeep } from "../json/depth";
 import { toPointer } from "./pointer";
 
 export type SchemaLimits = Pick<Limits, "schemaBytes" | "schemaDepth" | "schemaProperties" | "schemaEnumValues">;
 
-/** Keywords whose value is a map of name → subschema. */
-const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"]);
+/**
+ * Where subschemas live, by keyword (JSON Schema draft-04 to 2020-12). Everything else in a schema
+ * object is data (`enum`, `const`, `default`, `examples`, `required`…) or an annotation: a property
+ * *named* "properties" or "pattern" is a name, not a keyword.
+ */
+const SCHEMA_VALUE = new Set([
+  "additionalItems",
+  "additionalProperties",
+  "contains",
+  "contentSchema",
+  "else",
+  "if",
+  "items",
+  "not",
+  "propertyNames",
+  "then",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+]);
+const SCHEMA_ARRAY = new Set(["allOf", "anyOf", "oneOf", "prefixItems", "items"]);
+const SCHEMA_MAP = new Set(["$defs", "definitions", "dependentSchemas", "patternProperties", "properties"]);
+
+type Segments = readonly (string | number)[];
+
+interface Frame {
+  node: Record<string, unknown>;
+  segments: Segments;
+  /** Schema nesting: a subschema is one level below the schema it sits in. */
+  depth: number;
+}
 
 /**
  * Browser-safe: the playground runs the same screening to lint the schema editor.
@@ -15,12 +44,20 @@ const SCHEMA_MAPS = new Set(["properties", "patternProperties", "$defs", "defini
  * counts, only local `$ref`s, no `$data`, and no regex that can backtrack catastrophically. Also
  * applies genserve's own rule for the top level. Returns every problem, with JSON Pointers under
  * `base` (the schema's place in the request body).
+ *
+ * The walk follows the keywords that hold subschemas, and the targets of local `$ref`s (which may
+ * point anywhere in the document, and are compiled as schemas there). It is iterative and stops at
+ * the depth limit, so no schema can exhaust the stack.
  */
 export function screenSchema(schema: unknown, limits: SchemaLimits, base: readonly string[] = ["schema"], topLevelRule = true): FieldError[] {
-  const at = (segments: readonly (string | number)[]) => toPointer([...base, ...segments]);
+  const at = (segments: Segments) => toPointer([...base, ...segments]);
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
     return [{ path: at([]), message: "must be a JSON Schema object" }];
   }
+  // Raw nesting first (data inside enum or default included): everything after may recurse.
+  const rawLimit = rawDepthLimit(limits);
+  const tooDeep = findTooDeep(schema, rawLimit);
+  if (tooDeep) return [{ path: at(tooDeep), message: `nests objects and arrays deeper than ${rawLimit} levels (from limits.schemaDepth)` }];
   const bytes = new TextEncoder().encode(JSON.stringify(schema)).byteLength;
   if (bytes > limits.schemaBytes) {
     return [{ path: at([]), message: `is ${bytes} bytes; the limit is ${limits.schemaBytes} bytes (limits.schemaBytes)` }];
@@ -29,46 +66,11 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, base: readon
   const errors: FieldError[] = [];
   let properties = 0;
   let enumValues = 0;
-  let depthReported = false;
+  const root = schema as Record<string, unknown>;
+  const seen = new Set<object>();
+  const stack: Frame[] = [{ node: root, segments: [], depth: 1 }];
 
-  // Depth counts nested schema objects (a property's schema is one level below its parent's), not
-  // JSON brackets: `properties`, `$defs` and arrays such as `anyOf` add no level of their own.
-  const visit = (node: unknown, segments: (string | number)[], depth: number): void => {
-    if (node === null || typeof node !== "object" || depthReported) return;
-    if (Array.isArray(node)) {
-      node.forEach((item, i) => visit(item, [...segments, i], depth));
-      return;
-    }
-    const record = node as Record<string, unknown>;
-    const parentKey = segments[segments.length - 1];
-    const isSchemaMap = typeof parentKey === "string" && SCHEMA_MAPS.has(parentKey);
-    const level = isSchemaMap ? depth : depth + 1;
-    if (level > limits.schemaDepth) {
-      errors.push({ path: at(segments), message: `nesting is deeper than ${limits.schemaDepth} levels (limits.schemaDepth)` });
-      depthReported = true;
-      return;
-    }
-    if (!isSchemaMap) {
-      if ("$data" in record) errors.push({ path: at([...segments, "$data"]), message: "$data references are not supported" });
-      for (const refKey of ["$ref", "$dynamicRef", "$recursiveRef"] as const) {
-        const ref = record[refKey];
-        if (typeof ref === "string" && !ref.startsWith("#")) {
-          errors.push({ path: at([...segments, refKey]), message: `only local references ("#/...") are allowed, not "${ref.slice(0, 100)}"` });
-        }
-      }
-      if (typeof record.pattern === "string") checkPattern(record.pattern, [...segments, "pattern"]);
-      if (record.patternProperties && typeof record.patternProperties === "object") {
-        for (const key of Object.keys(record.patternProperties)) checkPattern(key, [...segments, "patternProperties", key]);
-      }
-      if (record.properties && typeof record.properties === "object" && !Array.isArray(record.properties)) {
-        properties += Object.keys(record.properties).length;
-      }
-      if (Array.isArray(record.enum)) enumValues += record.enum.length;
-    }
-    for (const [key, value] of Object.entries(record)) visit(value, [...segments, key], level);
-  };
-
-  const checkPattern = (pattern: string, segments: (string | number)[]) => {
+  const checkPattern = (pattern: string, segments: Segments) => {
     try {
       new RegExp(pattern, "u");
     } catch {
@@ -80,19 +82,104 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, base: readon
     }
   };
 
-  visit(schema, [], 0);
+  const push = (value: unknown, segments: Segments, depth: number) => {
+    // Boolean schemas (true/false) hold nothing to screen.
+    if (value !== null && typeof value === "object" && !Array.isArray(value)) stack.push({ node: value as Record<string, unknown>, segments, depth });
+  };
+
+  const refTargets: { value: unknown; segments: Segments; depth: number }[] = [];
+  while (stack.length > 0 || refTargets.length > 0) {
+    if (stack.length === 0) {
+      const next = refTargets.shift()!;
+      push(next.value, next.segments, next.depth);
+      continue;
+    }
+    const { node, segments, depth } = stack.pop()!;
+    if (seen.has(node)) continue;
+    seen.add(node);
+    if (depth > limits.schemaDepth) {
+      errors.push({ path: at(segments), message: `nesting is deeper than ${limits.schemaDepth} levels (limits.schemaDepth)` });
+      break;
+    }
+    if ("$data" in node) errors.push({ path: at([...segments, "$data"]), message: "$data references are not supported" });
+    for (const refKey of ["$ref", "$dynamicRef", "$recursiveRef"] as const) {
+      const ref = node[refKey];
+      if (typeof ref !== "string") continue;
+      if (!ref.startsWith("#")) {
+        errors.push({ path: at([...segments, refKey]), message: `only local references ("#/...") are allowed, not "${ref.slice(0, 100)}"` });
+        continue;
+      }
+      // A pointer may land anywhere in the document (inside `default`, or an unknown keyword):
+      // whatever it lands on is compiled as a schema, so it is screened as one.
+      // Targets are screened after the keyword walk, so that one reached through keywords keeps its depth.
+      const target = resolvePointer(root, ref);
+      if (target) refTargets.push({ value: target.value, segments: target.segments, depth: depth + 1 });
+    }
+    if (typeof node.pattern === "string") checkPattern(node.pattern, [...segments, "pattern"]);
+    if (node.properties && typeof node.properties === "object" && !Array.isArray(node.properties)) properties += Object.keys(node.properties).length;
+    if (Array.isArray(node.enum)) enumValues += node.enum.length;
+
+    for (const [keyword, value] of Object.entries(node)) {
+      if (value === null || typeof value !== "object") continue;
+      // ajv's $data form of a keyword's value ({"const": {"$data": "1/b"}}): not enabled, so refused
+      // rather than silently taken as a literal.
+      if (!Array.isArray(value) && "$data" in value && !SCHEMA_VALUE.has(keyword) && !SCHEMA_MAP.has(keyword)) {
+        errors.push({ path: at([...segments, keyword, "$data"]), message: "$data references are not supported" });
+        continue;
+      }
+      if (SCHEMA_ARRAY.has(keyword) && Array.isArray(value)) {
+        value.forEach((sub, i) => push(sub, [...segments, keyword, i], depth + 1));
+      } else if (SCHEMA_VALUE.has(keyword)) {
+        push(value, [...segments, keyword], depth + 1);
+      } else if (SCHEMA_MAP.has(keyword) && !Array.isArray(value)) {
+        for (const [name, sub] of Object.entries(value)) {
+          if (keyword === "patternProperties") checkPattern(name, [...segments, keyword, name]);
+          push(sub, [...segments, keyword, name], depth + 1);
+        }
+      } else if (keyword === "dependencies" && !Array.isArray(value)) {
+        // draft-04 to 07: each value is a schema, or a list of property names.
+        for (const [name, sub] of Object.entries(value)) if (!Array.isArray(sub)) push(sub, [...segments, keyword, name], depth + 1);
+      }
+    }
+  }
+
   if (properties > limits.schemaProperties) {
     errors.push({ path: at([]), message: `has ${properties} properties in total; the limit is ${limits.schemaProperties} (limits.schemaProperties)` });
   }
   if (enumValues > limits.schemaEnumValues) {
     errors.push({ path: at([]), message: `has ${enumValues} enum values in total; the limit is ${limits.schemaEnumValues} (limits.schemaEnumValues)` });
   }
-  if (topLevelRule) errors.push(...checkTopLevel(schema as Record<string, unknown>, at));
+  if (topLevelRule) errors.push(...checkTopLevel(root, at));
   return errors;
 }
 
+/**
+ * JSON nesting allowed inside a schema: each schema level may add a map (`properties`) or an array
+ * (`anyOf`) around its subschemas, and data (`enum`, `default`) may nest a little more.
+ */
+const rawDepthLimit = (limits: SchemaLimits) => Math.max(64, limits.schemaDepth * 4 + 16);
+
+/** The value a local JSON Pointer reference (`#/a/b`) points at, with its path; null when it points nowhere. */
+function resolvePointer(root: unknown, ref: string): { value: unknown; segments: string[] } | null {
+  if (ref === "#") return { value: root, segments: [] };
+  if (!ref.startsWith("#/")) return null; // "#name": an anchor, declared in a place the walk visits anyway
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(ref.slice(2));
+  } catch {
+    return null;
+  }
+  const segments = decoded.split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  let value: unknown = root;
+  for (const segment of segments) {
+    if (value === null || typeof value !== "object" || !Object.prototype.hasOwnProperty.call(value, segment)) return null;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return { value, segments };
+}
+
 /** genserve's rule: the top level is an object, an array, or a string with a non-empty enum. */
-function checkTopLevel(schema: Record<string, unknown>, at: (s: (string | number)[]) => string): FieldError[] {
+function checkTopLevel(schema: Record<string, unknown>, at: (s: Segments) => string): FieldError[] {
   const type = schema.type;
   if (type === "object" || type === "array") return [];
   if (type === "string") {

@@ -1,6 +1,9 @@
 import path from "node:path";
-import { Worker } from "node:worker_threads";
+import { LRUCache } from "lru-cache";
 import { GenserveError } from "../errors";
+import { WorkerPool, type JobOptions, type PoolStatus } from "../workers/pool";
+
+export type { JobOptions } from "../workers/pool";
 
 /** ajv's error objects as the worker sends them. */
 export interface RawAjvError {
@@ -11,71 +14,78 @@ export interface RawAjvError {
 }
 
 export type CompileReply = { ok: true } | { ok: false; meta?: RawAjvError[]; compile?: string };
-export type ValidateReply = { valid: true } | { valid: false; errors: RawAjvError[] } | { missing: true };
+export type ValidateReply = { valid: true } | { valid: false; errors: RawAjvError[] };
 
 /** The worker file, relative to the package root (it is plain JavaScript loaded by Node as is). */
 export const SCHEMA_WORKER_FILE = path.join("lib", "schema", "validate-worker.mjs");
 
+export interface SchemaPoolOptions {
+  size: number;
+  /** Compiled validators each worker keeps. */
+  capacity: number;
+  /** A validation running longer than this is stopped: its worker is terminated and replaced. */
+  validateTimeoutMs: number;
+  /** The same for compiling a schema. */
+  compileTimeoutMs: number;
+}
+
+/** What the pool knows of one worker: the schema keys it has compiled (its own LRU evicts alike). */
+type Known = LRUCache<string, true>;
+
 /**
- * A worker thread that compiles and runs JSON Schema validators (see validate-worker.mjs), so that
- * compiling a large caller schema never blocks the event loop. Started on first use; restarted
- * after a crash (its compiled validators are then compiled again on demand).
+ * Worker threads that compile and run JSON Schema validators (see validate-worker.mjs): compiling a
+ * large caller schema, or validating against a pattern that backtracks, never blocks the event loop
+ * or the other callers, and every job is bounded in time (`schema_timeout` past it).
  */
-export class SchemaWorker {
-  private worker: Worker | null = null;
-  private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
-  private nextId = 1;
+export class SchemaWorkerPool {
+  private readonly pool: WorkerPool<Known>;
 
   constructor(
-    private readonly file: string,
-    private readonly capacity: number,
-  ) {}
-
-  compile(key: string, draft: string, schema: Record<string, unknown>): Promise<CompileReply> {
-    return this.call({ op: "compile", key, draft, schema }) as Promise<CompileReply>;
+    file: string,
+    private readonly options: SchemaPoolOptions,
+  ) {
+    this.pool = new WorkerPool(file, { size: options.size, configure: { op: "configure", capacity: options.capacity } }, () => new LRUCache({ max: options.capacity }));
   }
 
-  validate(key: string, value: unknown): Promise<ValidateReply> {
-    return this.call({ op: "validate", key, value }) as Promise<ValidateReply>;
+  async compile(key: string, draft: string, schema: Record<string, unknown>, options: JobOptions = {}): Promise<CompileReply> {
+    return (await this.pool.run({
+      ...options,
+      timeoutMs: this.options.compileTimeoutMs,
+      timedOut: () => timeout("Compiling the schema", `${this.options.compileTimeoutMs} ms (limits.schemaCompileTimeoutMs)`),
+      message: () => ({ op: "compile", key, draft, schema }),
+      replied: (known, reply) => void (reply.ok === true && known.set(key, true)),
+    })) as CompileReply;
   }
 
-  async close(): Promise<void> {
-    const worker = this.worker;
-    this.worker = null;
-    await worker?.terminate();
+  /** Validates against a compiled schema; a worker that has not compiled it (or evicted it) does so first. */
+  async validate(key: string, draft: string, schema: Record<string, unknown>, value: unknown, options: JobOptions = {}): Promise<ValidateReply> {
+    for (let attempt = 0; ; attempt++) {
+      const reply = await this.pool.run({
+        ...options,
+        timeoutMs: this.options.validateTimeoutMs,
+        timedOut: () => timeout("Validating the output against the schema", `${this.options.validateTimeoutMs} ms (limits.validationTimeoutMs)`),
+        // The schema travels only to a worker that may not have it (validations are frequent while
+        // streaming); a worker that evicted it meanwhile says so and gets it on the second try.
+        message: (known) => ({ op: "validate", key, value, ...(attempt > 0 || !known.has(key) ? { draft, schema } : {}) }),
+        replied: (known, reply) => void (!("missing" in reply || "compileFailed" in reply) && known.set(key, true)),
+      });
+      if ("missing" in reply && attempt === 0) continue;
+      if ("missing" in reply || "compileFailed" in reply) throw new GenserveError("internal", { detail: "A schema that compiled before could not be compiled again." });
+      return reply as ValidateReply;
+    }
   }
 
-  private call(message: Record<string, unknown>): Promise<unknown> {
-    const worker = this.ensure();
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      worker.postMessage({ id, ...message });
-    });
+  status(): PoolStatus {
+    return this.pool.status();
   }
 
-  private ensure(): Worker {
-    if (this.worker) return this.worker;
-    const worker = new Worker(this.file);
-    worker.unref(); // never keeps a process alive on its own
-    worker.postMessage({ id: 0, op: "configure", capacity: this.capacity });
-    worker.on("message", (reply: { id: number; failure?: string } & Record<string, unknown>) => {
-      const waiter = this.pending.get(reply.id);
-      if (!waiter) return;
-      this.pending.delete(reply.id);
-      if (reply.failure !== undefined) waiter.reject(new GenserveError("internal", { detail: "Schema validation failed unexpectedly." }));
-      else waiter.resolve(reply);
-    });
-    const fail = () => {
-      if (this.worker === worker) this.worker = null;
-      for (const [id, waiter] of this.pending) {
-        this.pending.delete(id);
-        waiter.reject(new GenserveError("internal", { detail: "The schema worker stopped; retry the request." }));
-      }
-    };
-    worker.on("error", fail);
-    worker.on("exit", fail);
-    this.worker = worker;
-    return worker;
+  close(): Promise<void> {
+    return this.pool.close();
   }
+}
+
+function timeout(what: string, limit: string): GenserveError {
+  return new GenserveError("schema_timeout", {
+    detail: `${what} took longer than ${limit} and was stopped. A pattern in the schema may backtrack catastrophically on this value; simplify it (avoid nested or overlapping repetition such as (a|a)* or (a+)+).`,
+  });
 }

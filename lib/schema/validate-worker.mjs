@@ -1,6 +1,7 @@
 // Worker thread that compiles and runs callers' JSON Schemas with ajv. Compiling a large schema
-// takes hundreds of milliseconds of synchronous work (code generation); doing it here keeps the
-// server's event loop free for other callers. Plain JavaScript so that Node loads it as it is,
+// takes hundreds of milliseconds of synchronous work (code generation), and a pattern can backtrack
+// for ever on a hostile value; doing it here keeps the server's event loop free for other callers,
+// and lets the pool (schema-worker.ts) terminate a worker that runs past its time limit. Plain JavaScript so that Node loads it as it is,
 // from the package, under both the CLI and the Next.js server bundle.
 import { parentPort } from "node:worker_threads";
 import Ajv from "ajv";
@@ -87,8 +88,13 @@ function compile({ key, draft, schema: given }) {
   }
 }
 
-function validate({ key, value }) {
-  const fn = compiled.get(key);
+function validate({ key, value, draft, schema }) {
+  let fn = compiled.get(key);
+  if (!fn && schema) {
+    // This worker has not compiled the schema yet (another worker of the pool did): do it now.
+    if (!compile({ key, draft, schema }).ok) return { compileFailed: true };
+    fn = compiled.get(key);
+  }
   if (!fn) return { missing: true };
   compiled.delete(key);
   compiled.set(key, fn);

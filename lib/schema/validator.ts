@@ -1,9 +1,11 @@
 import { LRUCache } from "lru-cache";
 import { validationError, isGenserveError, type FieldError } from "../errors";
 import { schemaHash } from "./canonical";
+import type { Limits } from "../config/schema";
 import { screenSchema, type SchemaLimits } from "./guard";
 import { toPointer } from "./pointer";
-import { SchemaWorker, type RawAjvError } from "./schema-worker";
+import { SchemaWorkerPool, type JobOptions, type RawAjvError } from "./schema-worker";
+import type { PoolStatus } from "../workers/pool";
 
 export type Draft = "draft-04" | "draft-06" | "draft-07" | "2019-09" | "2020-12";
 
@@ -13,8 +15,12 @@ export interface PreparedSchema {
   hash: string;
   draft: Draft;
   schema: Record<string, unknown>;
-  /** Validates a generated value; errors are JSON Pointers into the value. */
-  validate(value: unknown): Promise<ValidationResult>;
+  /**
+   * Validates a generated value; errors are JSON Pointers into the value. Bounded in time: past
+   * `limits.validationTimeoutMs` it throws `schema_timeout`. `owner` (the caller's key) gets a fair
+   * turn at the workers; `signal` gives up waiting.
+   */
+  validate(value: unknown, options?: JobOptions): Promise<ValidationResult>;
 }
 
 /** Which draft a schema is written in: its `$schema`, else 2020-12 unless it uses draft-07-only forms. */
@@ -52,14 +58,19 @@ export class SchemaCompiler {
   private readonly compiling = new Map<string, Promise<PreparedSchema>>();
   /** Request schemas already prepared, by object: a request's schema is prepared once, not per step. */
   private readonly byObject = new WeakMap<object, PreparedSchema>();
-  private readonly worker: SchemaWorker;
+  private readonly pool: SchemaWorkerPool;
 
   constructor(
-    private readonly limits: SchemaLimits & { validatorCache: number },
+    private readonly limits: SchemaLimits & Pick<Limits, "validatorCache" | "schemaWorkers" | "validationTimeoutMs" | "schemaCompileTimeoutMs">,
     options: { workerFile: string },
   ) {
     this.cache = new LRUCache({ max: limits.validatorCache });
-    this.worker = new SchemaWorker(options.workerFile, limits.validatorCache);
+    this.pool = new SchemaWorkerPool(options.workerFile, {
+      size: limits.schemaWorkers,
+      capacity: limits.validatorCache,
+      validateTimeoutMs: limits.validationTimeoutMs,
+      compileTimeoutMs: limits.schemaCompileTimeoutMs,
+    });
   }
 
   /** Screens, checks against the meta-schema and compiles; throws 400 naming every problem. */
@@ -106,8 +117,13 @@ export class SchemaCompiler {
     return this.cache.size;
   }
 
+  /** The worker pool's state, for readiness checks. */
+  status(): PoolStatus {
+    return this.pool.status();
+  }
+
   close(): Promise<void> {
-    return this.worker.close();
+    return this.pool.close();
   }
 
   private async compile(
@@ -117,7 +133,12 @@ export class SchemaCompiler {
     schema: Record<string, unknown>,
     at: (segments: readonly (string | number)[]) => string,
   ): Promise<PreparedSchema> {
-    const reply = await this.worker.compile(key, draft, schema);
+    const reply = await this.pool.compile(key, draft, schema).catch((error: unknown) => {
+      if (isGenserveError(error) && error.code === "schema_timeout") {
+        throw validationError([{ path: at([]), message: `could not be compiled within ${this.limits.schemaCompileTimeoutMs} ms (limits.schemaCompileTimeoutMs); simplify it` }]);
+      }
+      throw error;
+    });
     if (!reply.ok) {
       if (reply.meta) {
         const errors = dedupe(reply.meta.map((e) => ({ path: at(splitPointer(e.instancePath)), message: describe(e) })));
@@ -125,19 +146,13 @@ export class SchemaCompiler {
       }
       throw validationError([{ path: at([]), message: `cannot be compiled: ${reply.compile}` }]);
     }
-    const worker = this.worker;
+    const pool = this.pool;
     const prepared: PreparedSchema = {
       hash,
       draft,
       schema,
-      async validate(value) {
-        let result = await worker.validate(key, value);
-        if ("missing" in result) {
-          // The worker evicted or lost it (restart): compile again, then validate.
-          await worker.compile(key, draft, schema);
-          result = await worker.validate(key, value);
-          if ("missing" in result) throw new Error("schema worker lost a validator it had just compiled");
-        }
+      async validate(value, options) {
+        const result = await pool.validate(key, draft, schema, value, options);
         if (result.valid) return { valid: true };
         return { valid: false, errors: dedupe(result.errors.map((e) => ({ path: e.instancePath || "/", message: describe(e) }))) };
       },

@@ -13,6 +13,8 @@ export interface BootOptions {
   appRoot: string;
   logLevel: string;
   version: string;
+  /** Where callers reach the service: `server.publicUrl`, else the address it listens on. */
+  publicUrl: string;
   /** Local (llama-cpp) models: the file each alias resolved to, or why there is none. */
   localModels?: Record<string, ModelFile>;
 }

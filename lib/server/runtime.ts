@@ -2,6 +2,7 @@ import "server-only";
 import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/types";
+import { DocumentExtractor, EXTRACT_WORKER_FILE } from "../attachments/extract";
 import { Catalog } from "../catalog/catalog";
 import { DeliveryWorker } from "../delivery/worker";
 import { RateLimiter } from "../http/rate-limit";
@@ -28,6 +29,10 @@ export interface Runtime {
   logger: Logger;
   rateLimiter: RateLimiter;
   version: string;
+  /** Where callers reach the service (built-in inbox URLs are made from it). */
+  publicUrl: string;
+  /** Settles when start-up work (recovering interrupted runs) is done. */
+  ready: Promise<void>;
   /** Stop taking runs, finish in-flight ones (bounded), close storage. */
   shutdown(graceMs: number): Promise<void>;
 }
@@ -35,12 +40,14 @@ export interface Runtime {
 const RUNTIME = Symbol.for("genserve.runtime");
 
 export function createRuntime(boot: BootOptions): Runtime {
-  const logger = createLogger(boot.logLevel);
+  const secrets = Object.values(boot.config.models).flatMap((m) => [m.apiKey ?? "", ...Object.values(m.headers ?? {})]);
+  const logger = createLogger(boot.logLevel, undefined, { secrets });
   // The AI SDK prints provider warnings with console.warn; route them into the JSON log instead.
   (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[]; provider: string; model: string }) =>
     logger.warn({ provider: options.provider, model: options.model, warnings: options.warnings }, "model provider warning");
   const store = openSqliteStore(boot.dataDir);
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
+  const extractor = new DocumentExtractor(path.join(boot.appRoot, EXTRACT_WORKER_FILE), boot.config.limits);
   const models = new ModelRegistry(boot.config, {
     localFiles: boot.localModels,
     log: (level, message, fields) => logger[level](fields ?? {}, message),
@@ -54,12 +61,22 @@ export function createRuntime(boot: BootOptions): Runtime {
     timeoutMs: limits.callbackTimeoutMs,
     concurrency: limits.callbackConcurrency,
     pollMs: limits.callbackPollMs,
+    publicUrl: boot.publicUrl,
   });
   delivery.start();
   logger.debug({ workflows: Object.keys(boot.config.workflows).length }, "runtime ready");
   const catalog = new Catalog(boot.config, store);
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, onEventQueued: () => delivery.kick() });
-  runs.kickQueue(); // asynchronous runs queued before a restart
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, onEventQueued: () => delivery.kick() });
+  // Runs a previous process left behind: failed (with their callbacks) or queued again; then the
+  // asynchronous queue starts.
+  const ready = runs
+    .recoverInterrupted()
+    .then((recovered) => {
+      if (recovered.failed > 0) logger.warn({ runs: recovered.failed }, "marked runs left running by a previous process as failed (interrupted)");
+      if (recovered.requeued > 0) logger.warn({ runs: recovered.requeued }, "queued asynchronous runs cut by a previous process again (one retry)");
+    })
+    .catch((error: unknown) => logger.error({ err: { message: (error as Error).message } }, "could not recover interrupted runs"))
+    .finally(() => runs.kickQueue());
   let closed: Promise<void> | undefined;
   return {
     config: boot.config,
@@ -73,11 +90,15 @@ export function createRuntime(boot: BootOptions): Runtime {
     logger,
     rateLimiter: new RateLimiter(boot.config.limits.runsPerMinute),
     version: boot.version,
+    publicUrl: boot.publicUrl,
+    ready,
     shutdown(graceMs) {
       closed ??= (async () => {
         await runs.drain(graceMs);
-        await delivery.stop(Math.min(graceMs, limits.callbackTimeoutMs));
+        // Storage closes only after the delivery loop has stopped: attempts in flight end within their own time-out.
+        await delivery.stop(limits.callbackTimeoutMs + 1_000);
         await schemas.close();
+        await extractor.close();
         hub.close();
         await models.dispose();
         await store.close();

@@ -175,4 +175,12 @@ export const MIGRATIONS: readonly Migration[] = [
     name: "how each run's output was held to its schema (grammar, provider, prompt)",
     sql: `ALTER TABLE runs ADD COLUMN decoding TEXT;`,
   },
+  {
+    version: 8,
+    name: "the prompt's size in the model's own tokens, and the output cap its context window left",
+    sql: `
+      ALTER TABLE runs ADD COLUMN prompt_tokens INTEGER;
+      ALTER TABLE runs ADD COLUMN output_token_limit INTEGER;
+    `,
+  },
 ];

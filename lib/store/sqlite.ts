@@ -3,7 +3,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { newWebhookSecret } from "../keys/secrets";
 import { MIGRATIONS } from "./migrations";
-import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, NewRun, ProblemBody, RunFilter, RunOutcome, RunRecord, Store } from "./types";
+import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, NewRun, RunFilter, RunOutcome, RunRecord, Store } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 
@@ -94,6 +94,8 @@ interface RunRow {
   updated_at: string;
   finished_at: string | null;
   decoding: string | null;
+  prompt_tokens: number | null;
+  output_token_limit: number | null;
 }
 
 const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -131,6 +133,8 @@ const toRun = (row: RunRow): RunRecord => ({
   modelName: row.model_name,
   modelTag: row.model_tag,
   decoding: row.decoding,
+  promptTokens: row.prompt_tokens,
+  outputTokenLimit: row.output_token_limit,
   inputTokens: row.input_tokens,
   outputTokens: row.output_tokens,
   cost: row.cost,
@@ -203,10 +207,10 @@ export function openSqliteStore(dataDir: string): Store {
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at, request_json, context_chunks,
-                         workflow_version, context_versions, prompt_hash, schema_hash)
+                         workflow_version, context_versions, prompt_hash, schema_hash, prompt_tokens, output_token_limit)
        VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
                @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks,
-               @workflowVersion, @contextVersions, @promptHash, @schemaHash)`,
+               @workflowVersion, @contextVersions, @promptHash, @schemaHash, @promptTokens, @outputTokenLimit)`,
     ),
     runRequeue: db.prepare<[string]>(
       "UPDATE runs SET status = 'queued', updated_at = ? WHERE status = 'running' AND request_json IS NOT NULL AND async_starts < 2",
@@ -255,9 +259,7 @@ export function openSqliteStore(dataDir: string): Store {
     ),
     threadTouch: db.prepare<[string, string, string]>("UPDATE threads SET updated_at = ? WHERE key_id = ? AND id = ?"),
     threadDelete: db.prepare<[string, string]>("DELETE FROM threads WHERE key_id = ? AND id = ?"),
-    runFailRunning: db.prepare<[string, string, string]>(
-      "UPDATE runs SET status = 'failed', error_json = ?, finished_at = ?, updated_at = ? WHERE status = 'running'",
-    ),
+    runRunning: db.prepare<[], RunRow>("SELECT * FROM runs WHERE status = 'running' ORDER BY id"),
   };
 
   return {
@@ -305,6 +307,8 @@ export function openSqliteStore(dataDir: string): Store {
           contextVersions: run.contextVersions ? JSON.stringify(run.contextVersions) : null,
           promptHash: run.promptHash ?? null,
           schemaHash: run.schemaHash ?? null,
+          promptTokens: run.promptTokens ?? null,
+          outputTokenLimit: run.outputTokenLimit ?? null,
           request: run.request === undefined ? null : JSON.stringify(run.request),
           schema: run.schema === null ? null : JSON.stringify(run.schema),
           contextSlugs: JSON.stringify(run.contextSlugs),
@@ -338,12 +342,11 @@ export function openSqliteStore(dataDir: string): Store {
         const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
         return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);
       },
-      async recoverInterrupted(error: ProblemBody, at: string) {
-        return db.transaction(() => {
-          const requeued = stmt.runRequeue.run(at).changes;
-          const failed = stmt.runFailRunning.run(JSON.stringify(error), at, at).changes;
-          return { failed, requeued };
-        })();
+      async requeueInterrupted(at: string) {
+        return stmt.runRequeue.run(at).changes;
+      },
+      async running() {
+        return stmt.runRunning.all().map(toRun);
       },
       async claimQueued(at) {
         return db.transaction(() => {

@@ -72,6 +72,10 @@ export interface RunRecord {
   modelTag: string | null;
   /** How the output was held to the schema (see DecodingMode); null before the run finishes. */
   decoding: string | null;
+  /** The prompt in the model's own tokens, when the engine could count them before the run (local models). */
+  promptTokens: number | null;
+  /** The most tokens the output was allowed: the workflow's limit, cut to what the context window left. */
+  outputTokenLimit: number | null;
   inputTokens: number;
   outputTokens: number;
   cost: string;
@@ -88,6 +92,8 @@ export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyI
   contextVersions?: Record<string, string>;
   promptHash?: string;
   schemaHash?: string;
+  promptTokens?: number;
+  outputTokenLimit?: number;
   /** "queued" for an asynchronous run, whose request is kept until it finishes. */
   status?: "queued" | "running";
   request?: unknown;
@@ -207,11 +213,10 @@ export interface Store {
     finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">): Promise<void>;
     get(id: string): Promise<RunRecord | null>;
     list(filter: RunFilter): Promise<RunRecord[]>;
-    /**
-     * After a crash: asynchronous runs that were running are queued again (once), every other
-     * `running` run is marked failed with the given error.
-     */
-    recoverInterrupted(error: ProblemBody, at: string): Promise<{ failed: number; requeued: number }>;
+    /** After a crash: asynchronous runs that were running are queued again (at most once per run); returns how many. */
+    requeueInterrupted(at: string): Promise<number>;
+    /** Runs in the `running` state, oldest first. */
+    running(): Promise<RunRecord[]>;
     /** Takes the oldest queued run and marks it running; null when none is queued. */
     claimQueued(at: string): Promise<(RunRecord & { request: unknown }) | null>;
   };

@@ -10,6 +10,8 @@ export interface FakeReply {
   content?: string;
   /** Answer with this HTTP status and an error body instead. */
   status?: number;
+  /** With `status`: the error message in the body (providers echo credentials and internals there). */
+  errorMessage?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
   model?: string;
   delayMs?: number;
@@ -66,10 +68,16 @@ export async function startFakeUpstream(defaults: { chunkDelayMs?: number } = {}
     if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
     if (res.destroyed) return;
     if (reply.status) {
-      res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: `scripted ${reply.status}`, type: "server_error" } }));
+      res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: reply.errorMessage ?? `scripted ${reply.status}`, type: "server_error" } }));
       return;
     }
-    const content = reply.content ?? defaultContent(body);
+    let content: string;
+    try {
+      content = reply.content ?? defaultContent(body);
+    } catch {
+      // A schema this helper cannot make an instance of (the fuzz suite sends strange ones).
+      content = "{}";
+    }
     const model = reply.model ?? `${body.model}-served`;
     const usage = reply.usage ?? { prompt_tokens: 11, completion_tokens: 7 };
     const usageBody = { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
@@ -147,9 +155,9 @@ const FORMAT_EXAMPLES: Record<string, string> = {
 
 /** A minimal value that validates against common schemas (enough for default replies). */
 export function instanceOf(schema: Record<string, unknown>, root: Record<string, unknown>, depth: number): unknown {
-  if (depth > 20) return null;
+  if (depth > 20 || schema === null || typeof schema !== "object") return null;
   if (typeof schema.$ref === "string") {
-    const target = schema.$ref
+    const target = schema.$ref === "#" ? root : schema.$ref
       .slice(2)
       .split("/")
       .reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], root);
@@ -158,7 +166,7 @@ export function instanceOf(schema: Record<string, unknown>, root: Record<string,
   if ("const" in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   const variants = (schema.anyOf ?? schema.oneOf) as Record<string, unknown>[] | undefined;
-  if (variants) return instanceOf(variants[0]!, root, depth + 1);
+  if (Array.isArray(variants) && variants.length > 0) return instanceOf(variants[0]!, root, depth + 1);
   const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
   switch (type) {
     case "object": {

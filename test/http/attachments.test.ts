@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CALLBACK, testConfig } from "../helpers/config";
 import { get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
+import { DOCX_TYPE, docxBody, makeDocx, makePdf } from "../helpers/documents";
 import { useGenserve } from "../helpers/suite";
 
 // Attachment fetching is tested against a file server on loopback: allowed here (allowPrivate),
@@ -124,30 +125,6 @@ describe("attachments by URL", () => {
   });
 });
 
-/** A minimal one-page PDF; with `encrypt` an /Encrypt dictionary whose password is not empty. */
-function makePdf(text: string | null, encrypt = false): Buffer {
-  const stream = text === null ? "" : `BT /F1 18 Tf 20 100 Td (${text}) Tj ET`;
-  const objects = [
-    "<< /Type /Catalog /Pages 2 0 R >>",
-    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 144] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
-    `<< /Length ${stream.length} >>\nstream\n${stream}\nendstream`,
-    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ...(encrypt ? [`<< /Filter /Standard /V 1 /R 2 /O <${"ab".repeat(32)}> /U <${"cd".repeat(32)}> /P -4 >>`] : []),
-  ];
-  let out = "%PDF-1.4\n";
-  const offsets: number[] = [];
-  objects.forEach((o, i) => {
-    offsets.push(out.length);
-    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
-  });
-  const xref = out.length;
-  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
-  const encryption = encrypt ? ` /Encrypt 6 0 R /ID [<${"01".repeat(16)}> <${"01".repeat(16)}>]` : "";
-  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${encryption} >>\nstartxref\n${xref}\n%%EOF\n`;
-  return Buffer.from(out, "latin1");
-}
-
 describe("documents", () => {
   it("extracts the text of a PDF page by page; encrypted and image-only PDFs are unreadable", async () => {
     const res = await text([{ file: makePdf("Invoice total 99 EUR").toString("base64"), mimeType: "application/pdf" }]);
@@ -162,12 +139,8 @@ describe("documents", () => {
   });
 
   it("extracts the text of a DOCX (made here with JSZip) and refuses a broken one", async () => {
-    const zip = new JSZip();
-    zip.file("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>');
-    zip.file("_rels/.rels", '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>');
-    zip.file("word/document.xml", '<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Contract total: 4,200 EUR.</w:t></w:r></w:p><w:p><w:r><w:t>Due in 30 days.</w:t></w:r></w:p></w:body></w:document>');
-    const docx = (await zip.generateAsync({ type: "nodebuffer" })).toString("base64");
-    const type = "application/vnd.openxmlformats-officedocument.wordprocessingml.document";
+    const docx = (await makeDocx(docxBody("<w:p><w:r><w:t>Contract total: 4,200 EUR.</w:t></w:r></w:p><w:p><w:r><w:t>Due in 30 days.</w:t></w:r></w:p>"))).toString("base64");
+    const type = DOCX_TYPE;
     const res = await text([{ file: docx, mimeType: type }]);
     expect(res.status).toBe(200);
     expect(system()).toContain(`<attachment index="0" type="${type}">\nContract total: 4,200 EUR.\n\nDue in 30 days.\n</attachment>`);

@@ -7,6 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
 import { CALLBACK } from "../helpers/config";
+import { waitUntil } from "../helpers/receiver";
 import { readSse, streamRequest } from "../helpers/streams";
 import { writeTinyModel } from "../helpers/tiny-gguf";
 
@@ -80,10 +81,19 @@ models:
     path: ./tiny.gguf
     parallel: 1
     queue: 1
+  narrow:
+    provider: llama-cpp
+    path: ./tiny.gguf
+    contextWindow: 300
+    parallel: 1
   gone:
     provider: llama-cpp
     path: ./no-such-model.gguf
 workflows:
+  narrow:
+    model: narrow
+    maxOutputTokens: 600
+    retries: 0
   local:
     model: tiny
     instructions: Reply with JSON.
@@ -143,6 +153,28 @@ describe("llama-cpp provider on a generated tiny GGUF", () => {
     expect(res.json.metadata.outputTokens).toBeLessThanOrEqual(25);
     // ChatML around system + user: the prompt is longer than the input alone.
     expect(res.json.metadata.inputTokens).toBeGreaterThan("Say something.".length);
+  });
+
+  it("counts the prompt with the model's tokenizer: refuses one that fills the window (413, no run), caps the output at what is left", async () => {
+    await waitUntil(async () => (await get(server, "/api/v1/models", key)).json.models.find((m: { alias: string }) => m.alias === "narrow")?.status.state === "ready", "the narrow model to load");
+    const big = { type: "object", description: "A long description of what the object holds. ".repeat(12), properties: { a: { type: "string", maxLength: 3 } }, required: ["a"] };
+    const refused = await post(server, "/api/v1/generate/object", { ...EVENT, workflowSlug: "narrow", input: "x", schema: big }, key);
+    expect(refused.status, refused.text).toBe(413);
+    expect(refused.json).toMatchObject({ code: "payload_too_large", detail: expect.stringMatching(/is \d+ tokens; model "narrow" has a \d+-token context window/) });
+    expect(refused.json.runId).toBeUndefined();
+    expect((await get(server, "/api/v1/runs?workflowSlug=narrow", key)).json.runs).toEqual([]);
+
+    const small = { type: "object", properties: { a: { type: "string", maxLength: 3 } }, required: ["a"] };
+    const res = await post(server, "/api/v1/generate/object", { ...EVENT, workflowSlug: "narrow", input: "x", schema: small }, key);
+    expect(res.status, res.text).toBe(200);
+    const run = (await get(server, `/api/v1/runs/${res.json.metadata.runId}`, key)).json;
+    const window = Number(/(\d+)-token/.exec(refused.json.detail)![1]);
+    expect(run.promptTokens).toBeGreaterThan(20);
+    expect(run.outputTokenLimit).toBe(window - run.promptTokens);
+    expect(run.outputTokenLimit).toBeLessThan(600);
+    // The count is the prompt as the sequence holds it; node-llama-cpp's token meter books the last
+    // prompt token with the first decoding step, so its input count is one lower.
+    expect(res.json.metadata.inputTokens).toBe(run.promptTokens - 1);
   });
 
   it("stream/object streams deltas token by token and ends with a valid object", async () => {

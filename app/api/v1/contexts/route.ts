@@ -1,5 +1,5 @@
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -9,3 +9,5 @@ export const GET = route(async ({ runtime, principal }) => {
   const contexts = (await runtime.catalog.contexts()).map((c) => ({ slug: c.slug, title: c.title, size: c.content.length, version: c.version, source: c.source }));
   return json({ contexts });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,16 +1,19 @@
 import { randomBytes } from "node:crypto";
+import { inboxUrl } from "@/lib/delivery/own-inbox";
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Creates a built-in callback receiver: an unguessable URL whose deliveries this key can read. */
-export const POST = route(async ({ request, runtime, principal }) => {
+// The URL is built from the configured public address (server.publicUrl), never from the request's
+// Host header, which the caller chooses.
+export const POST = route(async ({ runtime, principal }) => {
   const caller = await principal();
-  const url = new URL(request.url);
-  const host = request.headers.get("host") ?? url.host;
   const id = `inb_${randomBytes(18).toString("base64url")}`;
-  await runtime.store.inboxes.create({ id, keyId: caller.keyId, host, createdAt: new Date().toISOString() });
-  return json({ id, url: `${url.protocol}//${host}/api/v1/inbox/${id}` }, { status: 201 });
+  await runtime.store.inboxes.create({ id, keyId: caller.keyId, host: new URL(runtime.publicUrl).host, createdAt: new Date().toISOString() });
+  return json({ id, url: inboxUrl(runtime.publicUrl, id) }, { status: 201 });
 });
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,5 +1,5 @@
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -9,3 +9,5 @@ export const GET = route(async ({ principal }) => {
   const caller = await principal();
   return json({ keyId: caller.keyId, name: caller.name, admin: caller.admin });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

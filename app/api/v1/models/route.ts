@@ -1,5 +1,5 @@
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 import { getRuntime } from "@/lib/server/runtime";
 
 export const runtime = "nodejs";
@@ -10,3 +10,5 @@ export const GET = route(async ({ principal }) => {
   await principal();
   return json({ models: getRuntime().models.statuses() });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,5 +1,5 @@
 import { buildOpenApiDocument } from "@/lib/api/openapi";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -10,3 +10,5 @@ export const GET = route(async ({ runtime }) => {
   cached ??= JSON.stringify(buildOpenApiDocument(runtime.version));
   return new Response(cached, { headers: { "Content-Type": "application/json", "Cache-Control": "public, max-age=60" } });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

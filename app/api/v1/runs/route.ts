@@ -2,8 +2,8 @@ import { runListQuery } from "@/lib/api/requests";
 import { validationError } from "@/lib/errors";
 import { zodFieldErrors } from "@/lib/http/body";
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
-import { runView } from "@/lib/runs/pipeline";
+import { otherMethods, route } from "@/lib/http/route";
+import { runView } from "@/lib/runs/run-view";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -23,3 +23,5 @@ export const GET = route(async ({ request, runtime, principal }) => {
   const nextCursor = rows.length > limit ? Buffer.from(page[page.length - 1]!.id).toString("base64url") : null;
   return json({ runs: page.map(runView), nextCursor });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

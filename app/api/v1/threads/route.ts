@@ -1,7 +1,7 @@
 import { createThreadRequest } from "@/lib/api/requests";
 import { GenserveError } from "@/lib/errors";
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 import { newThreadId } from "@/lib/ids";
 
 export const runtime = "nodejs";
@@ -20,3 +20,5 @@ export const POST = route(async ({ runtime, principal, body }) => {
   }
   return json({ id: thread.id, workflowSlug: thread.workflowSlug, createdAt: now, updatedAt: now, messages: [] }, { status: 201, headers: { Location: `/api/v1/threads/${encodeURIComponent(thread.id)}` } });
 });
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,5 +1,5 @@
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -18,3 +18,5 @@ export const GET = route(async ({ runtime, principal }) => {
   }));
   return json({ workflows });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,8 +1,10 @@
 import { generateObjectRequest } from "@/lib/api/requests";
 import { generate } from "@/lib/http/generate";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const POST = route((ctx) => generate(ctx, "generate.object", generateObjectRequest));
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,8 +1,9 @@
 import { Webhook } from "standardwebhooks";
 import { GenserveError } from "@/lib/errors";
+import { inboxUrl } from "@/lib/delivery/own-inbox";
 import { readBodyText } from "@/lib/http/body";
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -32,13 +33,12 @@ export const POST = route<{ id: string }>(async ({ request, runtime, params }) =
 });
 
 /** The inbox's deliveries, newest first, for the key that created it. */
-export const GET = route<{ id: string }>(async ({ request, runtime, principal, params }) => {
+export const GET = route<{ id: string }>(async ({ runtime, principal, params }) => {
   const caller = await principal();
   const inbox = await runtime.store.inboxes.get(params.id);
   if (!inbox || inbox.keyId !== caller.keyId) throw new GenserveError("not_found", { detail: "No such inbox for this key." });
-  const url = new URL(request.url);
   const events = (await runtime.store.inboxes.events(inbox.id)).map((e) => ({ ...e, body: parseOrText(e.body) }));
-  return json({ id: inbox.id, url: `${url.protocol}//${inbox.host}/api/v1/inbox/${inbox.id}`, events });
+  return json({ id: inbox.id, url: inboxUrl(runtime.publicUrl, inbox.id), events });
 });
 
 function parseOrText(body: string): unknown {
@@ -48,3 +48,5 @@ function parseOrText(body: string): unknown {
     return body;
   }
 }
+
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");

@@ -1,7 +1,7 @@
 import { GenserveError } from "@/lib/errors";
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
-import { runView } from "@/lib/runs/pipeline";
+import { otherMethods, route } from "@/lib/http/route";
+import { maskUrl, runView } from "@/lib/runs/run-view";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -17,7 +17,9 @@ export const GET = route<{ id: string }>(async ({ runtime, principal, params }) 
   return json({
     ...runView(run),
     deliveries: event
-      ? { eventId: event.id, url: event.url, status: event.status, attempts: event.attempts, nextAttemptAt: event.nextAttemptAt, log: event.deliveries }
+      ? { eventId: event.id, url: maskUrl(event.url), status: event.status, attempts: event.attempts, nextAttemptAt: event.nextAttemptAt, log: event.deliveries }
       : null,
   });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,6 +1,6 @@
 import { streamObjectRequest } from "@/lib/api/requests";
 import { validationError } from "@/lib/errors";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 import { chooseFormat } from "@/lib/runs/stream-format";
 
 export const runtime = "nodejs";
@@ -26,3 +26,5 @@ export const POST = route(async ({ request, runtime, runCaller, body }) => {
     },
   });
 });
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

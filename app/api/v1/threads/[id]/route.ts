@@ -1,6 +1,6 @@
 import { GenserveError } from "@/lib/errors";
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -20,3 +20,5 @@ export const DELETE = route<{ id: string }>(async ({ runtime, principal, params 
   if (!(await runtime.store.threads.delete(caller.keyId, params.id))) throw notFound(params.id);
   return new Response(null, { status: 204 });
 });
+
+export const { POST, PUT, PATCH } = otherMethods("GET", "DELETE");

@@ -1,6 +1,9 @@
 import { catalogEntryRoutes } from "@/lib/http/catalog-routes";
+import { otherMethods } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 export const { GET, PUT, DELETE } = catalogEntryRoutes("workflow");
+
+export const { POST, PATCH } = otherMethods("GET", "PUT", "DELETE");

@@ -1,7 +1,7 @@
 import { GenserveError, validationError } from "@/lib/errors";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 import { toProblem } from "@/lib/http/problem";
-import { runView } from "@/lib/runs/pipeline";
+import { runView } from "@/lib/runs/run-view";
 import { chooseFormat, encoderFor, eventStream } from "@/lib/runs/stream-format";
 import type { StreamEvent } from "@/lib/runs/stream-hub";
 
@@ -43,3 +43,5 @@ export const GET = route<{ id: string }>(async ({ request, runtime, principal, p
   const text = encoder.encode(final).replace(/^id: 0\n/, "");
   return new Response(text, { headers: headers(encoder.contentType, run.id) });
 });
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

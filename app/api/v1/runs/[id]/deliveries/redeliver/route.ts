@@ -1,6 +1,6 @@
 import { GenserveError } from "@/lib/errors";
 import { json } from "@/lib/http/problem";
-import { route } from "@/lib/http/route";
+import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -16,3 +16,5 @@ export const POST = route<{ id: string }>(async ({ runtime, principal, params })
   runtime.delivery.kick();
   return json({ eventId: event.id, status: "pending" }, { status: 202 });
 });
+
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

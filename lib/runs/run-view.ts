@@ -1,0 +1,66 @@
+import type { CallbackSpec, RunRecord } from "../store/types";
+
+/** What a masked secret looks like in a view. */
+export const MASK = "[hidden]";
+
+/** A URL with any `user:password@` replaced by the mask (URLs that do not parse are kept as they are). */
+export function maskUrl(raw: string): string {
+  try {
+    const url = new URL(raw);
+    if (!url.username && !url.password) return raw;
+    url.username = MASK;
+    url.password = "";
+    return url.toString();
+  } catch {
+    return raw;
+  }
+}
+
+/**
+ * A callback as any view shows it: header names kept, values masked (a receiver's Authorization
+ * header is a secret the caller handed over, never to be shown again), credentials in the URL masked.
+ */
+export function maskCallback(callback: CallbackSpec): CallbackSpec {
+  return {
+    ...callback,
+    url: maskUrl(callback.url),
+    ...(callback.headers && { headers: Object.fromEntries(Object.keys(callback.headers).map((name) => [name, MASK])) }),
+  };
+}
+
+/** A stored run as the API, the playground and the CLI show it: secrets masked. */
+export function runView(run: RunRecord) {
+  return {
+    id: run.id,
+    operation: run.operation,
+    workflowSlug: run.workflowSlug,
+    status: run.status,
+    input: run.input,
+    schema: run.schema,
+    contextSlugs: run.contextSlugs,
+    contextChunks: run.contextChunks,
+    workflowVersion: run.workflowVersion,
+    contextVersions: run.contextVersions,
+    promptHash: run.promptHash,
+    schemaHash: run.schemaHash,
+    attachments: run.attachments.map((a) => (a.url === undefined ? a : { ...a, url: maskUrl(a.url) })),
+    callback: run.callback && maskCallback(run.callback),
+    output: run.output,
+    error: run.error,
+    metadata: {
+      runId: run.id,
+      cost: run.cost,
+      model: { name: run.modelName ?? "", tag: run.modelTag ?? "" },
+      durationInMs: run.durationMs ?? 0,
+      inputTokens: run.inputTokens,
+      outputTokens: run.outputTokens,
+    },
+    attempts: run.attempts,
+    decoding: run.decoding,
+    promptTokens: run.promptTokens,
+    outputTokenLimit: run.outputTokenLimit,
+    createdAt: run.createdAt,
+    finishedAt: run.finishedAt,
+  };
+}
+

@@ -1,0 +1,27 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createLogger, scrubSecrets } from "./logger";
+
+const capture = (secrets: string[] = []) => {
+  const lines: string[] = [];
+  const sink = new Writable({ write: (chunk, _encoding, done) => (lines.push(chunk.toString()), done()) });
+  return { log: createLogger("info", sink, { secrets }), lines };
+};
+
+describe("log scrubbing", () => {
+  it("removes configured secrets and credential-shaped strings from every field and the message", async () => {
+    const { log, lines } = capture(["corp-provider-token-123"]);
+    log.warn(
+      { provider: { status: 401, body: 'Incorrect API key provided: sk-proj-abcdefghijkl1234. Token corp-provider-token-123 rejected', nested: [{ auth: "Bearer eyJhbGciOi.payload.sig" }] } },
+      "model call failed for gs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+    );
+    await new Promise((r) => setImmediate(r));
+    const line = lines.join("");
+    expect(line).not.toMatch(/sk-proj-abcdefghijkl1234|corp-provider-token-123|eyJhbGciOi|gs_AAAA/);
+    expect(JSON.parse(line)).toMatchObject({ provider: { status: 401, body: "Incorrect API key provided: [redacted]. Token [redacted] rejected", nested: [{ auth: "Bearer [redacted]" }] }, msg: "model call failed for [redacted]" });
+  });
+
+  it("keeps ordinary text as it is", () => {
+    expect(scrubSecrets("run_01ABC finished in 12 ms; task-list ok", ["short"])).toBe("run_01ABC finished in 12 ms; task-list ok");
+  });
+});
