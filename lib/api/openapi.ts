@@ -52,13 +52,22 @@ const runErrors = [
   "context_not_found",
   "payload_too_large",
   "unsupported_media_type",
+  "attachment_fetch_refused",
+  "attachment_unreadable",
+  "attachment_unsupported",
+  "attachment_fetch_failed",
+  "rate_limited",
   "model_error",
   "output_invalid",
+  "schema_timeout",
   "model_timeout",
   "model_busy",
   "model_unavailable",
   "internal",
 ] as (keyof typeof ERROR_CODES)[];
+
+/** Errors only an object operation can end with. */
+const objectOnly = new Set<string>(["output_invalid", "schema_timeout"]);
 
 const runIdHeader = { "X-Run-ID": { description: "The run's id (same as metadata.runId).", schema: { type: "string" } } };
 
@@ -109,7 +118,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           requestBody: { required: true, content: { "application/json": { schema: ref("GenerateTextRequest") } } },
           responses: {
             "200": { description: "The text and run metadata.", headers: runIdHeader, content: { "application/json": { schema: ref("GenerateTextResponse") } } },
-            ...problemResponses(runErrors.filter((c) => c !== "output_invalid")),
+            ...problemResponses(runErrors.filter((c) => !objectOnly.has(c))),
           },
         },
       },

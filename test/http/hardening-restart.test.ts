@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import net from "node:net";
 import path from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { testConfig } from "../helpers/config";
@@ -106,15 +107,30 @@ describe("runs cut by a crash", () => {
 });
 
 describe("shutdown", () => {
-  it("stops the delivery loop before storage closes", async () => {
+  it("stops the delivery loop before storage closes, even when runs' grace is shorter than a delivery", async () => {
     const dir = tempDir();
-    const configFile = writeConfig(dir, testConfig(upstream.url, CONFIG));
+    const configFile = writeConfig(dir, testConfig(upstream.url, `${CONFIG}  shutdownGraceMs: 100\n`));
     const server = await startGenserve({ configFile, dataDir: `${dir}/data` });
     receiver.script({ delayMs: 1_500 });
     const res = await textRun(server, server.adminKey!, { url: receiver.url });
     expect(res.status).toBe(200);
     await waitUntil(() => receiver.received.length === 1, "the delivery to start");
+    // A client halfway through sending a request keeps the process up after storage closes, long
+    // enough for a delivery that outlived storage to fail on it.
+    const lingering = net.connect(Number(new URL(server.url).port), "127.0.0.1");
+    lingering.on("error", () => undefined);
+    lingering.write("POST /api/v1/generate/text HTTP/1.1\r\nHost: x\r\n");
+    await new Promise((r) => setTimeout(r, 100));
     expect(await server.stop("SIGTERM")).toBe(0);
-    expect(server.output()).not.toMatch(/database connection is not open|delivery loop failed|could not record/);
+    lingering.destroy();
+    expect(server.output()).not.toMatch(/database connection is not open|delivery loop failed|could not record|unhandled rejection/);
+    // The delivery that was in flight was recorded before storage closed.
+    const after = await startGenserve({ configFile, dataDir: `${dir}/data` });
+    try {
+      const run = (await get(after, `/api/v1/runs/${res.json.metadata.runId}`, server.adminKey!)).json;
+      expect(run.deliveries.log[0]).toMatchObject({ statusCode: 200 });
+    } finally {
+      await after.stop();
+    }
   });
 });
