@@ -1,8 +1,18 @@
 /**
+ * The bottom layer: every module may import it, it imports nothing of genserve's.
+ *
  * The one error base of genserve. Every failure a caller can see is a GenserveError with a stable
- * machine `code`, an HTTP `status` and whether retrying the same request may succeed. They are
- * turned into RFC 9457 problem details in exactly one place: `lib/http/problem.ts`.
+ * machine `code`, an HTTP `status` and whether retrying the same request may succeed. `toProblem`
+ * is the one place an error becomes an RFC 9457 problem body (the HTTP layer only serialises it).
+ * Browser-safe: the playground reads the same codes.
  */
+import type { ZodError } from "zod";
+import { toPointer } from "./json/pointer";
+
+/** Where unknown errors are reported (a pino logger fits). */
+export interface ErrorLog {
+  error(fields: Record<string, unknown>, message: string): void;
+}
 
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: "Request validation failed", retryable: false },
@@ -100,4 +110,62 @@ export function isGenserveError(value: unknown): value is GenserveError {
 export function validationError(errors: FieldError[], detail?: string): GenserveError {
   const summary = detail ?? (errors.length === 1 ? `${errors[0]!.path || "body"}: ${errors[0]!.message}` : `${errors.length} fields are invalid`);
   return new GenserveError("validation_failed", { detail: summary, errors });
+}
+
+/** Each path and message once, in first-seen order. */
+export function dedupeFieldErrors(errors: readonly FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((e) => {
+    const key = `${e.path}\u0000${e.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** A zod error as field errors, each named by its JSON Pointer. */
+export function zodFieldErrors(error: ZodError): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const issue of error.issues) {
+    const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
+    if (issue.code === "unrecognized_keys") {
+      for (const key of issue.keys) errors.push({ path: toPointer([...path, key]), message: "is not a known field" });
+    } else if (issue.code === "invalid_type" && issue.input === undefined) {
+      errors.push({ path: toPointer(path), message: "is required" });
+    } else {
+      errors.push({ path: toPointer(path), message: issue.message });
+    }
+  }
+  return errors;
+}
+
+/** An RFC 9457 problem body as genserve sends it (responses, stream error events, runs, callbacks). */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  runId?: string;
+  errors?: FieldError[];
+}
+
+/**
+ * The one place an error becomes a problem body. Anything that is not a GenserveError is an
+ * internal error: reported to `log` (name and message, no stack) and described generically.
+ */
+export function toProblem(error: unknown, log?: ErrorLog): ProblemBody {
+  const known: GenserveError = isGenserveError(error) ? error : new GenserveError("internal", { detail: "An internal error occurred." });
+  if (!isGenserveError(error)) {
+    log?.error({ err: { name: (error as Error)?.name, message: (error as Error)?.message } }, "internal error");
+  }
+  return {
+    type: `/docs#error-${known.code}`,
+    title: known.title,
+    status: known.status,
+    detail: known.detail,
+    code: known.code,
+    ...(known.runId !== undefined && { runId: known.runId }),
+    ...(known.errors !== undefined && { errors: known.errors }),
+  };
 }

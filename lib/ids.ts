@@ -9,5 +9,8 @@ export const newRunId = (): string => `run_${nextUlid()}`;
 /** A thread id when the caller names none. */
 export const newThreadId = (): string => `thr_${randomBytes(12).toString("base64url")}`;
 
+/** A Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */
+export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString("base64")}`;
+
 /** Short random id for records that need no ordering. */
 export const newKeyId = (): string => `key_${randomBytes(8).toString("hex")}`;

@@ -1,9 +1,12 @@
 /**
- * Request and response shapes of the public API, as zod schemas. The route handlers validate with
- * them, the OpenAPI document is generated from them, and the playground's client shares them.
+ * Request and response shapes of the public API, as zod schemas derived from the domain's types
+ * (lib/domain): each shape is checked against the type it carries. The route handlers validate
+ * with them, the OpenAPI document is generated from them, and the playground's client shares them.
  * Browser-safe: no server imports here.
  */
 import { z } from "zod";
+import type { ProblemBody } from "../errors";
+import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec, type RunMetadata } from "../domain/runs";
 
 export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Thread ids: "." and ".." are refused (as a path segment they name no thread: /threads/.. is /). */
@@ -33,7 +36,7 @@ export const callbackSchema = z
       .optional(),
   })
   .strict()
-  .meta({ id: "Callback", description: "Where the run's event is delivered when it ends." });
+  .meta({ id: "Callback", description: "Where the run's event is delivered when it ends." }) satisfies z.ZodType<CallbackSpec>;
 
 export const attachmentSchema = z
   .object({
@@ -45,7 +48,7 @@ export const attachmentSchema = z
       .describe("Media type of the file; required for inline content."),
   })
   .strict()
-  .meta({ id: "Attachment" });
+  .meta({ id: "Attachment" }) satisfies z.ZodType<AttachmentInput>;
 
 const input = z.string({ error: "is required and must be a string" }).min(1, "must be at least 1 character");
 // z.custom passes the caller's object through as is (z.record would copy it), so the schema the
@@ -91,12 +94,18 @@ export const streamObjectRequest = z
     contextSlugs,
   })
   .strict()
-  .meta({ id: "StreamObjectRequest" });
+  .superRefine((request, ctx) => {
+    // A run needs a workflow: named, or the one of an existing thread.
+    if (request.workflowSlug === undefined && request.threadId === undefined) {
+      ctx.addIssue({ code: "custom", path: ["workflowSlug"], message: "is required when threadId is absent" });
+      ctx.addIssue({ code: "custom", path: ["threadId"], message: "is required when workflowSlug is absent" });
+    }
+  })
+  .meta({ id: "StreamObjectRequest", description: "workflowSlug, threadId, or both: a thread that exists names its workflow." });
 
 export type GenerateObjectRequest = z.infer<typeof generateObjectRequest>;
 export type GenerateTextRequest = z.infer<typeof generateTextRequest>;
 export type StreamObjectRequest = z.infer<typeof streamObjectRequest>;
-export type AttachmentInput = z.infer<typeof attachmentSchema>;
 
 export const createThreadRequest = z
   .object({
@@ -115,9 +124,7 @@ export const metadataSchema = z
     inputTokens: z.number(),
     outputTokens: z.number(),
   })
-  .meta({ id: "RunMetadata" });
-
-export type RunMetadata = z.infer<typeof metadataSchema>;
+  .meta({ id: "RunMetadata" }) satisfies z.ZodType<RunMetadata>;
 
 export const generateObjectResponse = z
   .object({ object: z.unknown().describe("The generated value; it validates against the request's schema."), metadata: metadataSchema })
@@ -139,15 +146,15 @@ export const problemSchema = z
     runId: z.string().optional(),
     errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   })
-  .meta({ id: "Problem" });
+  .meta({ id: "Problem" }) satisfies z.ZodType<ProblemBody>;
 
-export const runStatus = z.enum(["queued", "running", "succeeded", "failed"]);
+export const runStatus = z.enum(RUN_STATUSES);
 
 export const runListQuery = z
   .object({
     workflowSlug: slug("workflow").optional(),
     status: runStatus.optional(),
-    operation: z.enum(["generate.object", "generate.text", "stream.object"]).optional(),
+    operation: z.enum(RUN_OPERATIONS).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional(),
   })
@@ -162,7 +169,7 @@ export const contextSummary = z.object({ slug: z.string(), title: z.string(), si
 export const runSchema = z
   .object({
     id: z.string(),
-    operation: z.enum(["generate.object", "generate.text", "stream.object"]),
+    operation: z.enum(RUN_OPERATIONS),
     workflowSlug: z.string(),
     status: runStatus,
     input: z.string(),
@@ -175,7 +182,7 @@ export const runSchema = z
     metadata: metadataSchema,
     attempts: z.number(),
     decoding: z
-      .enum(["grammar", "grammar+validate", "provider", "prompt", "none"])
+      .enum(DECODING_MODES)
       .nullable()
       .describe("How the output was held to the schema: a grammar for the whole schema, a grammar for part of it, the provider's native structured output, the prompt only; none for text."),
     promptTokens: z.number().nullable().describe("The prompt in the model's own tokens, counted before the run (local models); null where the engine cannot count exactly."),

@@ -1,7 +1,7 @@
 import type { Config, ContextConfig, WorkflowConfig } from "../config/types";
 import { apiContextSchema, workflowSchema } from "../config/schema";
-import { GenserveError, validationError } from "../errors";
-import { zodFieldErrors } from "../http/body";
+import { GenserveError, validationError, zodFieldErrors } from "../errors";
+
 import type { Store } from "../store/types";
 
 export interface Versioned {

@@ -1,5 +1,6 @@
 import { createKey } from "../keys/keys";
-import { newWebhookSecret, SECRET_OVERLAP_MS } from "../keys/secrets";
+import { newWebhookSecret } from "../ids";
+import { SECRET_OVERLAP_MS } from "../keys/secrets";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
 
 export async function keysCreate(options: StorageOptions & { name: string; admin?: boolean; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {

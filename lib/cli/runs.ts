@@ -1,5 +1,5 @@
-import { runView } from "../runs/run-view";
-import type { RunStatus } from "../store/types";
+import { runView } from "../http/run-view";
+import type { RunStatus } from "../domain/runs";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
 import { printTable } from "./keys";
 

@@ -1,8 +1,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import next from "next";
-import { GenserveError } from "../errors";
-import { toProblem } from "../http/problem";
+import { GenserveError, toProblem } from "../errors";
 import { createKey } from "../keys/keys";
 import { setBootOptions } from "../server/boot";
 import { createLogger } from "../server/logger";

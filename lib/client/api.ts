@@ -4,7 +4,8 @@
  * forwards an AbortSignal. Browser-safe.
  */
 import { createParser } from "eventsource-parser";
-import type { GenerateObjectRequest, GenerateTextRequest, RunMetadata, StreamObjectRequest } from "../api/requests";
+import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
+import type { RunMetadata } from "../domain/runs";
 
 export interface FieldProblem {
   path: string;

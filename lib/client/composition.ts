@@ -107,7 +107,5 @@ export function fromPermalinkHash(hash: string): Composition | null {
   }
 }
 
-/** A rough input-token estimate (about 4 characters a token for English text and JSON). */
-export function estimateTokens(chars: number): number {
-  return Math.ceil(chars / 4);
-}
+/** The server's own estimate (lib/domain/tokens.ts), for the playground's pre-flight figure. */
+export { estimateTokens } from "../domain/tokens";

@@ -1,3 +1,4 @@
+import { escapePointerSegment } from "../json/pointer";
 /** A field-by-field structural diff of two JSON values, by JSON Pointer. Browser-safe. */
 export interface Difference {
   path: string;
@@ -7,7 +8,7 @@ export interface Difference {
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
-const escape = (key: string | number) => String(key).replace(/~/g, "~0").replace(/\//g, "~1");
+const escape = escapePointerSegment;
 
 export function diffJson(left: unknown, right: unknown, path = ""): Difference[] {
   if (isObject(left) && isObject(right)) {

@@ -1,3 +1,4 @@
+import { escapePointerSegment } from "../json/pointer";
 /**
  * Where in a schema the rule for an instance location lives: `/lines/0/amount` in the output maps
  * to `/properties/lines/items/properties/amount` in the schema (following local $refs). Stops at
@@ -8,7 +9,7 @@ export function schemaPathFor(schema: unknown, instancePath: string): string {
   const segments = instancePath.split("/").slice(1).filter((s) => s !== "").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
   let node = root;
   let path = "";
-  const escape = (s: string) => s.replace(/~/g, "~0").replace(/\//g, "~1");
+  const escape = escapePointerSegment;
   for (const segment of segments) {
     for (let hops = 0; typeof node?.$ref === "string" && node.$ref.startsWith("#/") && hops < 10; hops++) {
       const refPath = node.$ref.slice(1);

@@ -2,7 +2,7 @@ import { readFileSync, existsSync } from "node:fs";
 import path from "node:path";
 import YAML from "yaml";
 import type { z } from "zod";
-import { isRemoteSource } from "../models/model-source";
+import { isRemoteSource } from "./model-path";
 import { fileConfigSchema, type FileConfig } from "./schema";
 import type { Config, ContextConfig, ModelConfig, WorkflowConfig } from "./types";
 

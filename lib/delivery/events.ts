@@ -1,6 +1,7 @@
 import { monotonicFactory } from "ulid";
-import type { RunMetadata } from "../api/requests";
-import type { CallbackSpec, EventRecord, ProblemBody, RunOperation } from "../store/types";
+import type { CallbackSpec, RunMetadata, RunOperation } from "../domain/runs";
+import type { ProblemBody } from "../errors";
+import type { EventRecord } from "../store/types";
 
 const nextUlid = monotonicFactory();
 

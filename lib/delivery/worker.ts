@@ -1,8 +1,8 @@
 import type { Logger } from "pino";
 import { Webhook } from "standardwebhooks";
-import { guardedLookup, isPrivateAddress } from "../net/address-guard";
+import { guardedLookup } from "../net/address-guard";
 import type { EventRecord, Store } from "../store/types";
-import { isOwnInbox } from "./own-inbox";
+import { callbackAddressFilter, refusesLiteral } from "./address-policy";
 import { postEvent, type SendResult } from "./send";
 
 export interface DeliveryOptions {
@@ -113,11 +113,13 @@ export class DeliveryWorker {
     let result: SendResult;
     try {
       const url = new URL(event.url);
-      const self = await isOwnInbox(this.store, url, this.options.publicUrl);
-      // The operator chose the public URL, so its own inboxes may sit on any address (loopback by default).
-      const allow = (address: string) => this.options.allowPrivate || self || !isPrivateAddress(address);
-      const headers = { "content-type": "application/json", ...event.headers, ...(await this.sign(event)) };
-      result = await postEvent(url, headers, event.payload, { timeoutMs: this.options.timeoutMs, lookup: guardedLookup(allow) });
+      const allowed = await callbackAddressFilter(this.store, url, this.options);
+      if (refusesLiteral(url, allowed)) {
+        result = { error: "refused: the URL names a private address", refused: true, durationMs: 0 };
+      } else {
+        const headers = { "content-type": "application/json", ...event.headers, ...(await this.sign(event)) };
+        result = await postEvent(url, headers, event.payload, { timeoutMs: this.options.timeoutMs, lookup: guardedLookup(allowed) });
+      }
     } catch (error) {
       // Anything that fails before or while sending (a header Node refuses, a URL that no longer
       // parses) is a failed attempt like any other: recorded, and retried on the schedule.

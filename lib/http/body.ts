@@ -1,7 +1,7 @@
 import type { z } from "zod";
-import { GenserveError, validationError, type FieldError } from "../errors";
+import { dedupeFieldErrors, GenserveError, validationError, zodFieldErrors, type FieldError } from "../errors";
 import { findTooDeep } from "../json/depth";
-import { toPointer } from "../schema/pointer";
+import { toPointer } from "../json/pointer";
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;.*)?$/i;
 
@@ -66,26 +66,6 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, more: 
   }
   const result = schema.safeParse(value);
   const errors = [...(result.success ? [] : zodFieldErrors(result.error)), ...more];
-  if (errors.length > 0 || !result.success) throw validationError(dedupeByPath(errors));
+  if (errors.length > 0 || !result.success) throw validationError(dedupeFieldErrors(errors));
   return result.data;
-}
-
-function dedupeByPath(errors: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errors.filter((e) => !seen.has(`${e.path}\u0000${e.message}`) && seen.add(`${e.path}\u0000${e.message}`));
-}
-
-export function zodFieldErrors(error: z.ZodError): FieldError[] {
-  const errors: FieldError[] = [];
-  for (const issue of error.issues) {
-    const path = issue.path.map((p) => (typeof p === "symbol" ? String(p) : p));
-    if (issue.code === "unrecognized_keys") {
-      for (const key of issue.keys) errors.push({ path: toPointer([...path, key]), message: "is not a known field" });
-    } else if (issue.code === "invalid_type" && issue.input === undefined) {
-      errors.push({ path: toPointer(path), message: "is required" });
-    } else {
-      errors.push({ path: toPointer(path), message: issue.message });
-    }
-  }
-  return errors;
 }

@@ -1,29 +1,9 @@
 import type { Logger } from "pino";
-import { GenserveError, isGenserveError } from "../errors";
-import type { ProblemBody } from "../store/types";
+import { isGenserveError, toProblem } from "../errors";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-/**
- * The one place an error becomes an RFC 9457 problem body. Anything that is not a GenserveError is
- * an internal error: logged (name and message, no stack) and answered with a generic 500.
- */
-export function toProblem(error: unknown, log?: Logger): ProblemBody {
-  const known: GenserveError = isGenserveError(error) ? error : new GenserveError("internal", { detail: "An internal error occurred." });
-  if (!isGenserveError(error)) {
-    log?.error({ err: { name: (error as Error)?.name, message: (error as Error)?.message } }, "internal error");
-  }
-  return {
-    type: `/docs#error-${known.code}`,
-    title: known.title,
-    status: known.status,
-    detail: known.detail,
-    code: known.code,
-    ...(known.runId !== undefined && { runId: known.runId }),
-    ...(known.errors !== undefined && { errors: known.errors }),
-  };
-}
-
+/** An error as a problem+json response (the mapping itself is `toProblem`, in lib/errors.ts). */
 export function problemResponse(error: unknown, log?: Logger): Response {
   const problem = toProblem(error, log);
   const headers = new Headers({ "Content-Type": PROBLEM_CONTENT_TYPE, "Cache-Control": "no-store" });

@@ -1,7 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { GenserveError } from "../errors";
-import { newKeyId } from "../ids";
-import { newWebhookSecret } from "./secrets";
+import { newKeyId, newWebhookSecret } from "../ids";
 import type { ApiKeyRecord, Store } from "../store/types";
 
 export const KEY_PREFIX = "gs_";

@@ -23,7 +23,8 @@ import { compileGrammar, type CompiledGrammar, UnsatisfiableSchemaError } from "
 import { schemaHash } from "../schema/canonical";
 import { toModelError, windowExceeded } from "./errors";
 import { MODEL_FIX, type ModelFile } from "./model-source";
-import { messageText, type DecodingMode, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
+import type { DecodingMode } from "../domain/runs";
+import { messageText, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
 
 export type LocalModelState =
   | { state: "loading" }
@@ -84,7 +85,8 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
   // spin against Node's own thread and ran ~14x slower here (docs/benchmarks.md).
   const threads = config.threads ?? Math.max(1, Math.floor(availableParallelism() / config.parallel));
   // Compiled grammars by schema hash: a schema used again skips both compilers.
-  const grammars = new LRUCache<string, { compiled: CompiledGrammar; grammar: Promise<LlamaGrammar | null> }>({ max: 256 });
+  const compiledGrammars = new LRUCache<string, CompiledGrammar>({ max: 256 });
+  const grammars = new LRUCache<string, Promise<LlamaGrammar | null>>({ max: 256 });
 
   const free: number[] = Array.from({ length: config.parallel }, (_, i) => i);
   const waiting: Waiter[] = [];
@@ -151,29 +153,37 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     return handOut(given);
   };
 
-  const grammarFor = (loaded: Loaded, json: NonNullable<ModelRequest["json"]>) => {
-    const { schema } = json;
-    const key = json.hash ?? schemaHash(schema);
-    let entry = grammars.get(key);
-    if (!entry) {
-      let compiled: CompiledGrammar;
-      try {
-        compiled = compileGrammar(schema);
-      } catch (error) {
-        if (error instanceof UnsatisfiableSchemaError) {
-          throw new GenserveError("validation_failed", { detail: "The schema admits no value, so nothing can be generated.", errors: [{ path: "/schema", message: "admits no value" }] });
-        }
-        throw error;
+  /** The schema's grammar, compiled once per schema hash; a schema no value satisfies is a 400. */
+  const compiledFor = (json: NonNullable<ModelRequest["json"]>): { key: string; compiled: CompiledGrammar } => {
+    const key = json.hash ?? schemaHash(json.schema);
+    const cached = compiledGrammars.get(key);
+    if (cached) return { key, compiled: cached };
+    let compiled: CompiledGrammar;
+    try {
+      compiled = compileGrammar(json.schema);
+    } catch (error) {
+      if (error instanceof UnsatisfiableSchemaError) {
+        throw new GenserveError("validation_failed", { detail: "The schema admits no value, so nothing can be generated.", errors: [{ path: "/schema", message: "admits no value" }] });
       }
+      throw error;
+    }
+    compiledGrammars.set(key, compiled);
+    return { key, compiled };
+  };
+
+  /** The grammar llama.cpp samples under, created once per schema hash from the compiled GBNF. */
+  const grammarFor = (loaded: Loaded, json: NonNullable<ModelRequest["json"]>) => {
+    const { key, compiled } = compiledFor(json);
+    let grammar = grammars.get(key);
+    if (!grammar) {
       // Should llama.cpp refuse a grammar (a compiler bug), the run still works: unconstrained, validated.
-      const grammar = loaded.llama.createGrammar({ grammar: compiled.gbnf }).catch((error: unknown) => {
+      grammar = loaded.llama.createGrammar({ grammar: compiled.gbnf }).catch((error: unknown) => {
         options.log?.("error", "llama.cpp refused a compiled grammar; generating without it", { alias: config.alias, schemaHash: key, error: (error as Error).message });
         return null;
       });
-      entry = { compiled, grammar };
-      grammars.set(key, entry);
+      grammars.set(key, grammar);
     }
-    return entry;
+    return { compiled, grammar };
   };
 
   /** The prompt in tokens, rendered through the model's chat template as LlamaChat will evaluate it. */
@@ -245,7 +255,9 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     async warm() {
       await load().catch(() => undefined);
     },
-    async measure(request) {
+    async preflight(request) {
+      // The grammar compiler finds a schema no value satisfies, whether or not the model is loaded.
+      if (request.json) compiledFor(request.json);
       if (status.state !== "ready") return undefined;
       const loaded = await load();
       const contextWindow = loaded.lanes[0]!.contextSize;

@@ -9,6 +9,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, sta
 import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { isRemoteSource } from "../config/model-path";
 
 export type ModelFile = { ok: true; file: string } | { ok: false; detail: string; fix: string };
 
@@ -21,7 +22,6 @@ export interface DownloadProgress {
 }
 
 /** hf: URIs and http(s) URLs are downloaded; anything else is a local path. */
-export const isRemoteSource = (source: string) => /^(hf:|https?:\/\/)/i.test(source);
 
 /** The fix every "no model" message gives. */
 export const MODEL_FIX =

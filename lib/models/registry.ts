@@ -1,7 +1,8 @@
 import type { Config, ModelConfig } from "../config/types";
 import { createAiSdkModel } from "./ai-sdk";
 import { createLlamaCppModel, type LlamaCppOptions, type LocalModelClient, type LocalModelState } from "./llama-cpp";
-import { isRemoteSource, MODEL_FIX, type ModelFile } from "./model-source";
+import { isRemoteSource } from "../config/model-path";
+import { MODEL_FIX, type ModelFile } from "./model-source";
 import type { ModelClient } from "./types";
 
 export interface ModelStatus {

@@ -1,6 +1,8 @@
+import type { DecodingMode } from "../domain/runs";
+
 /**
- * genserve's own model interface. The run pipeline sees only this; adapters (AI SDK providers now,
- * llama.cpp later) implement it.
+ * genserve's own model interface. The run pipeline sees only this; adapters (AI SDK providers,
+ * llama.cpp) implement it.
  */
 
 export type MessagePart = { type: "text"; text: string } | { type: "image"; image: Uint8Array; mediaType: string };
@@ -39,13 +41,6 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
-/**
- * How an object output was held to its schema: "grammar" (the local engine sampled under a grammar
- * that expresses the whole schema), "grammar+validate" (a grammar for part of it; validation and
- * retry do the rest), "provider" (the provider's native structured output), "prompt" (the schema in
- * the prompt only). "none" for text runs.
- */
-export type DecodingMode = "grammar" | "grammar+validate" | "provider" | "prompt" | "none";
 
 export interface ModelResult {
   text: string;
@@ -79,11 +74,12 @@ export interface ModelClient {
   readonly modelId: string;
   readonly capabilities: ModelCapabilities;
   /**
-   * The prompt's exact size in the model's own tokens (its tokenizer and chat template) and the
-   * context window it must fit in. Only engines that can count exactly implement it (the local
-   * engine, once its model is loaded); undefined otherwise.
+   * Checks a request before any run exists. Throws a 4xx for one that can never succeed on this
+   * model (a schema no value satisfies); returns the prompt's exact size in the model's own tokens
+   * (its tokenizer and chat template) where the engine can count it (the local engine, once its
+   * model is loaded), else undefined. Adapters that cannot check anything leave it out.
    */
-  measure?(request: Omit<ModelRequest, "abortSignal">): Promise<PromptMeasure | undefined>;
+  preflight?(request: Omit<ModelRequest, "abortSignal">): Promise<PromptMeasure | undefined>;
   generate(request: ModelRequest): Promise<ModelResult>;
   /** Yields text deltas, then exactly one finish part; throws on failure. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;

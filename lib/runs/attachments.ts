@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
-import type { AttachmentInput } from "../api/requests";
+import type { AttachmentInput, AttachmentMeta } from "../domain/runs";
 import type { DocumentExtractor } from "../attachments/extract";
 import { fetchAttachment } from "../attachments/fetch-url";
 import { contradicts, sniff } from "../attachments/sniff";
 import type { Limits } from "../config/schema";
 import { GenserveError, validationError } from "../errors";
-import type { AttachmentMeta } from "../store/types";
 
 export interface PromptAttachment {
   index: number;

@@ -1,5 +1,5 @@
-import type { RunMetadata } from "../api/requests";
-import type { ProblemBody } from "../store/types";
+import type { RunMetadata } from "../domain/runs";
+import type { ProblemBody } from "../errors";
 
 /** One event of a streamed run. `seq` counts every event of the run from 1 (the SSE `id:`). */
 export type StreamEvent =

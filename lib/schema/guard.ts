@@ -2,7 +2,7 @@ import safeRegex from "safe-regex2";
 import type { FieldError } from "../errors";
 import type { Limits } from "../config/schema";
 import { findTooDeep } from "../json/depth";
-import { toPointer } from "./pointer";
+import { toPointer } from "../json/pointer";
 
 export type SchemaLimits = Pick<Limits, "schemaBytes" | "schemaDepth" | "schemaProperties" | "schemaEnumValues">;
 

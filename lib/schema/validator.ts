@@ -1,9 +1,9 @@
 import { LRUCache } from "lru-cache";
-import { validationError, isGenserveError, type FieldError } from "../errors";
+import { dedupeFieldErrors, validationError, isGenserveError, type FieldError } from "../errors";
 import { schemaHash } from "./canonical";
 import type { Limits } from "../config/schema";
 import { screenSchema, type SchemaLimits } from "./guard";
-import { toPointer } from "./pointer";
+import { parsePointer, toPointer } from "../json/pointer";
 import { SchemaWorkerPool, type JobOptions, type RawAjvError } from "./schema-worker";
 import type { PoolStatus } from "../workers/pool";
 
@@ -141,7 +141,7 @@ export class SchemaCompiler {
     });
     if (!reply.ok) {
       if (reply.meta) {
-        const errors = dedupe(reply.meta.map((e) => ({ path: at(splitPointer(e.instancePath)), message: describe(e) })));
+        const errors = dedupeFieldErrors(reply.meta.map((e) => ({ path: at(parsePointer(e.instancePath)), message: describe(e) })));
         throw validationError(errors, `schema is not a valid JSON Schema (${draft}): ${errors[0]?.path} ${errors[0]?.message}`);
       }
       throw validationError([{ path: at([]), message: `cannot be compiled: ${reply.compile}` }]);
@@ -154,17 +154,12 @@ export class SchemaCompiler {
       async validate(value, options) {
         const result = await pool.validate(key, draft, schema, value, options);
         if (result.valid) return { valid: true };
-        return { valid: false, errors: dedupe(result.errors.map((e) => ({ path: e.instancePath || "/", message: describe(e) }))) };
+        return { valid: false, errors: dedupeFieldErrors(result.errors.map((e) => ({ path: e.instancePath || "/", message: describe(e) }))) };
       },
     };
     this.cache.set(key, prepared);
     return prepared;
   }
-}
-
-function splitPointer(pointer: string): string[] {
-  if (pointer === "") return [];
-  return pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
 function describe(error: RawAjvError): string {
@@ -175,14 +170,3 @@ function describe(error: RawAjvError): string {
   if (error.keyword === "const") return `must be ${JSON.stringify(params.allowedValue).slice(0, 300)}`;
   return error.message ?? error.keyword;
 }
-
-function dedupe(errors: FieldError[]): FieldError[] {
-  const seen = new Set<string>();
-  return errors.filter((e) => {
-    const key = `${e.path}\u0000${e.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}
-

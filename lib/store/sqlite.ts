@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
-import { newWebhookSecret } from "../keys/secrets";
+import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
 import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, NewRun, RunFilter, RunOutcome, RunRecord, Store } from "./types";
 

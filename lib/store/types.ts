@@ -3,8 +3,8 @@
  * SQL; nothing outside `lib/store/` knows which one is in use.
  */
 
-export type RunOperation = "generate.object" | "generate.text" | "stream.object";
-export type RunStatus = "queued" | "running" | "succeeded" | "failed";
+import type { ProblemBody } from "../errors";
+import type { AttachmentMeta, CallbackSpec, RunOperation, RunStatus } from "../domain/runs";
 
 export interface ApiKeyRecord {
   id: string;
@@ -19,33 +19,6 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
   /** Signs this key's callback events (Standard Webhooks, `whsec_...`). */
   webhookSecret: string;
-}
-
-export interface CallbackSpec {
-  url: string;
-  customProperties?: Record<string, unknown>;
-  headers?: Record<string, string>;
-}
-
-export interface AttachmentMeta {
-  index: number;
-  source: "inline" | "url";
-  url?: string;
-  mimeType: string;
-  bytes: number;
-  sha256: string;
-  /** Characters of text that reached the prompt (0 when none did). */
-  textChars: number;
-}
-
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  runId?: string;
-  errors?: { path: string; message: string }[];
 }
 
 export interface RunRecord {

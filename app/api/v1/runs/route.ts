@@ -1,9 +1,8 @@
 import { runListQuery } from "@/lib/api/requests";
-import { validationError } from "@/lib/errors";
-import { zodFieldErrors } from "@/lib/http/body";
+import { validationError, zodFieldErrors } from "@/lib/errors";
 import { json } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
-import { runView } from "@/lib/runs/run-view";
+import { runView } from "@/lib/http/run-view";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";

@@ -1,29 +1,20 @@
 import { streamObjectRequest } from "@/lib/api/requests";
-import { validationError } from "@/lib/errors";
 import { otherMethods, route } from "@/lib/http/route";
-import { chooseFormat } from "@/lib/runs/stream-format";
+import { streamResponse } from "@/lib/http/stream-format";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
+/** Starts a streamed run and answers with its stream (the same one GET /runs/{id}/stream resumes). */
 export const POST = route(async ({ request, runtime, runCaller, body }) => {
   const caller = await runCaller();
   const input = await body(streamObjectRequest);
-  if (input.workflowSlug === undefined && input.threadId === undefined) {
-    throw validationError([
-      { path: "/workflowSlug", message: "is required when threadId is absent" },
-      { path: "/threadId", message: "is required when workflowSlug is absent" },
-    ]);
-  }
   const cancelOnDisconnect = new URL(request.url).searchParams.get("cancelOnDisconnect") === "true";
-  const started = await runtime.runs.streamObject(caller, input, { format: chooseFormat(request.headers.get("accept")), cancelOnDisconnect });
-  return new Response(started.stream, {
-    headers: {
-      "Content-Type": started.contentType,
-      "Cache-Control": "no-cache, no-transform",
-      "X-Accel-Buffering": "no",
-      "X-Run-ID": started.runId,
-    },
+  const { runId } = await runtime.runs.streamObject(caller, input);
+  return streamResponse(runtime.hub, runId, {
+    accept: request.headers.get("accept"),
+    keepAliveMs: runtime.config.limits.streamKeepAliveMs,
+    onDisconnect: () => runtime.runs.clientGone(runId, cancelOnDisconnect),
   });
 });
 

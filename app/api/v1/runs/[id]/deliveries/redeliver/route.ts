@@ -1,15 +1,14 @@
 import { GenserveError } from "@/lib/errors";
 import { json } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
+import { readableRun } from "@/lib/http/runs";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
 /** Sends the run's callback event again (same webhook-id, so receivers can deduplicate). */
 export const POST = route<{ id: string }>(async ({ runtime, principal, params }) => {
-  const caller = await principal();
-  const run = await runtime.store.runs.get(params.id);
-  if (!run || (!caller.admin && run.keyId !== caller.keyId)) throw new GenserveError("run_not_found", { detail: `No run "${params.id}" exists for this key.` });
+  const run = await readableRun(runtime.store, await principal(), params.id);
   const event = await runtime.store.events.forRun(run.id);
   if (!event) throw new GenserveError("not_found", { detail: "This run has no callback event (it is still running, or it is a streamed run)." });
   await runtime.store.events.redeliver(event.id, new Date().toISOString());

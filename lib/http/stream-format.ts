@@ -1,4 +1,4 @@
-import type { StreamEvent, StreamHub } from "./stream-hub";
+import type { StreamEvent, StreamHub } from "../runs/stream-hub";
 
 export type StreamFormat = "sse" | "ndjson";
 
@@ -109,4 +109,23 @@ export function eventStream(
       options.onDisconnect?.();
     },
   });
+}
+
+/** The headers of every streamed response: no caching or transforming proxies, the run's id. */
+export function streamHeaders(contentType: string, runId: string): Record<string, string> {
+  return { "Content-Type": contentType, "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", "X-Run-ID": runId };
+}
+
+/**
+ * A run's stream as an HTTP response, in the format the client's Accept asks for: the events after
+ * `afterSeq` from the hub, then live ones to the final event, with keep-alive comments.
+ */
+export function streamResponse(
+  hub: StreamHub,
+  runId: string,
+  options: { accept: string | null; afterSeq?: number; keepAliveMs: number; onDisconnect?: () => void },
+): Response {
+  const encoder = encoderFor(chooseFormat(options.accept));
+  const body = eventStream(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, onDisconnect: options.onDisconnect });
+  return new Response(body, { headers: streamHeaders(encoder.contentType, runId) });
 }

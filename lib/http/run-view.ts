@@ -1,4 +1,5 @@
-import type { CallbackSpec, RunRecord } from "../store/types";
+import type { CallbackSpec } from "../domain/runs";
+import type { RunRecord } from "../store/types";
 
 /** What a masked secret looks like in a view. */
 export const MASK = "[hidden]";

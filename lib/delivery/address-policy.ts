@@ -1,0 +1,26 @@
+import { isPrivateAddress, literalAddress } from "../net/address-guard";
+import type { Store } from "../store/types";
+import { isOwnInbox } from "./own-inbox";
+
+export interface CallbackAddressOptions {
+  allowPrivate: boolean;
+  /** The service's public base URL: its own built-in inboxes there may be on any address. */
+  publicUrl: string;
+}
+
+/**
+ * Which addresses a callback to `url` may reach: public ones; any, for the service's own built-in
+ * inbox at its configured public URL; any, with `network.allowPrivate`. The one policy for
+ * callbacks, applied when a run is planned (to a URL naming an address literally) and at every
+ * delivery attempt (to every address the host resolves to, and to a literal one, which no lookup sees).
+ */
+export async function callbackAddressFilter(store: Store, url: URL, options: CallbackAddressOptions): Promise<(address: string) => boolean> {
+  if (options.allowPrivate || (await isOwnInbox(store, url, options.publicUrl))) return () => true;
+  return (address) => !isPrivateAddress(address);
+}
+
+/** Whether the URL names an address literally that the policy refuses. */
+export function refusesLiteral(url: URL, allowed: (address: string) => boolean): boolean {
+  const literal = literalAddress(url);
+  return literal !== null && !allowed(literal);
+}

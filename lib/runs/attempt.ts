@@ -1,0 +1,199 @@
+import "server-only";
+import type { DecodingMode } from "../domain/runs";
+import { GenserveError, isGenserveError, type FieldError } from "../errors";
+import { PartialJsonParser } from "../json/partial";
+import { providerFailureDetails } from "../models/errors";
+import type { ChatMessage, ModelRequest, ModelResult } from "../models/types";
+import type { SchemaCompiler } from "../schema/validator";
+import { PartialValidator } from "./partial-validator";
+import { retryFeedback } from "./prompt";
+import type { Execution, Plan } from "./types";
+
+/** What a successful run produced. */
+export interface Attempted {
+  value: unknown;
+  /** The model id the provider reported, when it did. */
+  modelId?: string;
+}
+
+/** Receives a streamed run's text as it arrives, and the start of every attempt after the first. */
+export interface Streaming {
+  onText(text: string): void;
+  onRestart(attempt: number): void;
+}
+
+/** The longest wait between two attempts after a transient provider failure. */
+const MAX_RETRY_WAIT_MS = 5_000;
+
+type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * The attempt stage: calls the model for a planned run, within the workflow's retry budget
+ * (`retries`), shared by invalid outputs (retried with the validation errors fed back) and
+ * transient provider failures (retried after a backoff that honours Retry-After). It depends on the
+ * plan's model client and prepared schema, and on the compiler for checking streamed parts; it
+ * records nothing (the outcome stage does) but tallies tokens and attempts on the execution.
+ */
+export class Attempts {
+  constructor(private readonly schemas: SchemaCompiler) {}
+
+  /** An object that validates against the plan's schema, or `output_invalid`; never an invalid value. */
+  async object(run: Execution, signal: AbortSignal, streaming?: Streaming): Promise<Attempted> {
+    const { plan } = run;
+    const prepared = plan.prepared!;
+    let messages = plan.prompt.messages;
+    let problems: FieldError[] = [];
+    const maxAttempts = plan.workflow.retries + 1;
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      run.attempts = attempt;
+      if (attempt > 1) streaming?.onRestart(attempt);
+      const request = modelRequest(plan, messages, signal);
+      let result: ModelResult;
+      let parsed: Parsed;
+      try {
+        if (streaming) {
+          const streamed = await this.streamed(run, request, streaming.onText, signal);
+          if ("doomed" in streamed) {
+            problems = streamed.doomed;
+            run.log.warn({ attempt, problems: problems.length, at: problems[0]?.path }, "stopped early: a closed part of the output can never validate");
+            messages = [...plan.prompt.messages, ...retryFeedback(streamed.text, problems)];
+            continue;
+          }
+          result = streamed;
+          parsed = streamed.parsed; // already parsed, incrementally, as it streamed
+        } else {
+          result = await plan.client.generate(request);
+          parsed = parseJsonOutput(result.text);
+        }
+      } catch (error) {
+        await this.beforeRetry(run, error, attempt, signal);
+        continue;
+      }
+      tally(run, result);
+      if (parsed.ok) {
+        const check = await prepared.validate(parsed.value, { owner: plan.principal.keyId, signal });
+        if (check.valid) return { value: parsed.value, modelId: result.modelId };
+        problems = check.errors;
+      } else {
+        problems = [{ path: "/", message: parsed.message }];
+      }
+      run.log.warn({ attempt, problems: problems.length, finishReason: result.finishReason }, "output failed validation");
+      messages = [...plan.prompt.messages, ...retryFeedback(result.text, problems)];
+    }
+    throw new GenserveError("output_invalid", {
+      detail: `The model's output did not validate against the schema after ${maxAttempts} attempt${maxAttempts > 1 ? "s" : ""}.`,
+      errors: problems.slice(0, 50),
+    });
+  }
+
+  /** The model's text; transient provider failures are retried within the budget. */
+  async text(run: Execution, signal: AbortSignal): Promise<Attempted & { value: string }> {
+    for (let attempt = 1; ; attempt++) {
+      run.attempts = attempt;
+      try {
+        const result = await run.plan.client.generate(modelRequest(run.plan, run.plan.prompt.messages, signal));
+        tally(run, result);
+        return { value: result.text, modelId: result.modelId };
+      } catch (error) {
+        await this.beforeRetry(run, error, attempt, signal);
+      }
+    }
+  }
+
+  /**
+   * A model call failed. Failures the provider calls transient (429, 5xx, a dropped connection) are
+   * retried while the budget and the deadline last; anything else, or the last attempt, ends the run.
+   */
+  private async beforeRetry(run: Execution, error: unknown, attempt: number, signal: AbortSignal): Promise<void> {
+    const known = isGenserveError(error) ? error : null;
+    if (!known || known.code !== "model_error" || !known.retryable || attempt > run.plan.workflow.retries || signal.aborted) throw error;
+    const waitMs = Math.min(known.retryAfterMs ?? 250 * 2 ** (attempt - 1), MAX_RETRY_WAIT_MS);
+    run.log.warn({ attempt, upstreamStatus: known.upstreamStatus, provider: providerFailureDetails(known), waitMs }, "model call failed; retrying");
+    await new Promise<void>((resolve, reject) => {
+      const abort = () => (clearTimeout(timer), reject(signal.reason));
+      const timer = setTimeout(() => (signal.removeEventListener("abort", abort), resolve()), waitMs);
+      signal.addEventListener("abort", abort, { once: true });
+    });
+  }
+
+  /**
+   * One streamed attempt: forwards each delta, parses the text incrementally (one pass) and checks
+   * every part as it closes. A part that can never satisfy the schema stops the attempt at once.
+   */
+  private async streamed(
+    run: Execution,
+    request: ModelRequest,
+    onText: (text: string) => void,
+    signal: AbortSignal,
+  ): Promise<(ModelResult & { parsed: Parsed }) | { doomed: FieldError[]; text: string }> {
+    const { plan } = run;
+    const stop = new AbortController();
+    const closed: [string, unknown][] = [];
+    const parser = new PartialJsonParser((path, value) => closed.push([path, value]));
+    const partial = new PartialValidator(plan.prepared!.schema, this.schemas, { owner: plan.principal.keyId, signal });
+    let text = "";
+    let finish: Omit<ModelResult, "text"> | undefined;
+    for await (const part of plan.client.stream({ ...request, abortSignal: AbortSignal.any([request.abortSignal, stop.signal]) })) {
+      if (part.type === "finish") {
+        finish = part;
+        continue;
+      }
+      text += part.text;
+      onText(part.text);
+      parser.push(part.text);
+      let doomed: FieldError[] = parser.error ? [{ path: "/", message: `the output is not valid JSON (${parser.error})` }] : [];
+      while (doomed.length === 0 && closed.length > 0) {
+        const [path, value] = closed.shift()!;
+        doomed = await partial.check(path, value);
+      }
+      if (doomed.length > 0) {
+        stop.abort();
+        return { doomed, text };
+      }
+    }
+    if (!finish) throw new GenserveError("model_error", { detail: "The model stream ended without finishing." });
+    const parsed: Parsed = !parser.done
+      ? { ok: false, message: text.trim() === "" ? "the output is empty; a JSON value is required" : "the output is not valid JSON (it ended before the value was complete)" }
+      : { ok: true, value: parser.result() };
+    return { text, ...finish, parsed };
+  }
+}
+
+/** The model request of one attempt of a planned run. */
+export function modelRequest(plan: Plan, messages: ChatMessage[], signal: AbortSignal): ModelRequest {
+  return {
+    system: plan.prompt.system,
+    messages,
+    temperature: plan.workflow.temperature,
+    maxOutputTokens: plan.workflow.maxOutputTokens,
+    json: plan.prepared && { schema: plan.prepared.schema, hash: plan.prepared.hash, name: "output" },
+    abortSignal: signal,
+  };
+}
+
+/** Adds an attempt's tokens to the run's, and notes how its output was held to the schema. */
+function tally(run: Execution, result: ModelResult): void {
+  run.usage.inputTokens += result.usage.inputTokens;
+  run.usage.outputTokens += result.usage.outputTokens;
+  run.decoding = decodingOf(run.plan, result);
+}
+
+/** What held an attempt's output to the schema: the adapter says when it knows. */
+function decodingOf(plan: Plan, result: ModelResult): DecodingMode {
+  if (result.decoding) return result.decoding;
+  if (!plan.prepared) return "none";
+  return plan.client.capabilities.nativeStructuredOutput ? "provider" : "prompt";
+}
+
+/** Parses a generated (not streamed) JSON output; one surrounding code fence is tolerated. */
+export function parseJsonOutput(text: string): Parsed {
+  let body = text.trim();
+  const fenced = /^```(?:json)?\s*\n?([\s\S]*?)\n?```$/.exec(body);
+  if (fenced) body = fenced[1]!.trim();
+  if (body === "") return { ok: false, message: "the output is empty; a JSON value is required" };
+  try {
+    return { ok: true, value: JSON.parse(body) as unknown };
+  } catch (error) {
+    return { ok: false, message: `the output is not valid JSON (${(error as Error).message})` };
+  }
+}

@@ -1,0 +1,183 @@
+import "server-only";
+import type { Logger } from "pino";
+import type { Config } from "../config/types";
+import { runEvent } from "../delivery/events";
+import type { CallbackSpec, DecodingMode, RunMetadata, RunOperation } from "../domain/runs";
+import { GenserveError, isGenserveError, toProblem, type ProblemBody } from "../errors";
+import { providerFailureDetails } from "../models/errors";
+import { messageText, type TokenUsage } from "../models/types";
+import type { RunRecord, Store } from "../store/types";
+import type { Attempted } from "./attempt";
+import { computeCost } from "./cost";
+import type { Execution } from "./types";
+
+/**
+ * What recording a run's end needs: which run, whose, on which model, and its tallies. A run being
+ * executed has one (`ledgerOf`), and so has a stored run that is not (`ledgerOfRecord`: a queued
+ * run that no longer plans, a run a crash left behind).
+ */
+export interface RunLedger {
+  id: string;
+  operation: RunOperation;
+  keyId: string;
+  workflowSlug: string;
+  modelAlias: string;
+  /** The model's id when the provider reported none. */
+  modelId: string;
+  callback?: CallbackSpec;
+  log: Logger;
+  startedAt: number;
+  usage: TokenUsage;
+  attempts: number;
+  decoding?: DecodingMode;
+}
+
+export interface OutcomeDeps {
+  config: Config;
+  store: Store;
+  logger: Logger;
+  /** Told when a run queued a callback event, so delivery starts at once. */
+  onEventQueued?: () => void;
+  now: () => Date;
+}
+
+/**
+ * The outcome stage: a run's end is recorded once — status, output or problem, tokens, cost,
+ * duration, attempts — and, in the same transaction, its callback event is queued (outbox); a
+ * successful thread run appends its exchange to the thread.
+ */
+export class Outcomes {
+  constructor(private readonly deps: OutcomeDeps) {}
+
+  async succeed(run: Execution, result: Attempted): Promise<RunMetadata> {
+    const { plan } = run;
+    const finishedAt = this.deps.now();
+    const ledger = ledgerOf(run);
+    const metadata = this.metadata(ledger, result.modelId, finishedAt.getTime() - run.startedAt);
+    await this.deps.store.runs.finish(
+      plan.id,
+      {
+        status: "succeeded",
+        output: result.value,
+        error: null,
+        modelName: metadata.model.name,
+        modelTag: metadata.model.tag,
+        decoding: run.decoding ?? null,
+        inputTokens: metadata.inputTokens,
+        outputTokens: metadata.outputTokens,
+        cost: metadata.cost,
+        durationMs: metadata.durationInMs,
+        attempts: run.attempts,
+        finishedAt: finishedAt.toISOString(),
+      },
+      this.callbackEvent(ledger, { object: result.value, text: typeof result.value === "string" ? result.value : undefined }, metadata, finishedAt),
+    );
+    if (plan.callback) this.deps.onEventQueued?.();
+    if (plan.thread) {
+      const at = finishedAt.toISOString();
+      await this.deps.store.threads.append(
+        plan.principal.keyId,
+        plan.thread.id,
+        [
+          { role: "user", content: messageText(plan.prompt.messages.at(-1)!.content), runId: plan.id, createdAt: at },
+          { role: "assistant", content: typeof result.value === "string" ? result.value : JSON.stringify(result.value), runId: plan.id, createdAt: at },
+        ],
+        at,
+      );
+    }
+    run.log.info({ status: "succeeded", durationMs: metadata.durationInMs, inputTokens: metadata.inputTokens, outputTokens: metadata.outputTokens, attempts: run.attempts }, "run finished");
+    return metadata;
+  }
+
+  /** Records a failed run (and queues its run.failed event); returns the error as the caller sees it. */
+  async fail(run: RunLedger, error: unknown): Promise<GenserveError> {
+    const known = isGenserveError(error) ? error : new GenserveError("internal", { detail: "An internal error occurred.", cause: error });
+    known.runId = run.id;
+    const problem: ProblemBody = toProblem(known, run.log);
+    const finishedAt = this.deps.now();
+    const durationMs = Math.max(0, finishedAt.getTime() - run.startedAt);
+    const metadata = this.metadata(run, undefined, durationMs);
+    try {
+      await this.deps.store.runs.finish(
+        run.id,
+        {
+          status: "failed",
+          output: null,
+          error: problem,
+          modelName: metadata.model.name,
+          modelTag: metadata.model.tag,
+          decoding: run.decoding ?? null,
+          inputTokens: run.usage.inputTokens,
+          outputTokens: run.usage.outputTokens,
+          cost: metadata.cost,
+          durationMs,
+          attempts: run.attempts,
+          finishedAt: finishedAt.toISOString(),
+        },
+        this.callbackEvent(run, { error: problem }, metadata, finishedAt),
+      );
+      if (run.callback) this.deps.onEventQueued?.();
+    } catch (storeError) {
+      run.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
+    }
+    const provider = known.code === "model_error" || known.code === "model_timeout" ? providerFailureDetails(known) : undefined;
+    run.log.warn({ status: "failed", code: known.code, durationMs, ...(provider && { provider }) }, "run finished");
+    return known;
+  }
+
+  /** The ledger of a stored run that is not being executed here. */
+  ledgerOfRecord(run: RunRecord): RunLedger {
+    const alias = run.modelTag ?? "";
+    return {
+      id: run.id,
+      operation: run.operation,
+      keyId: run.keyId,
+      workflowSlug: run.workflowSlug,
+      modelAlias: alias,
+      modelId: run.modelName ?? this.deps.config.models[alias]?.model ?? alias,
+      callback: run.callback ?? undefined,
+      log: this.deps.logger.child({ runId: run.id }),
+      startedAt: Date.parse(run.createdAt),
+      usage: { inputTokens: run.inputTokens, outputTokens: run.outputTokens },
+      attempts: run.attempts,
+      decoding: (run.decoding as DecodingMode | null) ?? undefined,
+    };
+  }
+
+  private metadata(run: RunLedger, modelId: string | undefined, durationMs: number): RunMetadata {
+    const pricing = this.deps.config.models[run.modelAlias]?.pricing ?? { input: 0, output: 0 };
+    return {
+      runId: run.id,
+      cost: computeCost(run.usage, pricing),
+      model: { name: modelId ?? run.modelId, tag: run.modelAlias },
+      durationInMs: durationMs,
+      inputTokens: run.usage.inputTokens,
+      outputTokens: run.usage.outputTokens,
+    };
+  }
+
+  /** The callback event of a generate run, queued in the same transaction that finishes it. */
+  private callbackEvent(run: RunLedger, outcome: { object?: unknown; text?: string; error?: ProblemBody }, metadata: RunMetadata, at: Date) {
+    if (!run.callback || run.operation === "stream.object") return undefined;
+    return runEvent({ runId: run.id, keyId: run.keyId, operation: run.operation, workflowSlug: run.workflowSlug, callback: run.callback, outcome, metadata, at });
+  }
+}
+
+/** The ledger of a run being executed. */
+export function ledgerOf(run: Execution): RunLedger {
+  const { plan } = run;
+  return {
+    id: plan.id,
+    operation: plan.operation,
+    keyId: plan.principal.keyId,
+    workflowSlug: plan.workflow.slug,
+    modelAlias: plan.workflow.model,
+    modelId: plan.client.modelId,
+    callback: plan.callback,
+    log: run.log,
+    startedAt: run.startedAt,
+    usage: run.usage,
+    attempts: run.attempts,
+    decoding: run.decoding,
+  };
+}

@@ -1,0 +1,181 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import type { DocumentExtractor } from "../attachments/extract";
+import type { Catalog, CatalogContext, CatalogWorkflow } from "../catalog/catalog";
+import type { Config } from "../config/types";
+import { callbackAddressFilter, refusesLiteral } from "../delivery/address-policy";
+import type { RunOperation } from "../domain/runs";
+import { GenserveError, validationError, type FieldError } from "../errors";
+import { newRunId } from "../ids";
+import type { Principal } from "../keys/keys";
+import { windowExceeded } from "../models/errors";
+import type { ModelRegistry } from "../models/registry";
+import { canonicalJson, sha256 } from "../schema/canonical";
+import type { SchemaCompiler } from "../schema/validator";
+import type { Store } from "../store/types";
+import { resolveAttachments } from "./attachments";
+import { checkWindow, fitContexts, fitHistory } from "./budget";
+import { buildPrompt, type Prompt } from "./prompt";
+import type { Plan, RunRequest } from "./types";
+
+export interface PlannerDeps {
+  config: Config;
+  store: Store;
+  catalog: Catalog;
+  models: ModelRegistry;
+  schemas: SchemaCompiler;
+  extractor: DocumentExtractor;
+  /** The service's public base URL (its own inboxes live under it). */
+  publicUrl: string;
+}
+
+/**
+ * The first stage of a run: everything a request names is resolved and checked — thread,
+ * workflow, contexts, callback address, schema, model, attachments, prompt and its budget — into a
+ * typed Plan. A request that cannot succeed is refused here, with a 4xx naming the field, before
+ * any run is stored. Planning has no side effects: the service stores the run.
+ */
+export class Planner {
+  constructor(private readonly deps: PlannerDeps) {}
+
+  /** `runId` is given for a queued run planned again when it executes. */
+  async plan(principal: Principal, operation: RunOperation, request: RunRequest, runId?: string): Promise<Plan> {
+    const { config, store, schemas } = this.deps;
+    const inputBytes = Buffer.byteLength(request.input, "utf8");
+    if (inputBytes > config.limits.inputBytes) {
+      throw new GenserveError("payload_too_large", {
+        detail: `input is ${inputBytes} bytes; the limit is ${config.limits.inputBytes} bytes (limits.inputBytes).`,
+        errors: [{ path: "/input", message: `is larger than ${config.limits.inputBytes} bytes` }],
+      });
+    }
+    // A thread gives the run its history, and its workflow when the request names none.
+    const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
+    const workflow = await this.workflow(request, thread?.workflowSlug);
+    const model = config.models[workflow.model]!;
+    const resolved = await this.contexts(workflow, request.contextSlugs ?? []);
+    const { contexts, chunkIds } = fitContexts(resolved, model, request.input, config.limits);
+    if (request.callback) await this.checkCallbackUrl(request.callback.url);
+    const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
+    const client = this.deps.models.get(workflow.model);
+    const attachments = await resolveAttachments(request.attachments, {
+      limits: config.limits,
+      allowPrivate: config.network.allowPrivate,
+      model: { alias: workflow.model, vision: model.vision },
+      extractor: this.deps.extractor,
+      owner: principal.keyId,
+    });
+    const parts = {
+      workflow,
+      contexts,
+      attachments: attachments.prompt,
+      images: attachments.images,
+      input: request.input,
+      output: prepared && { schema: prepared.schema, inPrompt: !client.capabilities.nativeStructuredOutput },
+    };
+    const history = thread ? fitHistory(await store.threads.messages(principal.keyId, thread.id), buildPrompt(parts), model, workflow) : [];
+    const prompt = buildPrompt({ ...parts, history });
+    // The model's own check: a schema no value satisfies is refused, and engines that count tokens
+    // exactly (the local one) refuse a prompt that leaves no room for the output; for the others
+    // the prompt is estimated against the configured window, with the output's share kept.
+    const measured = await client.preflight?.({
+      system: prompt.system,
+      messages: prompt.messages,
+      maxOutputTokens: workflow.maxOutputTokens,
+      json: prepared && { schema: prepared.schema, hash: prepared.hash, name: "output" },
+    });
+    if (measured && measured.maxOutputTokens <= 0) throw windowExceeded(workflow.model, measured.promptTokens, measured.contextWindow);
+    if (!measured) checkWindow(prompt, model, workflow);
+
+    const id = runId ?? newRunId();
+    return {
+      id,
+      operation,
+      principal,
+      workflow,
+      client,
+      prepared,
+      prompt,
+      callback: request.callback,
+      thread: request.threadId === undefined ? undefined : { id: request.threadId, isNew: thread === null },
+      record: {
+        id,
+        operation,
+        workflowSlug: workflow.slug,
+        keyId: principal.keyId,
+        input: request.input,
+        schema: request.schema ?? null,
+        contextSlugs: contexts.map((c) => c.slug),
+        contextChunks: chunkIds,
+        workflowVersion: workflow.version,
+        contextVersions: Object.fromEntries(resolved.map((c) => [c.slug, c.version])),
+        promptHash: promptHash(prompt),
+        schemaHash: prepared?.hash,
+        promptTokens: measured?.promptTokens,
+        outputTokenLimit: measured?.maxOutputTokens,
+        attachments: attachments.meta,
+        callback: request.callback ?? null,
+        modelTag: workflow.model,
+        createdAt: "",
+      },
+    };
+  }
+
+  /** The named workflow, or the thread's; the request shape guarantees one of them is given. */
+  private async workflow(request: RunRequest, threadWorkflow: string | undefined): Promise<CatalogWorkflow> {
+    const slug = request.workflowSlug ?? threadWorkflow;
+    if (slug === undefined) {
+      throw new GenserveError("thread_not_found", {
+        detail: `No thread "${request.threadId}" exists for this key.`,
+        errors: [{ path: "/threadId", message: "unknown thread; send workflowSlug too to start it" }],
+      });
+    }
+    const workflow = await this.deps.catalog.workflow(slug);
+    if (!workflow) {
+      throw new GenserveError("workflow_not_found", { detail: `No workflow "${slug}" exists.`, errors: [{ path: "/workflowSlug", message: `unknown workflow "${slug}"` }] });
+    }
+    return workflow;
+  }
+
+  /** The workflow's contexts, then the request's (without duplicates); an unknown one is a 404 naming it. */
+  private async contexts(workflow: CatalogWorkflow, requested: string[]): Promise<CatalogContext[]> {
+    const found = new Map<string, CatalogContext>();
+    const missing: FieldError[] = [];
+    for (const [i, slug] of requested.entries()) {
+      const context = await this.deps.catalog.context(slug);
+      if (context) found.set(slug, context);
+      else missing.push({ path: `/contextSlugs/${i}`, message: `unknown context "${slug}"` });
+    }
+    if (missing.length > 0) {
+      throw new GenserveError("context_not_found", {
+        detail: `No context ${missing.map((m) => m.message.replace("unknown context ", "")).join(", ")} exists.`,
+        errors: missing,
+      });
+    }
+    for (const slug of workflow.contexts) {
+      if (found.has(slug)) continue;
+      const context = await this.deps.catalog.context(slug);
+      // A workflow's own context removed since: the run says so rather than running without it.
+      if (!context) throw new GenserveError("context_not_found", { detail: `The workflow's context "${slug}" no longer exists.` });
+      found.set(slug, context);
+    }
+    return [...new Set([...workflow.contexts, ...requested])].map((slug) => found.get(slug)!);
+  }
+
+  /** A callback URL that names a refused address literally is refused up front (hostnames: at delivery). */
+  private async checkCallbackUrl(raw: string): Promise<void> {
+    const url = new URL(raw);
+    const allowed = await callbackAddressFilter(this.deps.store, url, { allowPrivate: this.deps.config.network.allowPrivate, publicUrl: this.deps.publicUrl });
+    if (refusesLiteral(url, allowed)) {
+      throw validationError([{ path: "/callback/url", message: "refers to a private address; callbacks go to public addresses (network.allowPrivate is false)" }]);
+    }
+  }
+}
+
+/** A hash of exactly what the model was sent (images by their sha256), to compare runs later. */
+function promptHash(prompt: Prompt): string {
+  const messages = prompt.messages.map((m) => ({
+    role: m.role,
+    content: typeof m.content === "string" ? m.content : m.content.map((p) => (p.type === "text" ? p : { type: "image", sha256: createHash("sha256").update(p.image).digest("hex") })),
+  }));
+  return sha256(canonicalJson({ system: prompt.system, messages }));
+}

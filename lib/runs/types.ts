@@ -1,0 +1,53 @@
+import "server-only";
+import type { Logger } from "pino";
+import type { CatalogWorkflow } from "../catalog/catalog";
+import type { AttachmentInput, CallbackSpec, DecodingMode, RunOperation } from "../domain/runs";
+import type { Principal } from "../keys/keys";
+import type { ModelClient, TokenUsage } from "../models/types";
+import type { PreparedSchema } from "../schema/validator";
+import type { NewRun } from "../store/types";
+import type { Prompt } from "./prompt";
+
+/** What a caller asks of a run, as the route hands it over (already shape-checked). */
+export interface RunRequest {
+  input: string;
+  /** Required unless a thread that exists names the workflow. */
+  workflowSlug?: string;
+  threadId?: string;
+  contextSlugs?: string[];
+  attachments?: AttachmentInput[];
+  schema?: Record<string, unknown>;
+  callback?: CallbackSpec;
+}
+
+/**
+ * Everything resolved and checked before a run is stored and the model is called: a request that
+ * can never succeed never gets this far (it is a 4xx from the planner, and no run exists).
+ */
+export interface Plan {
+  id: string;
+  operation: RunOperation;
+  principal: Principal;
+  workflow: CatalogWorkflow;
+  client: ModelClient;
+  /** For object operations: the caller's schema, screened and compiled. */
+  prepared?: PreparedSchema;
+  prompt: Prompt;
+  callback?: CallbackSpec;
+  /** The conversation this run belongs to, and whether this run starts it. */
+  thread?: { id: string; isNew: boolean };
+  /** The run as it is stored when it starts (status and queued request are the service's). */
+  record: Omit<NewRun, "status" | "request">;
+}
+
+/** A run being executed: its plan, and what it has spent so far across attempts. */
+export interface Execution {
+  plan: Plan;
+  log: Logger;
+  startedAt: number;
+  /** Tokens so far, across attempts: billed and recorded whether the run succeeds or not. */
+  usage: TokenUsage;
+  attempts: number;
+  /** How the last attempt's output was held to the schema. */
+  decoding?: DecodingMode;
+}
