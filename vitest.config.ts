@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 
 const root = import.meta.dirname;
 
+// Two projects, both run by `npm test`: "unit" tests modules in-process and needs no build
+// (`npm run test:unit`); "http" starts the real built server, so it builds the app first when its
+// sources changed.
 export default defineConfig({
   resolve: {
     alias: {
@@ -12,11 +15,12 @@ export default defineConfig({
     },
   },
   test: {
-    include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}", "test/**/*.test.ts"],
-    // Builds the web app once (when sources changed) before the HTTP suites start servers from it.
-    globalSetup: ["test/global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 180_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "unit", include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}"] } },
+      { extends: true, test: { name: "http", include: ["test/**/*.test.ts"], globalSetup: ["test/global-setup.ts"] } },
+    ],
   },
 });

@@ -2,6 +2,7 @@
 
 import { useEffect, useState } from "react";
 import type { RunState } from "./use-run";
+import { escapePointerSegment } from "@/lib/json/pointer";
 
 type Tab = "object" | "tree" | "raw";
 
@@ -129,7 +130,7 @@ function Node({ name, path, value, schema, state }: { name: string; path: string
         {badge}
         <ul className="ml-4 border-l border-zinc-300 pl-2 dark:border-zinc-700">
           {entries.map(([k, v]) => (
-            <Node key={k} name={k} path={`${path}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`} value={v} schema={Array.isArray(value) ? s?.items : s?.properties?.[k]} state={state} />
+            <Node key={k} name={k} path={`${path}/${escapePointerSegment(k)}`} value={v} schema={Array.isArray(value) ? s?.items : s?.properties?.[k]} state={state} />
           ))}
           {missing.map((k) => (
             <li key={`missing-${k}`} className="text-zinc-600 dark:text-zinc-400">

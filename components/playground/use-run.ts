@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useRef, useState } from "react";
-import type { RunMetadata } from "@/lib/api/requests";
+import type { RunMetadata } from "@/lib/domain/runs";
 import { ApiError, type ApiClient } from "@/lib/client/api";
 import type { Operation } from "@/lib/client/composition";
 import { PartialJsonParser, type PartialSnapshot } from "@/lib/json/partial";

@@ -1,30 +1,20 @@
 import { z } from "zod";
 import { ERROR_CODES } from "../errors";
-import {
-  contextSummary,
-  createThreadRequest,
-  generateObjectRequest,
-  generateObjectResponse,
-  generateTextRequest,
-  generateTextResponse,
-  metadataSchema,
-  problemSchema,
-  runSchema,
-  streamItemSchema,
-  streamObjectRequest,
-  workflowSummary,
-} from "./requests";
+import { createThreadRequest, generateObjectRequest, generateTextRequest, streamObjectRequest } from "./requests";
+import * as responses from "./responses";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const pathParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
+/** A JSON response of a registered shape. */
+const body = (description: string, id: string, headers?: Record<string, unknown>) => ({ description, ...(headers && { headers }), content: { "application/json": { schema: ref(id) } } });
 
 /**
- * Components generated from the same zod schemas that validate requests: every shape in
- * `requests.ts` carries `.meta({ id })`, which registers it in zod's global registry.
+ * Components generated from the same zod schemas that validate requests (requests.ts) and build
+ * responses (responses.ts): every shape carries `.meta({ id })`, which registers it in zod's
+ * global registry.
  */
 function components(): Record<string, unknown> {
-  void [generateObjectRequest, generateTextRequest, streamObjectRequest, generateObjectResponse, generateTextResponse];
-  void [metadataSchema, problemSchema, runSchema, streamItemSchema, workflowSummary, contextSummary, createThreadRequest];
+  void [generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, responses];
   const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
@@ -89,8 +79,9 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "Generate one JSON value that validates against the given schema",
           requestBody: { required: true, content: { "application/json": { schema: ref("GenerateObjectRequest") } } },
           responses: {
-            "200": { description: "The validated object and run metadata.", headers: runIdHeader, content: { "application/json": { schema: ref("GenerateObjectResponse") } } },
-            ...problemResponses(runErrors),
+            "200": body("The validated object and run metadata.", "GenerateObjectResponse", runIdHeader),
+            "202": body("Prefer: respond-async — the run is queued.", "QueuedRun", runIdHeader),
+            ...problemResponses([...runErrors, "idempotency_in_progress", "idempotency_mismatch"]),
           },
         },
       },
@@ -117,8 +108,9 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "Generate text",
           requestBody: { required: true, content: { "application/json": { schema: ref("GenerateTextRequest") } } },
           responses: {
-            "200": { description: "The text and run metadata.", headers: runIdHeader, content: { "application/json": { schema: ref("GenerateTextResponse") } } },
-            ...problemResponses(runErrors.filter((c) => !objectOnly.has(c))),
+            "200": body("The text and run metadata.", "GenerateTextResponse", runIdHeader),
+            "202": body("Prefer: respond-async — the run is queued.", "QueuedRun", runIdHeader),
+            ...problemResponses([...runErrors.filter((c) => !objectOnly.has(c)), "idempotency_in_progress", "idempotency_mismatch"]),
           },
         },
       },
@@ -128,20 +120,13 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "List runs, newest first (a key sees its own; an admin key sees all)",
           parameters: [
             { name: "workflowSlug", in: "query", schema: { type: "string" } },
-            { name: "status", in: "query", schema: { enum: ["running", "succeeded", "failed"] } },
+            { name: "status", in: "query", schema: { enum: ["queued", "running", "succeeded", "failed"] } },
             { name: "operation", in: "query", schema: { enum: ["generate.object", "generate.text", "stream.object"] } },
             { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
             { name: "cursor", in: "query", schema: { type: "string" }, description: "`nextCursor` of the previous page." },
           ],
           responses: {
-            "200": {
-              description: "A page of runs.",
-              content: {
-                "application/json": {
-                  schema: { type: "object", properties: { runs: { type: "array", items: ref("Run") }, nextCursor: { type: ["string", "null"] } } },
-                },
-              },
-            },
+            "200": body("A page of runs.", "RunPage"),
             ...problemResponses(["validation_failed", "unauthorized"]),
           },
         },
@@ -151,7 +136,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "getRun",
           summary: "One run",
           parameters: [pathParam("id")],
-          responses: { "200": { description: "The run.", content: { "application/json": { schema: ref("Run") } } }, ...problemResponses(["unauthorized", "run_not_found"]) },
+          responses: { "200": body("The run, with its callback's deliveries.", "RunDetail"), ...problemResponses(["unauthorized", "run_not_found"]) },
         },
       },
       "/api/v1/runs/{id}/stream": {
@@ -176,7 +161,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "Create a conversation thread (owned by this key)",
           requestBody: { required: true, content: { "application/json": { schema: ref("CreateThreadRequest") } } },
           responses: {
-            "201": { description: "The thread." },
+            "201": body("The thread.", "Thread"),
             ...problemResponses(["validation_failed", "unauthorized", "workflow_not_found", "conflict"]),
           },
         },
@@ -186,7 +171,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "getThread",
           summary: "A thread with its messages",
           parameters: [pathParam("id")],
-          responses: { "200": { description: "The thread." }, ...problemResponses(["unauthorized", "thread_not_found"]) },
+          responses: { "200": body("The thread, with its messages.", "Thread"), ...problemResponses(["unauthorized", "thread_not_found"]) },
         },
         delete: {
           operationId: "deleteThread",
@@ -200,7 +185,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "listWorkflows",
           summary: "Configured workflows",
           responses: {
-            "200": { description: "Workflows.", content: { "application/json": { schema: { type: "object", properties: { workflows: { type: "array", items: ref("Workflow") } } } } } },
+            "200": body("Workflows.", "WorkflowList"),
             ...problemResponses(["unauthorized"]),
           },
         },
@@ -210,14 +195,14 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "getWorkflow",
           summary: "A workflow's definition",
           parameters: [pathParam("slug")],
-          responses: { "200": { description: "The workflow, with its version and source." }, ...problemResponses(["unauthorized", "workflow_not_found"]) },
+          responses: { "200": body("The workflow, with its version and source.", "WorkflowDefinition"), ...problemResponses(["unauthorized", "workflow_not_found"]) },
         },
         put: {
           operationId: "putWorkflow",
           summary: "Create or change an API-managed workflow (admin keys); each change is a new version",
           parameters: [pathParam("slug")],
           requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "The workflow fields of genserve.yaml: model, description, instructions, temperature, maxOutputTokens, retries, timeoutMs, contexts." } } } },
-          responses: { "200": { description: "Changed." }, "201": { description: "Created." }, ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
+          responses: { "200": body("Changed.", "WorkflowDefinition"), "201": body("Created.", "WorkflowDefinition"), ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
         },
         delete: {
           operationId: "deleteWorkflow",
@@ -231,14 +216,14 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "getContext",
           summary: "A context with its content",
           parameters: [pathParam("slug")],
-          responses: { "200": { description: "The context." }, ...problemResponses(["unauthorized", "context_not_found"]) },
+          responses: { "200": body("The context.", "ContextDefinition"), ...problemResponses(["unauthorized", "context_not_found"]) },
         },
         put: {
           operationId: "putContext",
           summary: "Create or change an API-managed context `{title?, content}` (admin keys); each change is a new version",
           parameters: [pathParam("slug")],
           requestBody: { required: true, content: { "application/json": { schema: { type: "object", properties: { title: { type: "string" }, content: { type: "string" } }, required: ["content"] } } } },
-          responses: { "200": { description: "Changed." }, "201": { description: "Created." }, ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
+          responses: { "200": body("Changed.", "ContextDefinition"), "201": body("Created.", "ContextDefinition"), ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
         },
         delete: {
           operationId: "deleteContext",
@@ -248,24 +233,24 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         },
       },
       "/api/v1/me": {
-        get: { operationId: "me", summary: "The calling key: {keyId, name, admin}", responses: { "200": { description: "The key." }, ...problemResponses(["unauthorized"]) } },
+        get: { operationId: "me", summary: "The calling key", responses: { "200": body("The key.", "Me"), ...problemResponses(["unauthorized"]) } },
       },
       "/api/v1/models": {
         get: {
           operationId: "listModels",
-          summary: "Configured models and whether each can run: {models: [{alias, provider, status: {state: loading | ready | unavailable, detail?, fix?}}]}",
-          responses: { "200": { description: "The models." }, ...problemResponses(["unauthorized"]) },
+          summary: "Configured models and whether each can run (local models: loading, ready, or unavailable with why and the fix)",
+          responses: { "200": body("The models.", "ModelList"), ...problemResponses(["unauthorized"]) },
         },
       },
       "/api/v1/inbox": {
-        post: { operationId: "createInbox", summary: "Create a built-in callback receiver; returns {id, url}", responses: { "201": { description: "The inbox." }, ...problemResponses(["unauthorized"]) } },
+        post: { operationId: "createInbox", summary: "Create a built-in callback receiver", responses: { "201": body("The inbox: its id and the URL to send callbacks to.", "Inbox"), ...problemResponses(["unauthorized"]) } },
       },
       "/api/v1/inbox/{id}": {
         get: {
           operationId: "getInbox",
           summary: "The inbox's received events (the key that created it)",
           parameters: [pathParam("id")],
-          responses: { "200": { description: "Events, newest first, with whether each signature verified." }, ...problemResponses(["unauthorized", "not_found"]) },
+          responses: { "200": body("Events, newest first, with whether each signature verified.", "InboxEvents"), ...problemResponses(["unauthorized", "not_found"]) },
         },
         post: {
           operationId: "deliverToInbox",
@@ -280,7 +265,15 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "redeliver",
           summary: "Send the run's callback event again (same webhook-id)",
           parameters: [pathParam("id")],
-          responses: { "202": { description: "Queued." }, ...problemResponses(["unauthorized", "run_not_found", "not_found"]) },
+          responses: { "202": body("Queued for delivery.", "Redelivery"), ...problemResponses(["unauthorized", "run_not_found", "not_found"]) },
+        },
+      },
+      "/api/v1/openapi.json": {
+        get: {
+          operationId: "getOpenApi",
+          summary: "This document (OpenAPI 3.1)",
+          security: [],
+          responses: { "200": { description: "The document.", content: { "application/json": { schema: { type: "object" } } } } },
         },
       },
       "/api/v1/contexts": {
@@ -288,7 +281,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "listContexts",
           summary: "Configured contexts",
           responses: {
-            "200": { description: "Contexts.", content: { "application/json": { schema: { type: "object", properties: { contexts: { type: "array", items: ref("Context") } } } } } },
+            "200": body("Contexts.", "ContextList"),
             ...problemResponses(["unauthorized"]),
           },
         },

@@ -1,12 +1,11 @@
 /**
- * Request and response shapes of the public API, as zod schemas derived from the domain's types
- * (lib/domain): each shape is checked against the type it carries. The route handlers validate
- * with them, the OpenAPI document is generated from them, and the playground's client shares them.
- * Browser-safe: no server imports here.
+ * Request shapes of the public API, as zod schemas derived from the domain's types (lib/domain):
+ * each shape is checked against the type it carries. The route handlers validate with them, the
+ * OpenAPI document is generated from them, and the playground's client shares them. Response
+ * shapes are in responses.ts. Browser-safe: no server imports here.
  */
 import { z } from "zod";
-import type { ProblemBody } from "../errors";
-import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec, type RunMetadata } from "../domain/runs";
+import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/runs";
 
 export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Thread ids: "." and ".." are refused (as a path segment they name no thread: /threads/.. is /). */
@@ -115,40 +114,7 @@ export const createThreadRequest = z
   .strict()
   .meta({ id: "CreateThreadRequest" });
 
-export const metadataSchema = z
-  .object({
-    runId: z.string(),
-    cost: z.string().describe('US dollars as a decimal string, e.g. "0.0000555".'),
-    model: z.object({ name: z.string(), tag: z.string() }),
-    durationInMs: z.number(),
-    inputTokens: z.number(),
-    outputTokens: z.number(),
-  })
-  .meta({ id: "RunMetadata" }) satisfies z.ZodType<RunMetadata>;
-
-export const generateObjectResponse = z
-  .object({ object: z.unknown().describe("The generated value; it validates against the request's schema."), metadata: metadataSchema })
-  .meta({ id: "GenerateObjectResponse" });
-
-export const generateTextResponse = z.object({ text: z.string(), metadata: metadataSchema }).meta({ id: "GenerateTextResponse" });
-
-export const streamItemSchema = z
-  .object({ type: z.literal("object"), object: z.object({ text: z.string() }) })
-  .meta({ id: "StreamItem", description: "The next piece of the generated JSON text." });
-
-export const problemSchema = z
-  .object({
-    type: z.string(),
-    title: z.string(),
-    status: z.number(),
-    detail: z.string(),
-    code: z.string(),
-    runId: z.string().optional(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
-  })
-  .meta({ id: "Problem" }) satisfies z.ZodType<ProblemBody>;
-
-export const runStatus = z.enum(RUN_STATUSES);
+const runStatus = z.enum(RUN_STATUSES);
 
 export const runListQuery = z
   .object({
@@ -159,35 +125,3 @@ export const runListQuery = z
     cursor: z.string().max(200).optional(),
   })
   .strict();
-
-export const workflowSummary = z
-  .object({ slug: z.string(), description: z.string(), model: z.string(), contexts: z.array(z.string()), instructionsChars: z.number() })
-  .meta({ id: "Workflow" });
-
-export const contextSummary = z.object({ slug: z.string(), title: z.string(), size: z.number().describe("Characters.") }).meta({ id: "Context" });
-
-export const runSchema = z
-  .object({
-    id: z.string(),
-    operation: z.enum(RUN_OPERATIONS),
-    workflowSlug: z.string(),
-    status: runStatus,
-    input: z.string(),
-    schema: z.unknown().nullable(),
-    contextSlugs: z.array(z.string()),
-    attachments: z.array(z.record(z.string(), z.unknown())),
-    callback: callbackSchema.nullable(),
-    output: z.unknown().nullable(),
-    error: problemSchema.nullable(),
-    metadata: metadataSchema,
-    attempts: z.number(),
-    decoding: z
-      .enum(DECODING_MODES)
-      .nullable()
-      .describe("How the output was held to the schema: a grammar for the whole schema, a grammar for part of it, the provider's native structured output, the prompt only; none for text."),
-    promptTokens: z.number().nullable().describe("The prompt in the model's own tokens, counted before the run (local models); null where the engine cannot count exactly."),
-    outputTokenLimit: z.number().nullable().describe("The most output tokens the model was allowed: the workflow's limit, cut to what the context window left (local models)."),
-    createdAt: z.string(),
-    finishedAt: z.string().nullable(),
-  })
-  .meta({ id: "Run" });

@@ -1,3 +1,4 @@
+import "server-only";
 import path from "node:path";
 import type { Limits } from "../config/schema";
 import { GenserveError, validationError } from "../errors";

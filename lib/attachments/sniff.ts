@@ -1,3 +1,4 @@
+import "server-only";
 /** What the first bytes of a file say it is, for the types genserve cares about; null when unsure. */
 export function sniff(bytes: Uint8Array): string | null {
   const starts = (...sig: number[]) => sig.every((b, i) => bytes[i] === b);

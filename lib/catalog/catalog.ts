@@ -1,3 +1,4 @@
+import "server-only";
 import type { Config, ContextConfig, WorkflowConfig } from "../config/types";
 import { apiContextSchema, workflowSchema } from "../config/schema";
 import { GenserveError, validationError, zodFieldErrors } from "../errors";

@@ -1,3 +1,4 @@
+import "server-only";
 import { createKey } from "../keys/keys";
 import { newWebhookSecret } from "../ids";
 import { SECRET_OVERLAP_MS } from "../keys/secrets";

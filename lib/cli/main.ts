@@ -1,3 +1,4 @@
+import "server-only";
 import { Command, Option } from "commander";
 import { buildApp } from "./build";
 import { loadConfigOrExit, PACKAGE_ROOT, VERSION } from "./common";

@@ -1,3 +1,4 @@
+import "server-only";
 import { runView } from "../http/run-view";
 import type { RunStatus } from "../domain/runs";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Limits, ProviderName, ServerSettings } from "./schema";
 
 export interface ModelConfig {

@@ -1,3 +1,4 @@
+import "server-only";
 import { isPrivateAddress, literalAddress } from "../net/address-guard";
 import type { Store } from "../store/types";
 import { isOwnInbox } from "./own-inbox";

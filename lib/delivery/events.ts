@@ -1,3 +1,4 @@
+import "server-only";
 import { monotonicFactory } from "ulid";
 import type { CallbackSpec, RunMetadata, RunOperation } from "../domain/runs";
 import type { ProblemBody } from "../errors";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Store } from "../store/types";
 
 const INBOX_ID = /^inb_[A-Za-z0-9_-]{1,64}$/;

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Logger } from "pino";
 import { Webhook } from "standardwebhooks";
 import { guardedLookup } from "../net/address-guard";

@@ -9,6 +9,7 @@
  * listed in `unexpressed`; the run then uses mode "grammar+validate" and the usual validation and
  * retry decide. `exact` means nothing was left out, so every output validates.
  */
+import "server-only";
 import { jsonStringChar, literal, repeat } from "./gbnf";
 import { FORMATS } from "./formats";
 import { integerRange, numberRange } from "./numbers";

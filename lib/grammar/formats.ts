@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * String formats as GBNF for the string's content. Each grammar generates only values ajv-formats
  * accepts (a subset where the full format is irregular: dates stop at the 28th of February, e-mail

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * GBNF text helpers (llama.cpp's grammar format: https://github.com/ggml-org/llama.cpp/blob/master/grammars/README.md).
  * Everything that turns characters into GBNF syntax lives here, so escaping is decided once.

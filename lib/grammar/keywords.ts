@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * What the compiler knows about single keywords, as plain functions: JSON types, numeric bounds
  * across drafts, checking literal values (enum/const candidates) against their sibling keywords,

@@ -4,6 +4,7 @@
  * part in range plus an optional fraction. Every output is in range; a few in-range spellings
  * (exponents, very long digit strings) are left out.
  */
+import "server-only";
 import { alt } from "./gbnf";
 
 /** Longest integer part generated when a side is unbounded (keeps values exact in float64). */

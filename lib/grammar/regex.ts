@@ -7,6 +7,7 @@
  *
  * JSON Schema patterns are not anchored: an unanchored end is matched by any further characters.
  */
+import "server-only";
 import { alt, type CharRange, complementRanges, jsonStringChar, literal, repeat } from "./gbnf";
 
 type Node =

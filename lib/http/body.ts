@@ -1,3 +1,4 @@
+import "server-only";
 import type { z } from "zod";
 import { dedupeFieldErrors, GenserveError, validationError, zodFieldErrors, type FieldError } from "../errors";
 import { findTooDeep } from "../json/depth";

@@ -3,7 +3,8 @@ import { SLUG } from "../api/requests";
 import { GenserveError, validationError } from "../errors";
 import type { Principal } from "../keys/keys";
 import { readJsonBody } from "./body";
-import { json } from "./problem";
+import { contextDefinition, workflowDefinition } from "../api/responses";
+import { reply } from "./problem";
 import { route } from "./route";
 
 /** Managing workflows and contexts is for admin keys. */
@@ -20,9 +21,14 @@ export function catalogEntryRoutes(kind: "workflow" | "context") {
 
   const GET = route<{ slug: string }>(async ({ runtime, principal, params }) => {
     await principal();
-    const entry = kind === "workflow" ? await runtime.catalog.workflow(params.slug) : await runtime.catalog.context(params.slug);
+    if (kind === "workflow") {
+      const entry = await runtime.catalog.workflow(params.slug);
+      if (!entry) throw notFound(params.slug);
+      return reply(workflowDefinition, entry);
+    }
+    const entry = await runtime.catalog.context(params.slug);
     if (!entry) throw notFound(params.slug);
-    return json(entry);
+    return reply(contextDefinition, entry);
   });
 
   /** Creates or changes an API-managed entry; every change is a new version. */
@@ -31,8 +37,12 @@ export function catalogEntryRoutes(kind: "workflow" | "context") {
     requireAdmin(caller);
     if (!SLUG.test(params.slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
     const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
-    const { entry, created } = kind === "workflow" ? await runtime.catalog.putWorkflow(params.slug, body, caller.keyId) : await runtime.catalog.putContext(params.slug, body, caller.keyId);
-    return json(entry, { status: created ? 201 : 200 });
+    if (kind === "workflow") {
+      const { entry, created } = await runtime.catalog.putWorkflow(params.slug, body, caller.keyId);
+      return reply(workflowDefinition, entry, { status: created ? 201 : 200 });
+    }
+    const { entry, created } = await runtime.catalog.putContext(params.slug, body, caller.keyId);
+    return reply(contextDefinition, entry, { status: created ? 201 : 200 });
   });
 
   const DELETE = route<{ slug: string }>(async ({ runtime, principal, params }) => {

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import { GenserveError, isGenserveError, validationError } from "../errors";
 import { canonicalJson, sha256 } from "../schema/canonical";
 import type { Store } from "../store/types";
-import { json, problemResponse } from "./problem";
+import { generateObjectResponse, generateTextResponse, queuedRunResponse } from "../api/responses";
+import { problemResponse, reply } from "./problem";
 import type { RouteContext } from "./route";
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -30,17 +31,18 @@ export async function generate<T extends z.ZodType>(
   const run = async (): Promise<Response> => {
     if (respondAsync) {
       const { runId } = await runtime.runs.startAsync(caller, operation, body);
-      return json(
+      return reply(
+        queuedRunResponse,
         { runId, status: "queued" },
         { status: 202, headers: { "X-Run-ID": runId, Location: `/api/v1/runs/${runId}`, "Preference-Applied": "respond-async" } },
       );
     }
     if (operation === "generate.object") {
       const result = await runtime.runs.generateObject(caller, body as typeof body & { schema: Record<string, unknown> });
-      return json({ object: result.object, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
+      return reply(generateObjectResponse, { object: result.object, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
     }
     const result = await runtime.runs.generateText(caller, body);
-    return json({ text: result.text, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
+    return reply(generateTextResponse, { text: result.text, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
   };
 
   if (key === null) return run();

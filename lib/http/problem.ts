@@ -1,4 +1,6 @@
+import "server-only";
 import type { Logger } from "pino";
+import type { z } from "zod";
 import { isGenserveError, toProblem } from "../errors";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
@@ -17,4 +19,13 @@ export function json(body: unknown, init: { status?: number; headers?: Record<st
     status: init.status ?? 200,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store", ...init.headers },
   });
+}
+
+/**
+ * A JSON response whose body is checked, at compile time, against the public shape it is
+ * documented with (lib/api/responses.ts, from which the OpenAPI document is generated). The shape
+ * costs nothing at run time; a test validates real responses against the published document.
+ */
+export function reply<T extends z.ZodType>(_shape: T, body: z.input<T>, init: { status?: number; headers?: Record<string, string> } = {}): Response {
+  return json(body, init);
 }

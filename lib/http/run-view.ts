@@ -1,3 +1,4 @@
+import "server-only";
 import type { CallbackSpec } from "../domain/runs";
 import type { RunRecord } from "../store/types";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import type { StreamEvent, StreamHub } from "../runs/stream-hub";
 
 export type StreamFormat = "sse" | "ndjson";

@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { GenserveError } from "../errors";
 import { newKeyId, newWebhookSecret } from "../ids";

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Providers whose structured output must be an object at the top level (OpenAI, Anthropic) get a
  * top-level array or string schema wrapped as `{"value": ...}`; the wrapper is removed again before

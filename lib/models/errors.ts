@@ -1,3 +1,4 @@
+import "server-only";
 import { APICallError } from "ai";
 import { GenserveError, isGenserveError } from "../errors";
 

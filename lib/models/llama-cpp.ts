@@ -13,6 +13,7 @@
  * - Token counts come from the sequence's token meter; aborting the request stops decoding and
  *   frees the sequence.
  */
+import "server-only";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { LRUCache } from "lru-cache";

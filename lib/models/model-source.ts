@@ -5,6 +5,7 @@
  * through node-llama-cpp's downloader, which resolves the file from the Hub. A manifest records
  * which file each URI became, so a restart without network still finds the model.
  */
+import "server-only";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Readable, Transform } from "node:stream";

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * OpenAI's strict structured outputs accept only a subset of JSON Schema (every property required,
  * additionalProperties false on every object). Strict mode is asked for only when the caller's

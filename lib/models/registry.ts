@@ -1,3 +1,4 @@
+import "server-only";
 import type { Config, ModelConfig } from "../config/types";
 import { createAiSdkModel } from "./ai-sdk";
 import { createLlamaCppModel, type LlamaCppOptions, type LocalModelClient, type LocalModelState } from "./llama-cpp";

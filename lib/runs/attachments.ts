@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 import type { AttachmentInput, AttachmentMeta } from "../domain/runs";
 import type { DocumentExtractor } from "../attachments/extract";

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Large contexts: a context bigger than its share of the model's window is split into chunks and
  * only the chunks most relevant to the input are kept, ranked with BM25 (no embedding service).

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Cost in US dollars as an exact decimal string: tokens × price per million tokens, computed in
  * integers so that "0.0000555" is never printed as 0.000055499999.

@@ -140,7 +140,7 @@ export class Outcomes {
       startedAt: Date.parse(run.createdAt),
       usage: { inputTokens: run.inputTokens, outputTokens: run.outputTokens },
       attempts: run.attempts,
-      decoding: (run.decoding as DecodingMode | null) ?? undefined,
+      decoding: run.decoding ?? undefined,
     };
   }
 

@@ -1,3 +1,4 @@
+import "server-only";
 import type { FieldError } from "../errors";
 import type { JobOptions } from "../schema/schema-worker";
 import type { PreparedSchema, SchemaCompiler } from "../schema/validator";

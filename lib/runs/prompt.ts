@@ -1,3 +1,4 @@
+import "server-only";
 import type { ContextConfig, WorkflowConfig } from "../config/types";
 import type { ChatMessage } from "../models/types";
 import type { ImageAttachment, PromptAttachment } from "./attachments";

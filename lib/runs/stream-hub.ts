@@ -1,3 +1,4 @@
+import "server-only";
 import type { RunMetadata } from "../domain/runs";
 import type { ProblemBody } from "../errors";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 
 /** JSON with object keys sorted, so equal schemas hash equally whatever their key order. */

@@ -1,3 +1,4 @@
+import "server-only";
 import { LRUCache } from "lru-cache";
 import { dedupeFieldErrors, validationError, isGenserveError, type FieldError } from "../errors";
 import { schemaHash } from "./canonical";

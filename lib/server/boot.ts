@@ -1,3 +1,4 @@
+import "server-only";
 import type { Config } from "../config/types";
 import type { ModelFile } from "../models/model-source";
 

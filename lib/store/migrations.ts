@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Versioned schema migrations, applied in order inside one transaction each. Append only: a
  * migration that has shipped is never edited. The SQL sticks to what SQLite and PostgreSQL share.

@@ -1,3 +1,4 @@
+import "server-only";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -132,7 +133,7 @@ const toRun = (row: RunRow): RunRecord => ({
   error: parseJson(row.error_json, null),
   modelName: row.model_name,
   modelTag: row.model_tag,
-  decoding: row.decoding,
+  decoding: row.decoding as RunRecord["decoding"],
   promptTokens: row.prompt_tokens,
   outputTokenLimit: row.output_token_limit,
   inputTokens: row.input_tokens,

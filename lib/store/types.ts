@@ -3,8 +3,9 @@
  * SQL; nothing outside `lib/store/` knows which one is in use.
  */
 
+import "server-only";
 import type { ProblemBody } from "../errors";
-import type { AttachmentMeta, CallbackSpec, RunOperation, RunStatus } from "../domain/runs";
+import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
 
 export interface ApiKeyRecord {
   id: string;
@@ -43,8 +44,8 @@ export interface RunRecord {
   error: ProblemBody | null;
   modelName: string | null;
   modelTag: string | null;
-  /** How the output was held to the schema (see DecodingMode); null before the run finishes. */
-  decoding: string | null;
+  /** How the output was held to the schema; null before the run finishes. */
+  decoding: DecodingMode | null;
   /** The prompt in the model's own tokens, when the engine could count them before the run (local models). */
   promptTokens: number | null;
   /** The most tokens the output was allowed: the workflow's limit, cut to what the context window left. */

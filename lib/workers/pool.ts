@@ -1,3 +1,4 @@
+import "server-only";
 import { Worker, type ResourceLimits } from "node:worker_threads";
 import { LRUCache } from "lru-cache";
 import { GenserveError } from "../errors";

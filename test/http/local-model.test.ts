@@ -177,6 +177,18 @@ describe("llama-cpp provider on a generated tiny GGUF", () => {
     expect(res.json.metadata.inputTokens).toBe(run.promptTokens - 1);
   });
 
+  it("refuses a schema no value satisfies with 400 before any run exists, streamed or not", async () => {
+    const impossible = { type: "object", properties: { a: false }, required: ["a"] };
+    const before = (await get(server, "/api/v1/runs?workflowSlug=local", key)).json.runs.length;
+    const res = await post(server, "/api/v1/generate/object", { ...EVENT, workflowSlug: "local", input: "x", schema: impossible }, key);
+    expect(res.status, res.text).toBe(400);
+    expect(res.json).toMatchObject({ code: "validation_failed", errors: [{ path: "/schema", message: "admits no value" }] });
+    expect(res.json.runId).toBeUndefined();
+    const streamed = await post(server, "/api/v1/stream/object", { workflowSlug: "local", input: "x", schema: impossible }, key);
+    expect(streamed.status).toBe(400);
+    expect((await get(server, "/api/v1/runs?workflowSlug=local", key)).json.runs.length).toBe(before);
+  });
+
   it("stream/object streams deltas token by token and ends with a valid object", async () => {
     const schema = SCHEMAS["lengths, formats and pattern"]!;
     const response = await streamRequest(server.url, key, { workflowSlug: "local", input: "go", schema });

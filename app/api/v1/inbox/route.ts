@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { inboxUrl } from "@/lib/delivery/own-inbox";
-import { json } from "@/lib/http/problem";
+import { inboxSchema } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
@@ -13,7 +14,7 @@ export const POST = route(async ({ runtime, principal }) => {
   const caller = await principal();
   const id = `inb_${randomBytes(18).toString("base64url")}`;
   await runtime.store.inboxes.create({ id, keyId: caller.keyId, host: new URL(runtime.publicUrl).host, createdAt: new Date().toISOString() });
-  return json({ id, url: inboxUrl(runtime.publicUrl, id) }, { status: 201 });
+  return reply(inboxSchema, { id, url: inboxUrl(runtime.publicUrl, id) }, { status: 201 });
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

@@ -1,4 +1,5 @@
-import { json } from "@/lib/http/problem";
+import { meSchema } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
@@ -7,7 +8,7 @@ export const dynamic = "force-dynamic";
 /** The calling key: id, name and whether it is an admin key (the playground shows admin pages by it). */
 export const GET = route(async ({ principal }) => {
   const caller = await principal();
-  return json({ keyId: caller.keyId, name: caller.name, admin: caller.admin });
+  return reply(meSchema, { keyId: caller.keyId, name: caller.name, admin: caller.admin });
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,6 +1,7 @@
 import { runListQuery } from "@/lib/api/requests";
 import { validationError, zodFieldErrors } from "@/lib/errors";
-import { json } from "@/lib/http/problem";
+import { runPageSchema } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 import { runView } from "@/lib/http/run-view";
 
@@ -20,7 +21,7 @@ export const GET = route(async ({ request, runtime, principal }) => {
   const rows = await runtime.store.runs.list({ keyId: caller.admin ? undefined : caller.keyId, status, operation, workflowSlug, beforeId, limit: limit + 1 });
   const page = rows.slice(0, limit);
   const nextCursor = rows.length > limit ? Buffer.from(page[page.length - 1]!.id).toString("base64url") : null;
-  return json({ runs: page.map(runView), nextCursor });
+  return reply(runPageSchema, { runs: page.map(runView), nextCursor });
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,6 +1,7 @@
 import { createThreadRequest } from "@/lib/api/requests";
 import { GenserveError } from "@/lib/errors";
-import { json } from "@/lib/http/problem";
+import { threadSchema } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 import { newThreadId } from "@/lib/ids";
 
@@ -18,7 +19,7 @@ export const POST = route(async ({ runtime, principal, body }) => {
   if (!(await runtime.store.threads.create(thread))) {
     throw new GenserveError("conflict", { detail: `This key already has a thread "${thread.id}".`, errors: [{ path: "/id", message: "already exists" }] });
   }
-  return json({ id: thread.id, workflowSlug: thread.workflowSlug, createdAt: now, updatedAt: now, messages: [] }, { status: 201, headers: { Location: `/api/v1/threads/${encodeURIComponent(thread.id)}` } });
+  return reply(threadSchema, { id: thread.id, workflowSlug: thread.workflowSlug, createdAt: now, updatedAt: now, messages: [] }, { status: 201, headers: { Location: `/api/v1/threads/${encodeURIComponent(thread.id)}` } });
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

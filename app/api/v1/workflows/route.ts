@@ -1,4 +1,5 @@
-import { json } from "@/lib/http/problem";
+import { workflowListSchema } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
@@ -16,7 +17,7 @@ export const GET = route(async ({ runtime, principal }) => {
     version: w.version,
     source: w.source,
   }));
-  return json({ workflows });
+  return reply(workflowListSchema, { workflows });
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -2,7 +2,8 @@ import { Webhook } from "standardwebhooks";
 import { GenserveError } from "@/lib/errors";
 import { inboxUrl } from "@/lib/delivery/own-inbox";
 import { readBodyText } from "@/lib/http/body";
-import { json } from "@/lib/http/problem";
+import { inboxEventsSchema } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
@@ -38,7 +39,7 @@ export const GET = route<{ id: string }>(async ({ runtime, principal, params }) 
   const inbox = await runtime.store.inboxes.get(params.id);
   if (!inbox || inbox.keyId !== caller.keyId) throw new GenserveError("not_found", { detail: "No such inbox for this key." });
   const events = (await runtime.store.inboxes.events(inbox.id)).map((e) => ({ ...e, body: parseOrText(e.body) }));
-  return json({ id: inbox.id, url: inboxUrl(runtime.publicUrl, inbox.id), events });
+  return reply(inboxEventsSchema, { id: inbox.id, url: inboxUrl(runtime.publicUrl, inbox.id), events });
 });
 
 function parseOrText(body: string): unknown {

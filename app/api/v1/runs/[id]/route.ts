@@ -1,4 +1,5 @@
-import { json } from "@/lib/http/problem";
+import { runDetailSchema } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 import { readableRun } from "@/lib/http/runs";
 import { maskUrl, runView } from "@/lib/http/run-view";
@@ -9,7 +10,7 @@ export const dynamic = "force-dynamic";
 export const GET = route<{ id: string }>(async ({ runtime, principal, params }) => {
   const run = await readableRun(runtime.store, await principal(), params.id);
   const event = await runtime.store.events.forRun(run.id);
-  return json({
+  return reply(runDetailSchema, {
     ...runView(run),
     deliveries: event
       ? { eventId: event.id, url: maskUrl(event.url), status: event.status, attempts: event.attempts, nextAttemptAt: event.nextAttemptAt, log: event.deliveries }

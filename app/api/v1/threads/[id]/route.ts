@@ -1,5 +1,6 @@
 import { GenserveError } from "@/lib/errors";
-import { json } from "@/lib/http/problem";
+import { threadSchema } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
@@ -12,7 +13,7 @@ export const GET = route<{ id: string }>(async ({ runtime, principal, params }) 
   const thread = await runtime.store.threads.get(caller.keyId, params.id);
   if (!thread) throw notFound(params.id);
   const messages = await runtime.store.threads.messages(caller.keyId, params.id);
-  return json({ id: thread.id, workflowSlug: thread.workflowSlug, createdAt: thread.createdAt, updatedAt: thread.updatedAt, messages });
+  return reply(threadSchema, { id: thread.id, workflowSlug: thread.workflowSlug, createdAt: thread.createdAt, updatedAt: thread.updatedAt, messages });
 });
 
 export const DELETE = route<{ id: string }>(async ({ runtime, principal, params }) => {

@@ -1,5 +1,6 @@
 import { GenserveError } from "@/lib/errors";
-import { json } from "@/lib/http/problem";
+import { redeliveryResponse } from "@/lib/api/responses";
+import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 import { readableRun } from "@/lib/http/runs";
 
@@ -13,7 +14,7 @@ export const POST = route<{ id: string }>(async ({ runtime, principal, params })
   if (!event) throw new GenserveError("not_found", { detail: "This run has no callback event (it is still running, or it is a streamed run)." });
   await runtime.store.events.redeliver(event.id, new Date().toISOString());
   runtime.delivery.kick();
-  return json({ eventId: event.id, status: "pending" }, { status: 202 });
+  return reply(redeliveryResponse, { eventId: event.id, status: "pending" }, { status: 202 });
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

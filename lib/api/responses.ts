@@ -1,0 +1,189 @@
+/**
+ * Response shapes of the public API, as zod schemas: the route handlers build their bodies through
+ * them (`reply` in lib/http/problem.ts checks a body against its shape's type), the OpenAPI
+ * document is generated from them, and a test validates real responses of every route against that
+ * document. Browser-safe.
+ */
+import { z } from "zod";
+import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type RunMetadata } from "../domain/runs";
+import type { ProblemBody } from "../errors";
+import { callbackSchema } from "./requests";
+
+export const problemSchema = z
+  .strictObject({
+    type: z.string(),
+    title: z.string(),
+    status: z.number(),
+    detail: z.string(),
+    code: z.string(),
+    runId: z.string().optional(),
+    errors: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+  })
+  .meta({ id: "Problem", description: "RFC 9457 problem details with a stable `code`; `errors` names each offending field by JSON Pointer." }) satisfies z.ZodType<ProblemBody>;
+
+export const metadataSchema = z
+  .strictObject({
+    runId: z.string(),
+    cost: z.string().describe('US dollars as a decimal string, e.g. "0.0000555".'),
+    model: z.strictObject({ name: z.string(), tag: z.string() }),
+    durationInMs: z.number(),
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+  })
+  .meta({ id: "RunMetadata" }) satisfies z.ZodType<RunMetadata>;
+
+export const generateObjectResponse = z
+  .strictObject({ object: z.unknown().describe("The generated value; it validates against the request's schema."), metadata: metadataSchema })
+  .meta({ id: "GenerateObjectResponse" });
+
+export const generateTextResponse = z.strictObject({ text: z.string(), metadata: metadataSchema }).meta({ id: "GenerateTextResponse" });
+
+export const queuedRunResponse = z
+  .strictObject({ runId: z.string(), status: z.literal("queued") })
+  .meta({ id: "QueuedRun", description: "An asynchronous run (Prefer: respond-async), stored and waiting; its result goes to the callback and GET /api/v1/runs/{id}." });
+
+export const streamItemSchema = z
+  .strictObject({ type: z.literal("object"), object: z.strictObject({ text: z.string() }) })
+  .meta({ id: "StreamItem", description: "The next piece of the generated JSON text." });
+
+const attachmentMeta = z
+  .strictObject({
+    index: z.number(),
+    source: z.enum(["inline", "url"]),
+    url: z.string().optional(),
+    mimeType: z.string(),
+    bytes: z.number(),
+    sha256: z.string(),
+    textChars: z.number().describe("Characters of text that reached the prompt."),
+  })
+  .meta({ id: "AttachmentRecord" });
+
+export const runSchema = z
+  .strictObject({
+    id: z.string(),
+    operation: z.enum(RUN_OPERATIONS),
+    workflowSlug: z.string(),
+    status: z.enum(RUN_STATUSES),
+    input: z.string(),
+    schema: z.unknown().nullable(),
+    contextSlugs: z.array(z.string()),
+    contextChunks: z.array(z.string()).describe("For contexts too large for the model's window: the chunks the run used."),
+    workflowVersion: z.string().nullable().describe('"config" for workflows of genserve.yaml, else the API version the run used.'),
+    contextVersions: z.record(z.string(), z.string()),
+    promptHash: z.string().nullable().describe("SHA-256 of exactly what the model was sent."),
+    schemaHash: z.string().nullable(),
+    attachments: z.array(attachmentMeta),
+    callback: callbackSchema.nullable().describe("Header values are never shown again: `[hidden]`."),
+    output: z.unknown().nullable(),
+    error: problemSchema.nullable(),
+    metadata: metadataSchema,
+    attempts: z.number(),
+    decoding: z
+      .enum(DECODING_MODES)
+      .nullable()
+      .describe("How the output was held to the schema: a grammar for the whole schema, a grammar for part of it, the provider's native structured output, the prompt only; none for text."),
+    promptTokens: z.number().nullable().describe("The prompt in the model's own tokens, counted before the run (local models); null where the engine cannot count exactly."),
+    outputTokenLimit: z.number().nullable().describe("The most output tokens the model was allowed: the workflow's limit, cut to what the context window left (local models)."),
+    createdAt: z.string(),
+    finishedAt: z.string().nullable(),
+  })
+  .meta({ id: "Run" });
+
+const deliveryAttempt = z
+  .strictObject({ attemptedAt: z.string(), statusCode: z.number().nullable(), error: z.string().nullable(), durationMs: z.number(), nextAttemptAt: z.string().nullable() })
+  .meta({ id: "DeliveryAttempt" });
+
+export const runDetailSchema = runSchema
+  .extend({
+    deliveries: z
+      .object({
+        eventId: z.string(),
+        url: z.string(),
+        status: z.enum(["pending", "delivered", "dead"]),
+        attempts: z.number(),
+        nextAttemptAt: z.string().nullable(),
+        log: z.array(deliveryAttempt),
+      })
+      .nullable()
+      .describe("The callback event's delivery: each attempt, and the next one. Null for streamed runs and runs still going."),
+  })
+  .meta({ id: "RunDetail" });
+
+export const runPageSchema = z
+  .strictObject({ runs: z.array(runSchema), nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last.") })
+  .meta({ id: "RunPage" });
+
+export const redeliveryResponse = z.strictObject({ eventId: z.string(), status: z.literal("pending") }).meta({ id: "Redelivery" });
+
+const versioned = {
+  version: z.string().describe('"config" for entries of genserve.yaml (read-only through the API), else the version number.'),
+  source: z.enum(["config", "api"]),
+};
+
+export const workflowSummary = z
+  .strictObject({ slug: z.string(), description: z.string(), model: z.string(), contexts: z.array(z.string()), instructionsChars: z.number(), ...versioned })
+  .meta({ id: "Workflow" });
+
+export const workflowListSchema = z.strictObject({ workflows: z.array(workflowSummary) }).meta({ id: "WorkflowList" });
+
+export const workflowDefinition = z
+  .strictObject({
+    slug: z.string(),
+    description: z.string(),
+    model: z.string(),
+    instructions: z.string(),
+    temperature: z.number().optional(),
+    maxOutputTokens: z.number().optional(),
+    retries: z.number(),
+    timeoutMs: z.number(),
+    contexts: z.array(z.string()),
+    ...versioned,
+  })
+  .meta({ id: "WorkflowDefinition" });
+
+export const contextSummary = z.strictObject({ slug: z.string(), title: z.string(), size: z.number().describe("Characters."), ...versioned }).meta({ id: "Context" });
+
+export const contextListSchema = z.strictObject({ contexts: z.array(contextSummary) }).meta({ id: "ContextList" });
+
+export const contextDefinition = z.strictObject({ slug: z.string(), title: z.string(), content: z.string(), ...versioned }).meta({ id: "ContextDefinition" });
+
+export const threadSchema = z
+  .strictObject({
+    id: z.string(),
+    workflowSlug: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    messages: z.array(z.strictObject({ role: z.enum(["user", "assistant"]), content: z.string(), runId: z.string().nullable(), createdAt: z.string() })),
+  })
+  .meta({ id: "Thread" });
+
+export const meSchema = z.strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean() }).meta({ id: "Me" });
+
+export const modelListSchema = z
+  .strictObject({
+    models: z.array(
+      z.strictObject({
+        alias: z.string(),
+        provider: z.string(),
+        status: z.strictObject({
+          state: z.enum(["loading", "ready", "unavailable"]),
+          name: z.string().optional(),
+          contextSize: z.number().optional(),
+          parallel: z.number().optional(),
+          detail: z.string().optional().describe("Why the model is unavailable."),
+          fix: z.string().optional().describe("What to do about it."),
+        }),
+      }),
+    ),
+  })
+  .meta({ id: "ModelList" });
+
+export const inboxSchema = z.strictObject({ id: z.string(), url: z.string() }).meta({ id: "Inbox" });
+
+export const inboxEventsSchema = z
+  .strictObject({
+    id: z.string(),
+    url: z.string(),
+    events: z.array(z.strictObject({ receivedAt: z.string(), headers: z.record(z.string(), z.string()), body: z.unknown(), verified: z.boolean().describe("Whether the Standard Webhooks signature checked out.") })),
+  })
+  .meta({ id: "InboxEvents" });

@@ -1,0 +1,123 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { cruise, type IModule } from "dependency-cruiser";
+import ts from "typescript";
+import { beforeAll, describe, expect, it } from "vitest";
+
+// The layers of lib/, checked from the code's own imports (dependency-cruiser reads them): which
+// folder may import which, no cycles between folders, and browser-safe modules that never reach a
+// server-only one. docs/architecture.md draws the same map.
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+/** Every folder (or top-level file) of lib/, and what it may import besides itself. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  // The bottom: shared by everything, importing nothing of genserve's but each other.
+  "errors.ts": ["json"],
+  json: [],
+  domain: [],
+  "ids.ts": [],
+  net: [],
+  workers: ["errors.ts"],
+  // Configuration and storage.
+  config: ["domain"],
+  store: ["config", "domain", "errors.ts", "ids.ts"],
+  grammar: ["json"],
+  schema: ["config", "errors.ts", "json", "workers"],
+  keys: ["errors.ts", "ids.ts", "store"],
+  catalog: ["config", "errors.ts", "store"],
+  models: ["config", "domain", "errors.ts", "grammar", "schema"],
+  attachments: ["config", "errors.ts", "net", "workers"],
+  delivery: ["domain", "errors.ts", "net", "store"],
+  // The run pipeline, above everything it orchestrates.
+  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "schema", "store"],
+  // Shapes of the public API (browser-safe), and the browser's client of it.
+  api: ["domain", "errors.ts"],
+  client: ["api", "domain", "errors.ts", "json"],
+  // The composition root, the HTTP layer on top of it, and the command line on top of all.
+  server: ["attachments", "catalog", "config", "delivery", "keys", "models", "runs", "schema", "store"],
+  http: ["api", "delivery", "domain", "errors.ts", "json", "keys", "runs", "schema", "server", "store"],
+  cli: ["config", "domain", "errors.ts", "http", "ids.ts", "keys", "models", "server", "store"],
+};
+
+/** Modules the playground's browser bundle imports: they must never reach a server-only module. */
+const BROWSER_ROOTS = ["lib/client", "lib/api", "lib/domain", "lib/json", "lib/errors.ts", "lib/schema/guard.ts", "lib/config/schema.ts"];
+
+const unitOf = (file: string): string | null => {
+  const match = /^lib\/([^/]+)(\/|$)/.exec(file);
+  return match ? match[1]! : null;
+};
+
+let modules: IModule[];
+beforeAll(async () => {
+  const tsConfig = ts.readConfigFile(path.join(ROOT, "tsconfig.json"), ts.sys.readFile).config as Record<string, unknown>;
+  const result = await cruise(
+    ["lib"],
+    { baseDir: ROOT, tsPreCompilationDeps: true, exclude: { path: ["\\.test\\.ts$", "node_modules"] }, doNotFollow: { path: "node_modules" } },
+    undefined,
+    { tsConfig },
+  );
+  modules = (result.output as { modules: IModule[] }).modules.filter((m) => m.source.startsWith("lib/"));
+}, 60_000);
+
+/** Folder-level edges: from → to → the file imports that make the edge. */
+function folderEdges(): Map<string, Map<string, string[]>> {
+  const edges = new Map<string, Map<string, string[]>>();
+  for (const module of modules) {
+    const from = unitOf(module.source);
+    if (!from) continue;
+    for (const dependency of module.dependencies) {
+      const to = unitOf(dependency.resolved);
+      if (!to || to === from) continue;
+      const targets = edges.get(from) ?? new Map<string, string[]>();
+      targets.set(to, [...(targets.get(to) ?? []), `${module.source} → ${dependency.resolved}`]);
+      edges.set(from, targets);
+    }
+  }
+  return edges;
+}
+
+describe("the layers of lib/", () => {
+  it("reads the whole tree", () => {
+    expect(modules.length).toBeGreaterThan(80);
+    expect(new Set(modules.map((m) => unitOf(m.source)))).toEqual(new Set(Object.keys(MAY_IMPORT)));
+  });
+
+  it("lets each folder import only the folders below it", () => {
+    const breaches: string[] = [];
+    for (const [from, targets] of folderEdges()) {
+      for (const [to, why] of targets) if (!MAY_IMPORT[from]?.includes(to)) breaches.push(`${from} may not import ${to}: ${why.join(", ")}`);
+    }
+    expect(breaches).toEqual([]);
+  });
+
+  it("has no import cycle between folders", () => {
+    const edges = folderEdges();
+    const cycles: string[] = [];
+    const visit = (node: string, trail: string[]) => {
+      if (trail.includes(node)) {
+        cycles.push([...trail.slice(trail.indexOf(node)), node].join(" → "));
+        return;
+      }
+      for (const next of edges.get(node)?.keys() ?? []) visit(next, [...trail, node]);
+    };
+    for (const start of edges.keys()) visit(start, []);
+    expect(cycles).toEqual([]);
+  });
+
+  it("keeps browser-safe modules away from server-only ones, and marks every other module server-only", () => {
+    const byFile = new Map(modules.map((m) => [m.source, m]));
+    const serverOnly = (file: string) => file.endsWith(".ts") && readFileSync(path.join(ROOT, file), "utf8").includes('import "server-only"');
+    const browserSafe = new Set<string>();
+    const stack = modules.filter((m) => BROWSER_ROOTS.some((root) => m.source === root || m.source.startsWith(`${root}/`))).map((m) => m.source);
+    while (stack.length > 0) {
+      const file = stack.pop()!;
+      if (browserSafe.has(file) || !file.startsWith("lib/")) continue;
+      browserSafe.add(file);
+      for (const dependency of byFile.get(file)?.dependencies ?? []) stack.push(dependency.resolved);
+    }
+    expect([...browserSafe].filter(serverOnly)).toEqual([]);
+    const unmarked = modules.map((m) => m.source).filter((file) => file.endsWith(".ts") && !browserSafe.has(file) && !serverOnly(file));
+    expect(unmarked).toEqual([]);
+  });
+});

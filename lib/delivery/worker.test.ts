@@ -1,0 +1,87 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import pino from "pino";
+import { Webhook } from "standardwebhooks";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startReceiver, waitUntil } from "../../test/helpers/receiver";
+import { createKey } from "../keys/keys";
+import { openSqliteStore } from "../store/sqlite";
+import type { Store } from "../store/types";
+import { DeliveryWorker, type DeliveryOptions } from "./worker";
+
+// The delivery worker in-process: a real SQLite outbox, a loopback receiver, real signatures.
+
+let store: Store;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+let worker: DeliveryWorker | undefined;
+let key: { id: string; webhookSecret: string };
+
+beforeEach(async () => {
+  store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-delivery-")));
+  receiver = await startReceiver();
+  const { record } = await createKey(store, { name: "k", admin: false });
+  key = { id: record.id, webhookSecret: record.webhookSecret };
+});
+afterEach(async () => {
+  await worker?.stop(1_000);
+  worker = undefined;
+  await receiver.close();
+  await store.close();
+});
+
+const options = (extra: Partial<DeliveryOptions> = {}): DeliveryOptions => ({ allowPrivate: true, scheduleMs: [50, 50], timeoutMs: 1_000, concurrency: 4, pollMs: 20, publicUrl: "http://127.0.0.1:1", ...extra });
+
+/** A finished run whose event waits in the outbox. */
+async function queueEvent(id: string, url: string, headers: Record<string, string> = {}) {
+  const now = new Date().toISOString();
+  await store.runs.insert({ id: `run_${id}`, operation: "generate.text", workflowSlug: "w", keyId: key.id, input: "x", schema: null, contextSlugs: [], attachments: [], callback: { url }, modelTag: "m", createdAt: now });
+  const outcome = { status: "succeeded" as const, output: "t", error: null, modelName: "m", modelTag: "m", decoding: "none" as const, inputTokens: 1, outputTokens: 1, cost: "0", durationMs: 1, attempts: 1, finishedAt: now };
+  await store.runs.finish(`run_${id}`, outcome, { id: `evt_${id}`, runId: `run_${id}`, keyId: key.id, url, headers, payload: JSON.stringify({ type: "run.succeeded", id: `evt_${id}` }), nextAttemptAt: now, createdAt: now });
+}
+const deliveries = async (id: string) => (await store.events.forRun(`run_${id}`))!;
+
+describe("DeliveryWorker", () => {
+  it("delivers a signed event with the caller's headers and logs the attempt", async () => {
+    await queueEvent("a", receiver.url, { "X-Tenant": "acme" });
+    worker = new DeliveryWorker(store, pino({ level: "silent" }), options());
+    worker.start();
+    await waitUntil(async () => (await deliveries("a")).status === "delivered", "delivery");
+    const [request] = receiver.received;
+    expect(request!.headers["x-tenant"]).toBe("acme");
+    expect(new Webhook(key.webhookSecret).verify(request!.body, request!.headers as Record<string, string>)).toMatchObject({ id: "evt_a" });
+    expect((await deliveries("a")).deliveries).toEqual([{ attemptedAt: expect.any(String), statusCode: 200, error: null, durationMs: expect.any(Number), nextAttemptAt: null }]);
+  });
+
+  it("retries failures on the schedule, then gives the event up as dead", async () => {
+    receiver.script({ status: 500 }, { status: 503 }, { status: 502 });
+    await queueEvent("b", receiver.url);
+    worker = new DeliveryWorker(store, pino({ level: "silent" }), options());
+    worker.start();
+    await waitUntil(async () => (await deliveries("b")).status === "dead", "the event to be given up");
+    expect((await deliveries("b")).deliveries.map((d) => d.statusCode)).toEqual([500, 503, 502]);
+  });
+
+  it("records whatever fails before sending as an attempt, and never retries it before its time", async () => {
+    await queueEvent("c", receiver.url, { "X-Bad": "中文" });
+    worker = new DeliveryWorker(store, pino({ level: "silent" }), options({ scheduleMs: [60_000] }));
+    worker.start();
+    await waitUntil(async () => (await deliveries("c")).attempts === 1, "the failed attempt");
+    await new Promise((r) => setTimeout(r, 200));
+    const event = await deliveries("c");
+    expect(event.attempts).toBe(1);
+    expect(event.deliveries[0]).toMatchObject({ statusCode: null, error: expect.stringMatching(/could not send/), nextAttemptAt: expect.any(String) });
+    expect(receiver.received).toEqual([]);
+  });
+
+  it("refuses private addresses unless allowed: resolved, and named literally", async () => {
+    await queueEvent("d", receiver.url.replace("127.0.0.1", "localhost"));
+    await queueEvent("e", receiver.url);
+    worker = new DeliveryWorker(store, pino({ level: "silent" }), options({ allowPrivate: false, scheduleMs: [] }));
+    worker.start();
+    await waitUntil(async () => (await deliveries("d")).status === "dead" && (await deliveries("e")).status === "dead", "both refused");
+    expect((await deliveries("d")).deliveries[0]!.error).toMatch(/refused/);
+    expect((await deliveries("e")).deliveries[0]!.error).toMatch(/refused/);
+    expect(receiver.received).toEqual([]);
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from "vitest";
+import { StreamHub } from "../runs/stream-hub";
+import { streamResponse } from "./stream-format";
+
+const metadata = { runId: "run_1", cost: "0", model: { name: "m", tag: "t" }, durationInMs: 1, inputTokens: 1, outputTokens: 1 };
+
+/** A hub with one finished run: two items, a restart, an item, done. */
+function finishedRun() {
+  const hub = new StreamHub(60_000);
+  const writer = hub.open("run_1", "key_1");
+  writer.push({ kind: "item", text: '{"a":' });
+  writer.push({ kind: "restart", attempt: 2 });
+  writer.push({ kind: "item", text: '{"a":1}' });
+  writer.push({ kind: "done", payload: { runId: "run_1", object: { a: 1 }, metadata } });
+  writer.end();
+  return hub;
+}
+
+describe("stream framing", () => {
+  it("frames SSE with ids, restart and done events, and the stream headers", async () => {
+    const hub = finishedRun();
+    const res = streamResponse(hub, "run_1", { accept: "text/event-stream", keepAliveMs: 15_000 });
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    expect(res.headers.get("x-run-id")).toBe("run_1");
+    expect(res.headers.get("cache-control")).toBe("no-cache, no-transform");
+    expect(await res.text()).toBe(
+      [
+        'id: 1\ndata: {"type":"object","object":{"text":"{\\"a\\":"}}\n\n',
+        'id: 2\nevent: restart\ndata: {"type":"restart","attempt":2}\n\n',
+        'id: 3\ndata: {"type":"object","object":{"text":"{\\"a\\":1}"}}\n\n',
+        `id: 4\nevent: done\ndata: ${JSON.stringify({ runId: "run_1", object: { a: 1 }, metadata })}\n\n`,
+      ].join(""),
+    );
+    hub.close();
+  });
+
+  it("frames NDJSON one event a line, and resumes after a sequence number", async () => {
+    const hub = finishedRun();
+    const res = streamResponse(hub, "run_1", { accept: "application/x-ndjson", afterSeq: 2, keepAliveMs: 15_000 });
+    expect(res.headers.get("content-type")).toBe("application/x-ndjson; charset=utf-8");
+    const lines = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toEqual([{ type: "object", object: { text: '{"a":1}' } }, { type: "done", runId: "run_1", object: { a: 1 }, metadata }]);
+    hub.close();
+  });
+
+  it("ends an error event with the problem, and keeps an idle SSE stream alive with comments", async () => {
+    const hub = new StreamHub(60_000);
+    const writer = hub.open("run_2", "key_1");
+    const res = streamResponse(hub, "run_2", { accept: null, keepAliveMs: 30 });
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (!text.includes(": ping")) text += (await reader.read()).value ?? "";
+    writer.push({ kind: "error", problem: { type: "/docs#error-model_error", title: "t", status: 502, detail: "d", code: "model_error", runId: "run_2" } });
+    writer.end();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
+    expect(text).toMatch(/id: 1\nevent: error\ndata: \{"type":"\/docs#error-model_error".*"code":"model_error"/);
+    hub.close();
+  });
+});

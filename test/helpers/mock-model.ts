@@ -1,0 +1,87 @@
+import { toModelError } from "../../lib/models/errors";
+import type { ModelCapabilities, ModelClient, ModelRequest, ModelResult, ModelStreamPart, TokenUsage } from "../../lib/models/types";
+
+/** One scripted answer: text (streamed in `chunks` when given), or an error to throw. */
+export interface Turn {
+  text?: string;
+  chunks?: string[];
+  error?: unknown;
+  usage?: TokenUsage;
+  /** Waits this long before answering (or between chunks); an abort ends the wait. */
+  delayMs?: number;
+  modelId?: string;
+}
+
+/**
+ * A ModelClient for in-process tests: answers from a script and records every request it was sent
+ * (the way the AI SDK's mock models record their calls). Aborts are honoured like a real adapter's:
+ * the signal's reason surfaces as the adapter's error (a deadline becomes model_timeout).
+ */
+export class RecordingModel implements ModelClient {
+  readonly alias: string;
+  readonly modelId: string;
+  readonly capabilities: ModelCapabilities;
+  readonly calls: ModelRequest[] = [];
+  /** Whether each call's signal was aborted by the time the call ended (streams stopped early). */
+  readonly aborted: boolean[] = [];
+  private readonly script: Turn[] = [];
+
+  constructor(options: { alias?: string; modelId?: string; capabilities?: Partial<ModelCapabilities> } = {}) {
+    this.alias = options.alias ?? "mock";
+    this.modelId = options.modelId ?? "mock-1";
+    this.capabilities = { nativeStructuredOutput: true, objectRootOnly: false, ...options.capabilities };
+  }
+
+  reply(...turns: Turn[]): this {
+    this.script.push(...turns);
+    return this;
+  }
+
+  async generate(request: ModelRequest): Promise<ModelResult> {
+    const turn = this.take(request);
+    try {
+      await wait(turn.delayMs, request.abortSignal);
+      if (turn.error !== undefined) throw turn.error;
+      return { text: turn.text ?? "", usage: turn.usage ?? { inputTokens: 10, outputTokens: 5 }, modelId: turn.modelId, finishReason: "stop" };
+    } catch (error) {
+      throw toModelError(error, request.abortSignal);
+    } finally {
+      this.aborted.push(request.abortSignal.aborted);
+    }
+  }
+
+  async *stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
+    const turn = this.take(request);
+    try {
+      if (turn.error !== undefined) {
+        await wait(turn.delayMs, request.abortSignal);
+        throw turn.error;
+      }
+      for (const chunk of turn.chunks ?? [turn.text ?? ""]) {
+        await wait(turn.delayMs, request.abortSignal);
+        if (request.abortSignal.aborted) throw request.abortSignal.reason;
+        yield { type: "text", text: chunk };
+      }
+      yield { type: "finish", usage: turn.usage ?? { inputTokens: 10, outputTokens: 5 }, modelId: turn.modelId, finishReason: "stop" };
+    } catch (error) {
+      throw toModelError(error, request.abortSignal);
+    } finally {
+      this.aborted.push(request.abortSignal.aborted);
+    }
+  }
+
+  private take(request: ModelRequest): Turn {
+    this.calls.push(request);
+    const turn = this.script.shift();
+    if (!turn) throw new Error(`RecordingModel: no scripted answer for call ${this.calls.length}`);
+    return turn;
+  }
+}
+
+function wait(ms: number | undefined, signal: AbortSignal): Promise<void> {
+  if (!ms) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason)), { once: true });
+  });
+}

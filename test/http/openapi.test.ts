@@ -1,0 +1,141 @@
+import { Validator } from "@seriousme/openapi-schema-validator";
+import Ajv2020 from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import OpenAPIBackend, { type Document } from "openapi-backend";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CALLBACK, INVOICE_SCHEMA } from "../helpers/config";
+import { createKey } from "../helpers/genserve";
+import { waitUntil } from "../helpers/receiver";
+import { useGenserve } from "../helpers/suite";
+
+// Every route of /api/v1, answering with success and with errors, checked against the OpenAPI
+// document the server publishes (validated with openapi-backend): the documented status, content
+// type and body schema. What the document says is what the API does.
+
+const ctx = useGenserve();
+let api: OpenAPIBackend;
+let user: string;
+const checked = new Set<string>();
+const seenOperations = new Set<string>();
+
+beforeAll(async () => {
+  const doc = (await (await fetch(`${ctx.server.url}/api/v1/openapi.json`)).json()) as Document;
+  // The document itself against the OpenAPI 3.1 specification's schema.
+  const checkedDoc = await new Validator().validate(doc as never);
+  expect(checkedDoc.errors ?? [], JSON.stringify(checkedDoc.errors ?? []).slice(0, 2_000)).toEqual([]);
+  expect(checkedDoc.valid).toBe(true);
+  api = new OpenAPIBackend({
+    definition: doc,
+    // openapi-backend's own document check knows OpenAPI 3.0 only: the 3.1 check is the one above.
+    quick: true,
+    validate: true,
+    // OpenAPI 3.1 schemas are JSON Schema 2020-12.
+    customizeAjv: (_ajv, options) => addFormats(new Ajv2020({ ...options, strict: false })),
+  });
+  await api.init();
+  user = (await createKey("user", { dataDir: ctx.server.dataDir })).key;
+});
+afterAll(() => {
+  // Every documented operation was exercised at least once.
+  if (!api) return;
+  const documented = api.getOperations().map((o) => o.operationId!);
+  expect(documented.filter((id) => !seenOperations.has(id))).toEqual([]);
+});
+
+/** Sends a request and checks the response against the document; returns it parsed. */
+async function call(method: string, path: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string> } = {}) {
+  const key = options.key === undefined ? ctx.key : options.key;
+  const headers: Record<string, string> = { ...(key ? { "api-key": key } : {}), ...(options.body !== undefined ? { "content-type": "application/json" } : {}), ...options.headers };
+  const response = await fetch(`${ctx.server.url}${path}`, { method, headers, body: options.body === undefined ? undefined : JSON.stringify(options.body) });
+  const text = await response.text();
+  const url = new URL(path, ctx.server.url);
+  const operation = api.router.matchOperation({ method, path: url.pathname, headers, query: Object.fromEntries(url.searchParams) });
+  expect(operation, `${method} ${path} is a documented operation`).toBeDefined();
+  seenOperations.add(operation!.operationId!);
+  const where = `${method} ${path} → ${response.status} ${text.slice(0, 300)}`;
+  const documented = (operation!.responses as Record<string, { content?: Record<string, unknown> }>)[String(response.status)];
+  expect(documented, `${where}: status documented`).toBeDefined();
+  const type = (response.headers.get("content-type") ?? "").split(";")[0]!;
+  if (response.status === 204) expect(text, where).toBe("");
+  else expect(Object.keys(documented!.content ?? {}), `${where}: content type documented`).toContain(type);
+  let json: any;
+  if (/json$/.test(type)) {
+    json = JSON.parse(text);
+    const result = api.validator.validateResponse(json, operation!, response.status);
+    expect(result.errors ?? [], where).toEqual([]);
+  }
+  checked.add(`${operation!.operationId} ${response.status}`);
+  return { status: response.status, json, text, headers: response.headers };
+}
+
+describe("responses follow the published OpenAPI document", () => {
+  it("generate and stream: success, queued, and errors", async () => {
+    ctx.upstream.reply({ content: JSON.stringify({ number: "INV-1", total: 1, currency: "EUR" }) });
+    const object = await call("POST", "/api/v1/generate/object", { body: { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry", schema: INVOICE_SCHEMA } });
+    expect(object.status).toBe(200);
+    const queued = await call("POST", "/api/v1/generate/text", { body: { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" }, headers: { prefer: "respond-async" } });
+    expect(queued.status).toBe(202);
+    expect((await call("POST", "/api/v1/generate/text", { body: { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" } })).status).toBe(200);
+    expect((await call("POST", "/api/v1/generate/object", { body: { input: "" } })).status).toBe(400);
+    expect((await call("POST", "/api/v1/generate/object", { key: null, body: {} })).status).toBe(401);
+    expect((await call("POST", "/api/v1/generate/text", { body: { input: "x", type: "event", callback: CALLBACK, workflowSlug: "nope" } })).status).toBe(404);
+    ctx.upstream.reply({ status: 500 });
+    expect((await call("POST", "/api/v1/generate/text", { body: { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" } })).status).toBe(502);
+    const stream = await call("POST", "/api/v1/stream/object", { body: { input: "x", workflowSlug: "no-retry", schema: INVOICE_SCHEMA } });
+    expect(stream.status).toBe(200);
+    expect((await call("POST", "/api/v1/stream/object", { body: { input: "x", schema: INVOICE_SCHEMA } })).status).toBe(400);
+    const runId = stream.headers.get("x-run-id")!;
+    expect((await call("GET", `/api/v1/runs/${runId}/stream`)).status).toBe(200);
+    await waitUntil(async () => (await call("GET", `/api/v1/runs/${queued.json.runId}`)).json.status === "succeeded", "the queued run");
+  });
+
+  it("runs: list, one, deliveries and redelivery, and errors", async () => {
+    const page = await call("GET", "/api/v1/runs?limit=2");
+    expect(page.status).toBe(200);
+    expect((await call("GET", `/api/v1/runs?cursor=nope`)).status).toBe(400);
+    const id = page.json.runs[0].id;
+    expect((await call("GET", `/api/v1/runs/${id}`)).status).toBe(200);
+    expect((await call("GET", "/api/v1/runs/run_01NOPE")).status).toBe(404);
+    const withEvent = page.json.runs.find((r: { operation: string }) => r.operation !== "stream.object");
+    expect((await call("POST", `/api/v1/runs/${withEvent.id}/deliveries/redeliver`)).status).toBe(202);
+    expect((await call("GET", `/api/v1/runs/${id}/stream`, { key: user })).status).toBe(404);
+  });
+
+  it("threads, inboxes, the key, models and the document itself", async () => {
+    expect((await call("POST", "/api/v1/threads", { body: { workflowSlug: "no-retry", id: "oa-1" } })).status).toBe(201);
+    expect((await call("POST", "/api/v1/threads", { body: { workflowSlug: "no-retry", id: "oa-1" } })).status).toBe(409);
+    expect((await call("GET", "/api/v1/threads/oa-1")).status).toBe(200);
+    expect((await call("DELETE", "/api/v1/threads/oa-1")).status).toBe(204);
+    expect((await call("GET", "/api/v1/threads/oa-1")).status).toBe(404);
+    const inbox = await call("POST", "/api/v1/inbox");
+    expect(inbox.status).toBe(201);
+    const path = new URL(inbox.json.url).pathname;
+    expect((await call("POST", path, { key: null, body: { hello: 1 } })).status).toBe(204);
+    expect((await call("POST", "/api/v1/inbox/inb_nope", { key: null, body: {} })).status).toBe(404);
+    expect((await call("GET", path)).status).toBe(200);
+    expect((await call("GET", "/api/v1/me")).status).toBe(200);
+    expect((await call("GET", "/api/v1/models")).status).toBe(200);
+    expect((await call("GET", "/api/v1/openapi.json", { key: null })).status).toBe(200);
+    // The check can fail: a wrong type, and a field the document does not list.
+    expect(api.validator.validateResponse({ keyId: 1, name: "n", admin: true }, "me", 200).valid).toBe(false);
+    expect(api.validator.validateResponse({ keyId: "k", name: "n", admin: true, secret: "x" }, "me", 200).valid).toBe(false);
+  });
+
+  it("workflows and contexts: read, and managed by admin keys only", async () => {
+    expect((await call("GET", "/api/v1/workflows")).status).toBe(200);
+    expect((await call("GET", "/api/v1/workflows/no-retry")).status).toBe(200);
+    expect((await call("GET", "/api/v1/workflows/nope")).status).toBe(404);
+    expect((await call("GET", "/api/v1/contexts")).status).toBe(200);
+    expect((await call("GET", "/api/v1/contexts/tone")).status).toBe(200);
+    expect((await call("PUT", "/api/v1/contexts/oa-ctx", { body: { content: "Be kind." } })).status).toBe(201);
+    expect((await call("PUT", "/api/v1/contexts/oa-ctx", { body: { title: "Kind", content: "Be kinder." } })).status).toBe(200);
+    expect((await call("PUT", "/api/v1/contexts/oa-ctx", { key: user, body: { content: "no" } })).status).toBe(403);
+    expect((await call("PUT", "/api/v1/workflows/oa-wf", { body: { model: "free", contexts: ["oa-ctx"] } })).status).toBe(201);
+    expect((await call("PUT", "/api/v1/workflows/oa-wf", { body: { model: "none" } })).status).toBe(400);
+    expect((await call("PUT", "/api/v1/workflows/no-retry", { body: { model: "free" } })).status).toBe(409);
+    expect((await call("DELETE", "/api/v1/workflows/oa-wf")).status).toBe(204);
+    expect((await call("DELETE", "/api/v1/contexts/oa-ctx")).status).toBe(204);
+    expect((await call("DELETE", "/api/v1/contexts/oa-ctx")).status).toBe(404);
+    expect(checked.size).toBeGreaterThan(40);
+  });
+});
