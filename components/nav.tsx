@@ -2,8 +2,9 @@
 
 import Link from "next/link";
 import { usePathname } from "next/navigation";
-import { useEffect, useState } from "react";
 import { useApiKey } from "./key-context";
+import { useTheme } from "./theme";
+import { Button } from "./ui/button";
 
 const LINKS = [
   { href: "/", label: "Playground" },
@@ -16,15 +17,7 @@ const LINKS = [
 export function Nav() {
   const pathname = usePathname();
   const { apiKey, signOut } = useApiKey();
-  const [dark, setDark] = useState(false);
-  useEffect(() => {
-    const stored = localStorage.getItem("genserve.theme");
-    const initial = stored ? stored === "dark" : window.matchMedia("(prefers-color-scheme: dark)").matches;
-    setDark(initial);
-  }, []);
-  useEffect(() => {
-    document.documentElement.classList.toggle("dark", dark);
-  }, [dark]);
+  const { dark, toggle } = useTheme();
   return (
     <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
       <nav aria-label="Main" className="mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-5 gap-y-2 px-4 py-3">
@@ -43,22 +36,10 @@ export function Nav() {
           );
         })}
         <span className="ml-auto flex items-center gap-3">
-          <button
-            type="button"
-            onClick={() => {
-              localStorage.setItem("genserve.theme", dark ? "light" : "dark");
-              setDark(!dark);
-            }}
-            className="rounded border border-zinc-300 px-2 py-1 text-sm dark:border-zinc-700"
-            aria-pressed={dark}
-          >
+          <Button onClick={toggle} aria-pressed={dark}>
             Dark theme
-          </button>
-          {apiKey ? (
-            <button type="button" onClick={() => signOut()} className="rounded border border-zinc-300 px-2 py-1 text-sm dark:border-zinc-700">
-              Sign out
-            </button>
-          ) : null}
+          </Button>
+          {apiKey ? <Button onClick={() => signOut()}>Sign out</Button> : null}
         </span>
       </nav>
     </header>

@@ -4,6 +4,7 @@ import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { useState, type ReactNode } from "react";
 import { ApiError } from "@/lib/client/api";
 import { KeyProvider } from "./key-context";
+import { ThemeProvider } from "./theme";
 
 export function Providers({ children }: { children: ReactNode }) {
   const [client] = useState(
@@ -20,7 +21,9 @@ export function Providers({ children }: { children: ReactNode }) {
   );
   return (
     <QueryClientProvider client={client}>
-      <KeyProvider>{children}</KeyProvider>
+      <ThemeProvider>
+        <KeyProvider>{children}</KeyProvider>
+      </ThemeProvider>
     </QueryClientProvider>
   );
 }

@@ -3,6 +3,8 @@
 import { useState, type FormEvent } from "react";
 import { ApiError, createApiClient } from "@/lib/client/api";
 import { useApiKey } from "./key-context";
+import { Button } from "./ui/button";
+import { TextInput } from "./ui/field";
 
 /** Asks for an API key and checks it against the API before keeping it for this tab. */
 export function SignIn() {
@@ -35,7 +37,7 @@ export function SignIn() {
         <label htmlFor="api-key" className="block text-sm font-medium">
           API key
         </label>
-        <input
+        <TextInput
           id="api-key"
           type="password"
           autoComplete="off"
@@ -43,7 +45,7 @@ export function SignIn() {
           onChange={(e) => setValue(e.target.value)}
           aria-invalid={error ? true : undefined}
           aria-describedby={error ? "api-key-error" : undefined}
-          className="w-full rounded border border-zinc-400 bg-white px-3 py-2 font-mono text-sm dark:border-zinc-600 dark:bg-zinc-900"
+          className="font-mono"
           placeholder="gs_…"
           required
         />
@@ -52,9 +54,9 @@ export function SignIn() {
             {error}
           </p>
         ) : null}
-        <button type="submit" disabled={checking || !value.trim()} className="rounded bg-blue-700 px-4 py-2 text-sm font-medium text-white disabled:opacity-60">
+        <Button type="submit" variant="primary" size="lg" disabled={checking || !value.trim()}>
           {checking ? "Checking…" : "Sign in"}
-        </button>
+        </Button>
       </form>
     </main>
   );

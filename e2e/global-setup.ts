@@ -1,6 +1,6 @@
+import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { buildApp, buildIsCurrent } from "../lib/cli/build";
 import { testConfig } from "../test/helpers/config";
 import { startFakeUpstream } from "../test/helpers/fake-upstream";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
@@ -13,7 +13,8 @@ export default async function globalSetup() {
     throw new Error(`The browser tests need Chromium at ${chromium}: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.`);
   }
   const root = path.resolve(import.meta.dirname, "..");
-  if (!buildIsCurrent(root)) await buildApp(root);
+  // Through the CLI, as a user would (it builds only when the sources changed).
+  execFileSync(process.execPath, [path.join(root, "bin", "genserve.mjs"), "build", "--if-needed"], { cwd: root, stdio: "inherit" });
   // Slow enough chunks that a person (and the tests) can watch the object fill in.
   const upstream = await startFakeUpstream({ chunkDelayMs: 40 });
   const dir = tempDir("genserve-e2e-");

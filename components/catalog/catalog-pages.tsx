@@ -7,6 +7,7 @@ import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
 import { TableHead } from "../ui/table-head";
 import { EntryEditor, type EditorTarget } from "./entry-editor";
+import { Button } from "../ui/button";
 
 const td = "py-1.5 pr-4 align-top";
 
@@ -93,9 +94,9 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
       <div className="flex items-center gap-3">
         <h1 className="mr-auto text-2xl font-semibold">{props.title}</h1>
         {admin ? (
-          <button type="button" className="rounded bg-blue-700 px-3 py-1.5 text-sm text-white" onClick={() => setEditing({ kind, slug: null, initial: props.blank })}>
+          <Button variant="primary" onClick={() => setEditing({ kind, slug: null, initial: props.blank })}>
             New {kind === "workflows" ? "workflow" : "context"}
-          </button>
+          </Button>
         ) : null}
       </div>
       {editing ? <EntryEditor client={client} apiKey={apiKey} target={editing} onDone={() => setEditing(null)} /> : null}
@@ -116,17 +117,12 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
                     <span className="text-xs text-zinc-600 dark:text-zinc-400">from genserve.yaml</span>
                   ) : (
                     <span className="flex gap-2">
-                      <button
-                        type="button"
-                        className="rounded border border-zinc-400 px-2 py-0.5 text-xs dark:border-zinc-600"
-                        aria-label={`Edit ${row.slug}`}
-                        onClick={async () => setEditing({ kind, slug: row.slug, initial: await props.load(row.slug) })}
-                      >
+                      <Button size="sm" aria-label={`Edit ${row.slug}`} onClick={async () => setEditing({ kind, slug: row.slug, initial: await props.load(row.slug) })}>
                         Edit
-                      </button>
-                      <button
-                        type="button"
-                        className="rounded border border-red-400 px-2 py-0.5 text-xs text-red-800 dark:text-red-300"
+                      </Button>
+                      <Button
+                        size="sm"
+                        variant="danger"
                         aria-label={`Delete ${row.slug}`}
                         onClick={async () => {
                           await client.deleteEntry(kind, row.slug);
@@ -134,7 +130,7 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
                         }}
                       >
                         Delete
-                      </button>
+                      </Button>
                     </span>
                   )}
                 </td>

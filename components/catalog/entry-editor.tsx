@@ -4,8 +4,9 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useState, type FormEvent } from "react";
 import { ApiError, type ApiClient } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
+import { Button } from "../ui/button";
+import { Field, TextArea, TextInput } from "../ui/field";
 
-const field = "w-full rounded border border-zinc-400 bg-white px-2 py-1.5 text-sm dark:border-zinc-600 dark:bg-zinc-900";
 
 export interface EditorTarget {
   kind: "workflows" | "contexts";
@@ -49,35 +50,23 @@ export function EntryEditor({ client, apiKey, target, onDone }: { client: ApiCli
     <form onSubmit={submit} aria-label={`Edit ${label}`} className="mt-4 space-y-3 rounded border border-zinc-300 p-4 dark:border-zinc-700">
       <h2 className="text-lg font-semibold">{target.slug ? `Edit ${label} ${target.slug}` : `New ${label}`}</h2>
       {target.slug === null ? (
-        <div>
-          <label htmlFor="entry-slug" className="block text-sm font-medium">
-            Slug
-          </label>
-          <input id="entry-slug" className={field} value={slug} onChange={(e) => setSlug(e.target.value)} required />
-        </div>
+        <Field id="entry-slug" label="Slug">
+          <TextInput id="entry-slug" value={slug} onChange={(e) => setSlug(e.target.value)} required />
+        </Field>
       ) : null}
       {target.kind === "contexts" ? (
         <>
-          <div>
-            <label htmlFor="entry-title" className="block text-sm font-medium">
-              Title
-            </label>
-            <input id="entry-title" className={field} value={title} onChange={(e) => setTitle(e.target.value)} />
-          </div>
-          <div>
-            <label htmlFor="entry-content" className="block text-sm font-medium">
-              Content
-            </label>
-            <textarea id="entry-content" rows={8} className={field} value={content} onChange={(e) => setContent(e.target.value)} required />
-          </div>
+          <Field id="entry-title" label="Title">
+            <TextInput id="entry-title" value={title} onChange={(e) => setTitle(e.target.value)} />
+          </Field>
+          <Field id="entry-content" label="Content">
+            <TextArea id="entry-content" rows={8} value={content} onChange={(e) => setContent(e.target.value)} required />
+          </Field>
         </>
       ) : (
-        <div>
-          <label htmlFor="entry-body" className="block text-sm font-medium">
-            Workflow (JSON: model, description, instructions, temperature, maxOutputTokens, retries, timeoutMs, contexts)
-          </label>
-          <textarea id="entry-body" rows={10} className={`${field} font-mono`} value={bodyText} onChange={(e) => setBodyText(e.target.value)} />
-        </div>
+        <Field id="entry-body" label="Workflow (JSON: model, description, instructions, temperature, maxOutputTokens, retries, timeoutMs, contexts)">
+          <TextArea id="entry-body" rows={10} className="font-mono" value={bodyText} onChange={(e) => setBodyText(e.target.value)} />
+        </Field>
       )}
       {error ? (
         <p role="alert" className="text-sm text-red-700 dark:text-red-400">
@@ -85,12 +74,10 @@ export function EntryEditor({ client, apiKey, target, onDone }: { client: ApiCli
         </p>
       ) : null}
       <div className="flex gap-2">
-        <button type="submit" disabled={save.isPending || !slug} className="rounded bg-blue-700 px-3 py-1.5 text-sm text-white disabled:opacity-60">
+        <Button type="submit" variant="primary" disabled={save.isPending || !slug}>
           Save
-        </button>
-        <button type="button" onClick={onDone} className="rounded border border-zinc-400 px-3 py-1.5 text-sm dark:border-zinc-600">
-          Cancel
-        </button>
+        </Button>
+        <Button onClick={onDone}>Cancel</Button>
       </div>
     </form>
   );

@@ -3,6 +3,7 @@
 import { TableHead } from "../ui/table-head";
 import { diffJson } from "@/lib/client/diff";
 import type { RunState } from "./use-run";
+import { Panel } from "../ui/panel";
 
 const output = (run: RunState) => (run.operation === "generate-text" ? run.text : run.object);
 
@@ -10,16 +11,16 @@ const output = (run: RunState) => (run.operation === "generate-text" ? run.text 
 export function Comparison({ a, b }: { a: RunState; b: RunState }) {
   if (a.status !== "done" || b.status !== "done" || !a.metadata || !b.metadata) {
     return (
-      <section aria-label="Comparison" className="rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800">
+      <Panel aria-label="Comparison" className="text-sm">
         <h2 className="text-lg font-semibold">Comparison</h2>
         <p className="mt-2">{a.status === "running" || b.status === "running" ? "Waiting for both runs to finish…" : "Both runs must succeed to compare them."}</p>
-      </section>
+      </Panel>
     );
   }
   const differences = diffJson(output(a), output(b));
   const delta = (x: number, y: number, unit = "") => `${y - x > 0 ? "+" : ""}${Math.round((y - x) * 1e7) / 1e7}${unit}`;
   return (
-    <section aria-label="Comparison" className="rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800">
+    <Panel aria-label="Comparison" className="text-sm">
       <h2 className="text-lg font-semibold">Comparison</h2>
       <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
         <dt>Cost (B − A)</dt>
@@ -51,6 +52,6 @@ export function Comparison({ a, b }: { a: RunState; b: RunState }) {
           </tbody>
         </table>
       )}
-    </section>
+    </Panel>
   );
 }

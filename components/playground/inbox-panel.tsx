@@ -3,6 +3,7 @@
 import { useQuery } from "@tanstack/react-query";
 import type { ApiClient } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
+import { Panel } from "../ui/panel";
 
 /**
  * The delivered callback event of the last run, when its callback went to the built-in inbox:
@@ -16,7 +17,7 @@ export function InboxPanel({ client, apiKey, inboxId, runId }: { client: ApiClie
   });
   const event = inbox.data?.events.find((e) => matches(e.body, runId));
   return (
-    <section aria-label="Callback" className="rounded border border-zinc-200 p-3 text-sm dark:border-zinc-800">
+    <Panel aria-label="Callback" className="text-sm">
       <h2 className="text-lg font-semibold">Callback</h2>
       {!event ? (
         <p className="mt-2 text-zinc-700 dark:text-zinc-300">Waiting for the callback event in the built-in inbox…</p>
@@ -41,7 +42,7 @@ export function InboxPanel({ client, apiKey, inboxId, runId }: { client: ApiClie
           <pre tabIndex={0} aria-label="Callback event payload" className="mt-2 max-h-64 overflow-auto rounded bg-zinc-50 p-2 font-mono text-xs dark:bg-zinc-900">{JSON.stringify(event.body, null, 2)}</pre>
         </>
       )}
-    </section>
+    </Panel>
   );
 }
 

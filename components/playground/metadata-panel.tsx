@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import type { RunState } from "./use-run";
+import { Panel } from "../ui/panel";
 
 const ms = (a: number | null, b: number | null) => (a !== null && b !== null ? `${Math.round(b - a)} ms` : "—");
 
@@ -32,7 +33,7 @@ export function MetadataPanel({ run, suffix }: { run: RunState; suffix?: string 
     ["Time to first item", run.operation === "stream-object" ? ms(run.startedAt, run.firstItemAt) : "—"],
   ];
   return (
-    <section aria-label={suffix ? `Run metadata ${suffix}` : "Run metadata"} className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
+    <Panel aria-label={suffix ? `Run metadata ${suffix}` : "Run metadata"}>
       <h2 className="text-lg font-semibold">{suffix ? `Run metadata ${suffix}` : "Run metadata"}</h2>
       <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
         {rows.map(([label, value]) => (
@@ -42,6 +43,6 @@ export function MetadataPanel({ run, suffix }: { run: RunState; suffix?: string 
           </div>
         ))}
       </dl>
-    </section>
+    </Panel>
   );
 }

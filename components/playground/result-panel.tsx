@@ -3,6 +3,8 @@
 import { useEffect, useState } from "react";
 import type { RunState } from "./use-run";
 import { escapePointerSegment } from "@/lib/json/pointer";
+import { Badge } from "../ui/badge";
+import { Panel } from "../ui/panel";
 
 type Tab = "object" | "tree" | "raw";
 
@@ -21,7 +23,7 @@ export function ResultPanel({ run, schema, suffix }: Props) {
   const value = run.status === "done" ? (isText ? run.text : run.object) : run.snapshot?.value;
 
   return (
-    <section aria-label={suffix ? `Result ${suffix}` : "Result"} className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
+    <Panel aria-label={suffix ? `Result ${suffix}` : "Result"}>
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="mr-auto text-lg font-semibold">{suffix ? `Result ${suffix}` : "Result"}</h2>
         {run.status === "done" && !isText ? (
@@ -72,7 +74,7 @@ export function ResultPanel({ run, schema, suffix }: Props) {
         )}
       </div>
       {run.parseError ? <p className="mt-2 text-sm text-amber-800 dark:text-amber-300">The streamed text is not JSON so far: {run.parseError}</p> : null}
-    </section>
+    </Panel>
   );
 }
 
@@ -115,11 +117,9 @@ function Node({ name, path, value, schema, state }: { name: string; path: string
   const s = schema as { properties?: Record<string, unknown>; required?: string[]; items?: unknown } | undefined;
   const fieldState = state(path);
   const badge = (
-    <span
-      className={`ml-2 rounded px-1 ${fieldState === "done" ? "bg-green-100 text-green-900 dark:bg-green-900 dark:text-green-100" : fieldState === "streaming" ? "bg-blue-100 text-blue-900 dark:bg-blue-900 dark:text-blue-100" : "bg-zinc-200 text-zinc-800 dark:bg-zinc-700 dark:text-zinc-100"}`}
-    >
+    <Badge className="ml-2" tone={fieldState === "done" ? "success" : fieldState === "streaming" ? "info" : "neutral"}>
       {fieldState}
-    </span>
+    </Badge>
   );
   if (value !== null && typeof value === "object") {
     const entries = Array.isArray(value) ? value.map((v, i) => [String(i), v] as const) : Object.entries(value);
@@ -134,7 +134,10 @@ function Node({ name, path, value, schema, state }: { name: string; path: string
           ))}
           {missing.map((k) => (
             <li key={`missing-${k}`} className="text-zinc-600 dark:text-zinc-400">
-              {k} <span className="ml-2 rounded bg-amber-100 px-1 text-amber-900 dark:bg-amber-900 dark:text-amber-100">required, not written yet</span>
+              {k}{" "}
+              <Badge className="ml-2" tone="warning">
+                required, not written yet
+              </Badge>
             </li>
           ))}
         </ul>

@@ -7,12 +7,14 @@ import { useEffect, useRef, useState } from "react";
 import type { ApiClient } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
+import { Badge, statusTone } from "../ui/badge";
+import { Button } from "../ui/button";
+import { Select } from "../ui/field";
 
 export function RunsPage() {
   return <RequireKey>{(client, apiKey) => <RunsList client={client} apiKey={apiKey} />}</RequireKey>;
 }
 
-const select = "rounded border border-zinc-400 bg-white px-2 py-1 text-sm dark:border-zinc-600 dark:bg-zinc-900";
 
 function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   const [filters, setFilters] = useState<{ workflowSlug?: string; status?: string; operation?: string }>({});
@@ -43,30 +45,30 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
       <div className="mt-4 flex flex-wrap gap-4" role="group" aria-label="Filters">
         <label className="text-sm">
           Workflow{" "}
-          <select className={select} value={filters.workflowSlug ?? ""} onChange={set("workflowSlug")}>
+          <Select compact value={filters.workflowSlug ?? ""} onChange={set("workflowSlug")}>
             <option value="">All</option>
             {workflows.data?.map((w) => (
               <option key={w.slug}>{w.slug}</option>
             ))}
-          </select>
+          </Select>
         </label>
         <label className="text-sm">
           Status{" "}
-          <select className={select} value={filters.status ?? ""} onChange={set("status")}>
+          <Select compact value={filters.status ?? ""} onChange={set("status")}>
             <option value="">All</option>
             <option>running</option>
             <option>succeeded</option>
             <option>failed</option>
-          </select>
+          </Select>
         </label>
         <label className="text-sm">
           Operation{" "}
-          <select className={select} value={filters.operation ?? ""} onChange={set("operation")}>
+          <Select compact value={filters.operation ?? ""} onChange={set("operation")}>
             <option value="">All</option>
             <option>generate.object</option>
             <option>stream.object</option>
             <option>generate.text</option>
-          </select>
+          </Select>
         </label>
       </div>
       {runs.error ? (
@@ -86,7 +88,9 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
               </td>
               <td className="py-1.5 pr-3">{r.operation}</td>
               <td className="py-1.5 pr-3">{r.workflowSlug}</td>
-              <td className="py-1.5 pr-3">{r.status}</td>
+              <td className="py-1.5 pr-3">
+                <Badge tone={statusTone(r.status)}>{r.status}</Badge>
+              </td>
               <td className="py-1.5 pr-3">
                 {r.metadata.inputTokens}/{r.metadata.outputTokens}
               </td>
@@ -100,9 +104,9 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
       {rows.length === 0 && !runs.isLoading ? <p className="mt-4 text-sm">No runs yet.</p> : null}
       <div ref={sentinel} className="mt-4">
         {runs.hasNextPage ? (
-          <button type="button" className="rounded border border-zinc-400 px-3 py-1 text-sm dark:border-zinc-600" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
+          <Button onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
             {runs.isFetchingNextPage ? "Loading…" : "Load more"}
-          </button>
+          </Button>
         ) : null}
       </div>
     </main>

@@ -5,9 +5,9 @@
  * shapes are in responses.ts. Browser-safe: no server imports here.
  */
 import { z } from "zod";
+import { SLUG } from "../domain/names";
 import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/runs";
 
-export const SLUG = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** Thread ids: "." and ".." are refused (as a path segment they name no thread: /threads/.. is /). */
 export const THREAD_ID = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
 /** A header field name (RFC 9110 token). */

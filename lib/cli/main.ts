@@ -1,6 +1,6 @@
 import "server-only";
 import { Command, Option } from "commander";
-import { buildApp } from "./build";
+import { buildApp, ensureBuild } from "./build";
 import { loadConfigOrExit, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret } from "./keys";
 import { runsList, runsShow } from "./runs";
@@ -66,6 +66,7 @@ withStorage(configCommand.command("check").description("validate the configurati
 program
   .command("build")
   .description("build the web application (serve does this when needed)")
-  .action(() => buildApp(PACKAGE_ROOT));
+  .option("--if-needed", "only when the sources changed since the last build")
+  .action((options: { ifNeeded?: boolean }) => (options.ifNeeded ? ensureBuild(PACKAGE_ROOT, (message) => process.stderr.write(`${message}\n`)) : buildApp(PACKAGE_ROOT)));
 
 await program.parseAsync(process.argv);

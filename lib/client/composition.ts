@@ -3,6 +3,8 @@
  * shareable permalink (never the key, never attachment bytes) and into local history.
  * Browser-safe.
  */
+import { estimateTokens } from "../domain/tokens";
+
 export type Operation = "generate-object" | "stream-object" | "generate-text";
 
 export const OPERATIONS: { value: Operation; label: string; path: string }[] = [
@@ -107,5 +109,36 @@ export function fromPermalinkHash(hash: string): Composition | null {
   }
 }
 
-/** The server's own estimate (lib/domain/tokens.ts), for the playground's pre-flight figure. */
-export { estimateTokens } from "../domain/tokens";
+/** The playground's pre-flight figure: the server's own estimate (lib/domain/tokens.ts) of a composition's prompt. */
+export function estimateInputTokens(
+  c: Composition,
+  workflow: { instructionsChars: number; contexts: string[] } | undefined,
+  contexts: readonly { slug: string; size: number }[],
+): number {
+  const contextChars = contexts.filter((x) => c.contextSlugs.includes(x.slug) || workflow?.contexts.includes(x.slug)).reduce((n, x) => n + x.size, 0);
+  // Inline attachments count at their decoded size; URLs are unknown until fetched.
+  const attachmentChars = c.attachments.reduce((n, a) => n + (/^https?:/.test(a.file) ? 0 : Math.floor((a.file.length * 3) / 4)), 0);
+  const schemaChars = c.operation === "generate-text" ? 0 : c.schemaText.length;
+  return estimateTokens((workflow?.instructionsChars ?? 0) + c.input.length + contextChars + attachmentChars + schemaChars);
+}
+
+/** Files read as inline attachments (base64), typed by the browser or as plain text. */
+export async function readAttachments(files: Iterable<File>): Promise<AttachmentDraft[]> {
+  return Promise.all(
+    [...files].map(async (file): Promise<AttachmentDraft> => {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      let binary = "";
+      for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+      return { name: file.name, mimeType: file.type || "text/plain", size: file.size, file: btoa(binary) };
+    }),
+  );
+}
+
+/** JSON text parsed, or undefined when it does not parse (a schema being typed). */
+export function parseJsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

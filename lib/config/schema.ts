@@ -1,10 +1,10 @@
 import { z } from "zod";
+import { SLUG } from "../domain/names";
 
 /** Providers genserve can call. Each one is an adapter in `lib/models/`. */
 export const PROVIDERS = ["llama-cpp", "openai-compatible", "openai", "anthropic", "ollama"] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
-export const SLUG_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const slugMessage = "must be 1-128 characters of letters, digits, '.', '_' or '-', starting with a letter or digit";
 
 const price = z.number().min(0, "must be zero or more (USD per million tokens)");
@@ -161,7 +161,7 @@ export const serverSchema = z
   .refine((s) => s.headersTimeoutMs <= s.requestTimeoutMs, { path: ["headersTimeoutMs"], message: "must not be longer than requestTimeoutMs" });
 
 const slugKeyed = <T extends z.ZodType>(value: T) =>
-  z.record(z.string().regex(SLUG_PATTERN, slugMessage), value).default({});
+  z.record(z.string().regex(SLUG, slugMessage), value).default({});
 
 export const fileConfigSchema = z
   .object({

@@ -8,6 +8,11 @@
  * grammar cannot express (uniqueItems, not, if/then/else, multipleOf, fractional bounds…) are
  * listed in `unexpressed`; the run then uses mode "grammar+validate" and the usual validation and
  * retry decide. `exact` means nothing was left out, so every output validates.
+ *
+ * The compiler is one recursive visitor (one class) because every visit shares its rule table,
+ * rule names and notes; what needs none of them lives beside it: the keyword tables and type
+ * helpers (vocabulary.ts), allOf merging (merge.ts), single-keyword checks (keywords.ts), regex,
+ * number ranges and formats.
  */
 import "server-only";
 import { jsonStringChar, literal, repeat } from "./gbnf";
@@ -15,6 +20,9 @@ import { FORMATS } from "./formats";
 import { integerRange, numberRange } from "./numbers";
 import { type BranchShape, exclusive, isObject, jsonType, LOCALLY_CHECKED, numericBounds, safeTest, satisfiesLocally, type Schema } from "./keywords";
 import { patternToGbnf, singleClassPattern } from "./regex";
+import { mergeAllOf } from "./merge";
+import { ANNOTATIONS, declaredTypes, inferredTypes, possibleTypes, PRIMITIVE_DEPS, PRIMITIVES, UNEXPRESSED, VALIDATED_FORMATS, VALIDATION_KEYWORDS } from "./vocabulary";
+import { escapePointerSegment } from "../json/pointer";
 
 
 export interface CompiledGrammar {
@@ -34,55 +42,10 @@ export class UnsatisfiableSchemaError extends Error {}
 const MAX_REPEAT = 2000;
 /** Length ranges up to MAX_CHUNKS × MAX_REPEAT are written out exactly. */
 const MAX_CHUNKS = 8;
-/** Branches an allOf of two anyOfs may expand into. */
-const MAX_PRODUCT = 64;
 /** A grammar with more rules than this is not built (the schema is constrained as any JSON). */
 const MAX_RULES = 4000;
 /** Nesting beyond this (pathological schemas) is generated as any JSON and left to validation. */
 const MAX_DEPTH = 64;
-
-const PRIMITIVES: Record<string, string> = {
-  ws: '| " " | "\\n" [ \\t]{0,20}',
-  char: '[^"\\\\\\x00-\\x1f] | "\\\\" (["\\\\/bfnrt] | "u" [0-9a-fA-F]{4})',
-  string: '"\\"" char* "\\""',
-  integer: '"-"? ("0" | [1-9] [0-9]{0,15})',
-  number: '"-"? ("0" | [1-9] [0-9]{0,15}) ("." [0-9]{1,16})? ([eE] [-+]? [0-9]{1,2})?',
-  boolean: '"true" | "false"',
-  null: '"null"',
-  value: "object | array | string | number | boolean | null",
-  object: '"{" ws (string ":" ws value ("," ws string ":" ws value)*)? "}"',
-  array: '"[" ws (value ("," ws value)*)? "]"',
-};
-const PRIMITIVE_DEPS: Record<string, string[]> = {
-  string: ["char"],
-  value: ["object", "array", "string", "number", "boolean", "null"],
-  object: ["ws", "string", "value"],
-  array: ["ws", "value"],
-};
-
-const TYPE_KEYWORDS: Record<string, string[]> = {
-  object: ["properties", "required", "additionalProperties", "patternProperties", "minProperties", "maxProperties", "propertyNames", "dependentRequired", "dependentSchemas", "dependencies", "unevaluatedProperties"],
-  array: ["items", "prefixItems", "additionalItems", "minItems", "maxItems", "uniqueItems", "contains", "unevaluatedItems"],
-  string: ["minLength", "maxLength", "pattern", "format"],
-  number: ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"],
-};
-const ALL_TYPES = ["object", "array", "string", "number", "integer", "boolean", "null"];
-/** Keywords that never constrain the value. */
-const ANNOTATIONS = new Set(["$schema", "$id", "id", "title", "description", "default", "examples", "example", "$comment", "deprecated", "readOnly", "writeOnly", "$defs", "definitions", "$anchor", "$dynamicAnchor", "contentMediaType", "contentEncoding", "nullable", "discriminator", "xml", "externalDocs", "strict"]);
-/** Keywords that constrain a value in some draft; anything else is ignored by the validator too. */
-const VALIDATION_KEYWORDS = new Set([
-  ...Object.values(TYPE_KEYWORDS).flat(),
-  "type", "enum", "const", "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$dynamicRef", "$recursiveRef",
-  "minContains", "maxContains",
-]);
-/** Keywords left to validation wherever they appear (GBNF has no way to say them). */
-const UNEXPRESSED = ["not", "if", "then", "else", "uniqueItems", "contains", "minContains", "maxContains", "propertyNames", "dependentSchemas", "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef"];
-
-/**
- * Formats the validator checks (ajv-formats). Any other format name is an annotation to it, so it
- * constrains nothing and needs no grammar.
- */
-const VALIDATED_FORMATS = new Set(["date", "time", "date-time", "iso-time", "iso-date-time", "duration", "uri", "uri-reference", "uri-template", "url", "email", "hostname", "ipv4", "ipv6", "regex", "uuid", "json-pointer", "json-pointer-uri-fragment", "relative-json-pointer", "byte", "int32", "int64", "float", "double"]);
 
 class Compiler {
   private readonly rules = new Map<string, string>();
@@ -220,7 +183,7 @@ class Compiler {
       return this.rule(hint, values.map((v) => this.literalValue(v)).join(" | "));
     }
 
-    const types = this.declaredTypes(schema) ?? this.inferredTypes(schema);
+    const types = declaredTypes(schema) ?? inferredTypes(schema);
     if (!types) return this.primitive("value");
     const options: string[] = [];
     for (const type of types.includes("number") ? types.filter((t) => t !== "integer") : types) {
@@ -262,96 +225,14 @@ class Compiler {
     return isObject(schema) || typeof schema === "boolean" ? schema : {};
   }
 
-  /** allOf semantics for the keywords the grammar uses; anything it cannot merge is noted. */
+  /** allOf semantics for the keywords the grammar uses (merge.ts); what it cannot merge is noted. */
   private merge(parts: (Schema | boolean)[], path: string): Schema | boolean {
-    if (parts.some((p) => p === false)) return false;
-    const out: Schema = {};
-    for (const part of parts) {
-      if (part === true) continue;
-      for (const [key, value] of Object.entries(part as Schema)) {
-        if (!(key in out)) {
-          out[key] = value;
-          continue;
-        }
-        const current = out[key];
-        if (JSON.stringify(current) === JSON.stringify(value)) continue;
-        switch (key) {
-          case "properties": {
-            const merged: Schema = { ...(current as Schema) };
-            for (const [name, sub] of Object.entries(value as Schema)) merged[name] = name in merged ? { allOf: [merged[name], sub] } : sub;
-            out.properties = merged;
-            break;
-          }
-          case "required":
-            out.required = [...new Set([...(current as string[]), ...(value as string[])])];
-            break;
-          case "type": {
-            const a = ([] as string[]).concat(current as string[]);
-            const b = ([] as string[]).concat(value as string[]);
-            const both = a.flatMap((t) => b.filter((u) => u === t || (t === "number" && u === "integer")).concat(b.includes("number") && t === "integer" ? ["integer"] : []));
-            out.type = [...new Set(both)];
-            if (!both.length) return false;
-            break;
-          }
-          case "minimum":
-          case "minLength":
-          case "minItems":
-          case "minProperties":
-            out[key] = Math.max(current as number, value as number);
-            break;
-          case "maximum":
-          case "maxLength":
-          case "maxItems":
-          case "maxProperties":
-            out[key] = Math.min(current as number, value as number);
-            break;
-          case "enum":
-            out.enum = (current as unknown[]).filter((v) => (value as unknown[]).some((w) => JSON.stringify(w) === JSON.stringify(v)));
-            break;
-          case "additionalProperties":
-            out.additionalProperties = current === false || value === false ? false : { allOf: [current, value] };
-            break;
-          case "items":
-            out.items = isObject(current) && isObject(value) ? { allOf: [current, value] } : current;
-            if (!(isObject(current) && isObject(value))) this.note("items in allOf", path);
-            break;
-          case "allOf":
-            out.allOf = [...(current as unknown[]), ...(value as unknown[])];
-            break;
-          case "anyOf":
-          case "oneOf": {
-            // (a1 | a2) and (b1 | b2) = (a1 and b1) | (a1 and b2) | …, while that stays small.
-            const left = current as unknown[];
-            const right = value as unknown[];
-            if (left.length * right.length <= MAX_PRODUCT) out[key] = left.flatMap((a) => right.map((b) => ({ allOf: [a, b] })));
-            else this.note(`${key} in allOf`, path);
-            if (key === "oneOf") this.note("oneOf in allOf", path);
-            break;
-          }
-          default:
-            if (!ANNOTATIONS.has(key)) this.note(`${key} in allOf`, path);
-        }
-      }
-    }
-    return out;
-  }
-
-  private declaredTypes(schema: Schema): string[] | null {
-    if (typeof schema.type === "string") return [schema.type];
-    if (Array.isArray(schema.type)) return schema.type.filter((t): t is string => typeof t === "string");
-    return null;
-  }
-
-  private inferredTypes(schema: Schema): string[] | null {
-    const found = Object.entries(TYPE_KEYWORDS)
-      .filter(([, keywords]) => keywords.some((k) => k in schema))
-      .map(([type]) => type);
-    return found.length ? found : null;
+    return mergeAllOf(parts, (keyword) => this.note(keyword, path));
   }
 
   /** What a branch's generated values look like, for telling oneOf branches apart. */
   private shape(schema: Schema | boolean): BranchShape {
-    const types = this.possibleTypes(schema);
+    const types = possibleTypes(schema);
     if (!isObject(schema) || types.some((t) => t !== "object")) return { types };
     const properties = isObject(schema.properties) ? schema.properties : {};
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
@@ -363,15 +244,6 @@ class Compiler {
     }
     const generated = Object.keys(properties).filter((k) => properties[k] !== false);
     return { types, object: { generated: [...new Set([...generated, ...required])], required, values } };
-  }
-
-  private possibleTypes(schema: Schema | boolean): string[] {
-    if (!isObject(schema)) return schema ? ALL_TYPES : [];
-    if ("const" in schema) return [jsonType(schema.const)];
-    if (Array.isArray(schema.enum)) return [...new Set(schema.enum.map(jsonType))];
-    const types = this.declaredTypes(schema);
-    if (!types) return ALL_TYPES;
-    return types.includes("number") ? [...types, "integer"] : types;
   }
 
   private literalValue(value: unknown): string {
@@ -499,7 +371,7 @@ class Compiler {
     const additional = schema.additionalProperties;
     const entries: { key: string; value: string; required: boolean }[] = [];
     for (const [key, sub] of Object.entries(properties)) {
-      const value = this.visit(sub, `${path}/properties/${escapePointer(key)}`, `${hint}-${key}`);
+      const value = this.visit(sub, `${path}/properties/${escapePointerSegment(key)}`, `${hint}-${key}`);
       if (value === null) {
         if (required.has(key)) return null; // required but no value allowed
         continue; // `false`: the property must be absent, so it is never generated
@@ -528,7 +400,7 @@ class Compiler {
         const [pattern, sub] = patterns[0]!;
         if (patterns.length > 1) this.note("patternProperties (several patterns)", path);
         const keyBody = patternToGbnf(pattern);
-        const value = keyBody === null ? null : this.visit(sub, `${path}/patternProperties/${escapePointer(pattern)}`, `${hint}-value`);
+        const value = keyBody === null ? null : this.visit(sub, `${path}/patternProperties/${escapePointerSegment(pattern)}`, `${hint}-value`);
         if (keyBody === null || value === null) {
           if (keyBody === null) this.note("patternProperties", path);
           if (minProperties > 0) this.note("minProperties", path);
@@ -642,7 +514,6 @@ class Compiler {
   }
 }
 
-const escapePointer = (key: string) => key.replace(/~/g, "~0").replace(/\//g, "~1");
 
 /** Compiles a JSON Schema into a GBNF grammar. Throws UnsatisfiableSchemaError when no value fits. */
 export function compileGrammar(schema: Schema | boolean): CompiledGrammar {

@@ -1,5 +1,5 @@
 import "server-only";
-import { SLUG } from "../api/requests";
+import { SLUG } from "../domain/names";
 import { GenserveError, validationError } from "../errors";
 import type { Principal } from "../keys/keys";
 import { readJsonBody } from "./body";

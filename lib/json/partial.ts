@@ -1,3 +1,4 @@
+import { escapePointerSegment } from "./pointer";
 /**
  * An incremental JSON parser: feed it text as it streams in and read the value built so far.
  * One pass over the text, constant work per character, so the total cost is linear in the output
@@ -28,7 +29,6 @@ export interface PartialSnapshot {
   streamingPath: string | null;
 }
 
-const escapePointer = (segment: string | number) => String(segment).replace(/~/g, "~0").replace(/\//g, "~1");
 const SIMPLE_ESCAPES: Record<string, string> = { '"': '"', "\\": "\\", "/": "/", b: "\b", f: "\f", n: "\n", r: "\r", t: "\t" };
 
 export class PartialJsonParser {
@@ -87,7 +87,7 @@ export class PartialJsonParser {
       return { value, streamingPath: `${frame.path}/${target.length - 1}` };
     }
     (target as Record<string, unknown>)[frame.key!] = partial;
-    return { value, streamingPath: `${frame.path}/${escapePointer(frame.key!)}` };
+    return { value, streamingPath: `${frame.path}/${escapePointerSegment(frame.key!)}` };
   }
 
   private fail(message: string): void {
@@ -245,7 +245,7 @@ export class PartialJsonParser {
       return `${frame.path}/${frame.container.length - 1}`;
     }
     frame.container[frame.key!] = value;
-    return `${frame.path}/${escapePointer(frame.key!)}`;
+    return `${frame.path}/${escapePointerSegment(frame.key!)}`;
   }
 
   private afterValue(): void {

@@ -4,147 +4,10 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
-import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, NewRun, RunFilter, RunOutcome, RunRecord, Store } from "./types";
+import { toCatalog, toEvent, toKey, toRun, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./sqlite-rows";
+import type { CatalogKind, NewRun, RunFilter, Store } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
-
-interface KeyRow {
-  id: string;
-  name: string;
-  hash: string;
-  prefix: string;
-  admin: number;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-  webhook_secret: string | null;
-  previous_webhook_secret: string | null;
-  previous_secret_until: string | null;
-}
-
-interface CatalogRow {
-  kind: CatalogKind;
-  slug: string;
-  version: number;
-  body: string | null;
-  key_id: string | null;
-  created_at: string;
-}
-
-const toCatalog = (row: CatalogRow): CatalogVersion => ({
-  kind: row.kind,
-  slug: row.slug,
-  version: row.version,
-  body: row.body === null ? null : (JSON.parse(row.body) as Record<string, unknown>),
-  keyId: row.key_id,
-  createdAt: row.created_at,
-});
-
-interface EventRow {
-  id: string;
-  run_id: string;
-  key_id: string;
-  url: string;
-  headers: string;
-  payload: string;
-  status: EventRecord["status"];
-  attempts: number;
-  next_attempt_at: string | null;
-  created_at: string;
-}
-
-const toEvent = (row: EventRow): EventRecord => ({
-  id: row.id,
-  runId: row.run_id,
-  keyId: row.key_id,
-  url: row.url,
-  headers: JSON.parse(row.headers) as Record<string, string>,
-  payload: row.payload,
-  status: row.status,
-  attempts: row.attempts,
-  nextAttemptAt: row.next_attempt_at,
-  createdAt: row.created_at,
-});
-
-interface RunRow {
-  id: string;
-  operation: RunRecord["operation"];
-  workflow_slug: string;
-  key_id: string;
-  status: RunRecord["status"];
-  input: string;
-  schema_json: string | null;
-  context_slugs: string;
-  context_chunks: string | null;
-  workflow_version: string | null;
-  context_versions: string | null;
-  prompt_hash: string | null;
-  schema_hash: string | null;
-  attachments: string;
-  callback: string | null;
-  output_json: string | null;
-  error_json: string | null;
-  model_name: string | null;
-  model_tag: string | null;
-  input_tokens: number;
-  output_tokens: number;
-  cost: string;
-  duration_ms: number | null;
-  attempts: number;
-  created_at: string;
-  updated_at: string;
-  finished_at: string | null;
-  decoding: string | null;
-  prompt_tokens: number | null;
-  output_token_limit: number | null;
-}
-
-const toKey = (row: KeyRow): ApiKeyRecord => ({
-  id: row.id,
-  name: row.name,
-  hash: row.hash,
-  prefix: row.prefix,
-  admin: row.admin === 1,
-  createdAt: row.created_at,
-  lastUsedAt: row.last_used_at,
-  revokedAt: row.revoked_at,
-  webhookSecret: row.webhook_secret ?? "",
-});
-
-const parseJson = <T>(text: string | null, fallback: T): T => (text === null ? fallback : (JSON.parse(text) as T));
-
-const toRun = (row: RunRow): RunRecord => ({
-  id: row.id,
-  operation: row.operation,
-  workflowSlug: row.workflow_slug,
-  keyId: row.key_id,
-  status: row.status,
-  input: row.input,
-  schema: parseJson(row.schema_json, null),
-  contextSlugs: parseJson(row.context_slugs, []),
-  contextChunks: parseJson(row.context_chunks, []),
-  workflowVersion: row.workflow_version,
-  contextVersions: parseJson(row.context_versions, {}),
-  promptHash: row.prompt_hash,
-  schemaHash: row.schema_hash,
-  attachments: parseJson(row.attachments, []),
-  callback: parseJson(row.callback, null),
-  output: parseJson(row.output_json, null),
-  error: parseJson(row.error_json, null),
-  modelName: row.model_name,
-  modelTag: row.model_tag,
-  decoding: row.decoding as RunRecord["decoding"],
-  promptTokens: row.prompt_tokens,
-  outputTokenLimit: row.output_token_limit,
-  inputTokens: row.input_tokens,
-  outputTokens: row.output_tokens,
-  cost: row.cost,
-  durationMs: row.duration_ms,
-  attempts: row.attempts,
-  createdAt: row.created_at,
-  updatedAt: row.updated_at,
-  finishedAt: row.finished_at,
-});
 
 /**
  * Opens (creating if needed) the SQLite database in `dataDir` and applies pending migrations.
@@ -158,7 +21,7 @@ export function openSqliteStore(dataDir: string): Store {
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   migrate(db);
-  // Keys created before callback signing existed get their secret now.
+  // Keys created before callback signing existed get their secret when the store opens.
   for (const row of db.prepare<[], { id: string }>("SELECT id FROM api_keys WHERE webhook_secret IS NULL").all()) {
     db.prepare("UPDATE api_keys SET webhook_secret = ? WHERE id = ?").run(newWebhookSecret(), row.id);
   }

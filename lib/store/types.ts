@@ -1,5 +1,5 @@
 /**
- * The storage interface. Every backend (SQLite now, PostgreSQL later) implements it with portable
+ * The storage interface. Every backend implements it with portable
  * SQL; nothing outside `lib/store/` knows which one is in use.
  */
 
