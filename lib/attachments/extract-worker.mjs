@@ -148,3 +148,6 @@ parentPort.on("message", async (message) => {
   }
   parentPort.postMessage({ id: message.id, ...result });
 });
+
+// Loaded: the pool starts job clocks from here, not from the worker's start.
+parentPort.postMessage({ id: 0, ready: true });

@@ -28,7 +28,7 @@ export class Catalog {
     const fromConfig = this.config.workflows[slug];
     if (fromConfig) return { ...fromConfig, version: "config", source: "config" };
     const stored = await this.store.catalog.get("workflow", slug);
-    return stored?.body ? { ...(stored.body as unknown as WorkflowConfig), slug, version: String(stored.version), source: "api" } : null;
+    return stored?.body ? { ...storedWorkflow(stored.body), slug, version: String(stored.version), source: "api" } : null;
   }
 
   async context(slug: string): Promise<CatalogContext | null> {
@@ -44,7 +44,7 @@ export class Catalog {
     const stored = (await this.store.catalog.latest("workflow")).filter((v) => v.body && !this.config.workflows[v.slug]);
     return [
       ...Object.values(this.config.workflows).map((w) => ({ ...w, version: "config", source: "config" as const })),
-      ...stored.map((v) => ({ ...(v.body as unknown as WorkflowConfig), slug: v.slug, version: String(v.version), source: "api" as const })),
+      ...stored.map((v) => ({ ...storedWorkflow(v.body!), slug: v.slug, version: String(v.version), source: "api" as const })),
     ];
   }
 
@@ -99,4 +99,9 @@ export class Catalog {
       throw new GenserveError("conflict", { detail: `The ${kind} "${slug}" comes from the configuration file, which stays the source of truth: change it there.` });
     }
   }
+}
+
+/** A stored workflow body, read through the schema that validated it when it was written. */
+function storedWorkflow(body: Record<string, unknown>): Omit<WorkflowConfig, "slug"> {
+  return workflowSchema.parse(body);
 }

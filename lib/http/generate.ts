@@ -1,8 +1,8 @@
 import "server-only";
-import type { z } from "zod";
 import { GenserveError, isGenserveError, validationError } from "../errors";
 import { canonicalJson, sha256 } from "../schema/canonical";
 import type { Store } from "../store/types";
+import { generateObjectRequest, generateTextRequest } from "../api/requests";
 import { generateObjectResponse, generateTextResponse, queuedRunResponse } from "../api/responses";
 import { problemResponse, reply } from "./problem";
 import type { RouteContext } from "./route";
@@ -14,11 +14,7 @@ const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
  * run — synchronous, or queued with `Prefer: respond-async` (202) — under an optional
  * `Idempotency-Key` (a repeat within 24 h replays the first response instead of running again).
  */
-export async function generate<T extends z.ZodType>(
-  ctx: RouteContext<Record<string, never>>,
-  operation: "generate.object" | "generate.text",
-  shape: T,
-): Promise<Response> {
+export async function generate(ctx: RouteContext<Record<string, never>>, operation: "generate.object" | "generate.text"): Promise<Response> {
   const { request, runtime } = ctx;
   const caller = await ctx.runCaller();
   const key = request.headers.get("idempotency-key");
@@ -26,27 +22,27 @@ export async function generate<T extends z.ZodType>(
     throw validationError([{ path: "Idempotency-Key", message: "must be 1-255 characters" }]);
   }
   const respondAsync = /(^|[\s,;])respond-async([\s,;]|$)/i.test(request.headers.get("prefer") ?? "");
-  const body = (await ctx.body(shape)) as Parameters<typeof runtime.runs.startAsync>[2];
+  const body = operation === "generate.object" ? { operation, request: await ctx.body(generateObjectRequest) } : { operation, request: await ctx.body(generateTextRequest) };
 
   const run = async (): Promise<Response> => {
     if (respondAsync) {
-      const { runId } = await runtime.runs.startAsync(caller, operation, body);
+      const { runId } = await runtime.runs.startAsync(caller, operation, body.request);
       return reply(
         queuedRunResponse,
         { runId, status: "queued" },
         { status: 202, headers: { "X-Run-ID": runId, Location: `/api/v1/runs/${runId}`, "Preference-Applied": "respond-async" } },
       );
     }
-    if (operation === "generate.object") {
-      const result = await runtime.runs.generateObject(caller, body as typeof body & { schema: Record<string, unknown> });
+    if (body.operation === "generate.object") {
+      const result = await runtime.runs.generateObject(caller, body.request);
       return reply(generateObjectResponse, { object: result.object, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
     }
-    const result = await runtime.runs.generateText(caller, body);
+    const result = await runtime.runs.generateText(caller, body.request);
     return reply(generateTextResponse, { text: result.text, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
   };
 
   if (key === null) return run();
-  return idempotent(runtime.store, caller.keyId, key, sha256(canonicalJson({ operation, body, respondAsync })), run, runtime.logger);
+  return idempotent(runtime.store, caller.keyId, key, sha256(canonicalJson({ operation, body: body.request, respondAsync })), run, runtime.logger);
 }
 
 async function idempotent(

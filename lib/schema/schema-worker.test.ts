@@ -33,13 +33,14 @@ describe("SchemaWorkerPool", () => {
   });
 
   it("serves other callers on another worker while one validation hangs", async () => {
-    const p = pool(2, 2_000);
-    const hanging = p.validate("h", "2020-12", HOSTILE, hostileValue, { owner: "mallory" }).catch((e: unknown) => e);
+    const p = pool(2, 60_000);
+    let settled = false;
+    const hanging = p.validate("h", "2020-12", HOSTILE, hostileValue, { owner: "mallory" }).catch((e: unknown) => e).finally(() => (settled = true));
     await new Promise((r) => setTimeout(r, 50));
-    const started = Date.now();
     for (let i = 0; i < 5; i++) expect(await p.validate("s", "2020-12", SIMPLE, { n: i }, { owner: "alice" })).toEqual({ valid: true });
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect(isGenserveError(await hanging) && ((await hanging) as { code: string }).code).toBe("schema_timeout");
+    expect(settled).toBe(false); // still backtracking in the other worker
+    await p.close();
+    expect(isGenserveError(await hanging) && ((await hanging) as { code: string }).code).toBe("service_unavailable");
   });
 
   it("takes waiting jobs in turn per owner, so one owner's backlog does not starve another", async () => {

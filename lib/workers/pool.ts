@@ -45,13 +45,15 @@ interface Running<S> {
   job: PoolJob<S>;
   id: number;
   startedAt: number;
-  timer: NodeJS.Timeout;
+  timer: NodeJS.Timeout | null;
   resolve(value: Record<string, unknown>): void;
   reject(error: unknown): void;
 }
 
 interface Slot<S> {
   worker: Worker | null;
+  /** The worker has loaded its modules (it says so with a message of id 0): job clocks run from then. */
+  ready: boolean;
   state: S;
   running: Running<S> | null;
 }
@@ -62,7 +64,8 @@ let nextId = 1;
 
 /**
  * A pool of worker threads for work that must not block the event loop or run without bounds:
- * every job has a hard time limit, past which its worker is terminated (V8 stops even a regex in
+ * every job has a hard time limit (counted from when its worker is ready: a worker file posts a
+ * message of id 0 once its modules are loaded), past which its worker is terminated (V8 stops even a regex in
  * the middle of backtracking) and replaced; a worker that dies (out of memory under
  * `resourceLimits`) is replaced too. Waiting jobs are taken in turn per owner, so one caller's
  * backlog cannot starve the others. Workers start on first use and never keep the process alive.
@@ -81,7 +84,7 @@ export class WorkerPool<S> {
     private readonly options: WorkerPoolOptions,
     private readonly newState: () => S,
   ) {
-    this.slots = Array.from({ length: Math.max(1, options.size) }, () => ({ worker: null, state: newState(), running: null }));
+    this.slots = Array.from({ length: Math.max(1, options.size) }, () => ({ worker: null, ready: false, state: newState(), running: null }));
   }
 
   run(job: PoolJob<S>): Promise<Record<string, unknown>> {
@@ -107,7 +110,7 @@ export class WorkerPool<S> {
       busy: this.slots.filter((s) => s.running).length,
       queued,
       replaced: this.replacedCount,
-      stuck: this.slots.filter((s) => s.running && now - s.running.startedAt > s.running.job.timeoutMs + 5_000).length,
+      stuck: this.slots.filter((s) => s.running?.timer && now - s.running.startedAt > s.running.job.timeoutMs + 5_000).length,
     };
   }
 
@@ -168,11 +171,17 @@ export class WorkerPool<S> {
     const { job } = waiting;
     this.lastServed.set(job.owner ?? "", this.served++);
     const worker = this.ensure(slot);
-    const timer = setTimeout(() => this.timeOut(slot, job), job.timeoutMs);
-    timer.unref();
-    const running: Running<S> = { ...waiting, id: nextId++, startedAt: Date.now(), timer };
+    const running: Running<S> = { ...waiting, id: nextId++, startedAt: Date.now(), timer: null };
     slot.running = running;
     worker.postMessage({ id: running.id, ...job.message(slot.state) });
+    // A worker that is still starting (loading its modules) does not spend the job's time.
+    if (slot.ready) this.startClock(slot, running);
+  }
+
+  private startClock(slot: Slot<S>, running: Running<S>): void {
+    running.startedAt = Date.now();
+    running.timer = setTimeout(() => this.timeOut(slot, running.job), running.job.timeoutMs);
+    running.timer.unref();
   }
 
   private timeOut(slot: Slot<S>, job: PoolJob<S>): void {
@@ -194,7 +203,7 @@ export class WorkerPool<S> {
   /** Clears the slot's running job and returns it. */
   private settle(slot: Slot<S>): Running<S> | null {
     const running = slot.running;
-    if (running) clearTimeout(running.timer);
+    if (running?.timer) clearTimeout(running.timer);
     slot.running = null;
     return running;
   }
@@ -203,9 +212,17 @@ export class WorkerPool<S> {
     if (slot.worker) return slot.worker;
     const worker = new Worker(this.file, { resourceLimits: this.options.resourceLimits });
     worker.unref();
+    slot.ready = false;
     if (this.options.configure) worker.postMessage({ id: 0, ...this.options.configure });
     worker.on("message", (reply: { id: number; failure?: string } & Record<string, unknown>) => {
-      if (slot.worker !== worker || slot.running?.id !== reply.id) return;
+      if (slot.worker !== worker) return;
+      if (reply.id === 0) {
+        // The worker is up: a job waiting for it starts its clock now.
+        slot.ready = true;
+        if (slot.running && !slot.running.timer) this.startClock(slot, slot.running);
+        return;
+      }
+      if (slot.running?.id !== reply.id) return;
       const running = this.settle(slot)!;
       const { id: _id, failure, ...result } = reply;
       if (failure !== undefined) running.reject(new GenserveError("internal", { detail: "A worker job failed unexpectedly." }));

@@ -79,6 +79,8 @@ export class RecordingModel implements ModelClient {
 }
 
 function wait(ms: number | undefined, signal: AbortSignal): Promise<void> {
+  // A signal aborted before the call began fails it at once, as a real provider call does.
+  if (signal.aborted) return Promise.reject(signal.reason);
   if (!ms) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const timer = setTimeout(resolve, ms);

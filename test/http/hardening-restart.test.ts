@@ -65,7 +65,7 @@ describe("the outbox after a restart", () => {
       for (let i = 0; i < 5; i++) {
         const started = Date.now();
         expect((await get(second, "/healthz", null)).status).toBe(200);
-        expect(Date.now() - started).toBeLessThan(1_000);
+        expect(Date.now() - started).toBeLessThan(5_000);
         await new Promise((r) => setTimeout(r, 200));
       }
       const after = await run();

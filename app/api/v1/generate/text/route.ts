@@ -1,10 +1,9 @@
-import { generateTextRequest } from "@/lib/api/requests";
 import { generate } from "@/lib/http/generate";
 import { otherMethods, route } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = route((ctx) => generate(ctx, "generate.text", generateTextRequest));
+export const POST = route((ctx) => generate(ctx, "generate.text"));
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
