@@ -43,7 +43,7 @@ const port = await new Promise<number>((resolve) =>
 
 const store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-bench-")));
 const { record: key } = await createKey(store, { name: "bench", admin: false });
-const worker = new DeliveryWorker(store, pino({ level: "silent" }), { allowPrivate: true, scheduleMs: [5_000], timeoutMs: 10_000, concurrency: 16, pollMs: 1_000, publicUrl: "http://127.0.0.1:1" });
+const worker = new DeliveryWorker(store, pino({ level: "silent" }), { allowPrivate: true, scheduleMs: [5_000], timeoutMs: 10_000, concurrency: 16, pollMs: 1_000, publicUrl: "http://127.0.0.1:1", owner: "bench" });
 worker.start();
 
 const metadata = { runId: "", cost: "0", model: { name: "m", tag: "t" }, durationInMs: 1, inputTokens: 1, outputTokens: 1 };

@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig } from "../config/load";
 import type { Config } from "../config/types";
-import { openSqliteStore } from "../store/sqlite";
+import { openStore as openStoreAt, type StoreLocation } from "../store/open";
 import type { Store } from "../store/types";
 
 /** The package root: where package.json, app/ and the .next build live. */
@@ -15,6 +15,8 @@ export const VERSION = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, "package
 export interface StorageOptions {
   config?: string;
   data?: string;
+  /** `--database-url postgres://…`: PostgreSQL instead of the SQLite file in the data directory. */
+  databaseUrl?: string;
   /** `--model FILE.gguf | hf:…`: the local model for the `local` alias and the `default` workflow. */
   model?: string;
 }
@@ -36,8 +38,22 @@ export function loadConfigOrExit(options: StorageOptions, env: NodeJS.ProcessEnv
   }
 }
 
-export function openStore(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string): Store {
-  return openSqliteStore(resolveDataDir(options, env, cwd));
+/** Where the store is: --database-url, else DATABASE_URL, else database.url, else SQLite in the data directory. */
+export function storeLocation(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string, config: Config): StoreLocation {
+  const databaseUrl = options.databaseUrl ?? (env.DATABASE_URL || undefined) ?? config.database.url;
+  return { databaseUrl, dataDir: resolveDataDir(options, env, cwd), pool: config.database.pool };
+}
+
+/** The configured store, migrated; exits with the reason when it cannot be reached. */
+export async function openStore(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string): Promise<Store> {
+  const store = openStoreAt(storeLocation(options, env, cwd, loadConfigOrExit(options, env, cwd)));
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    fail(`cannot open the database: ${(error as Error).message}`);
+  }
+  return store;
 }
 
 export function fail(message: string, code = 1): never {

@@ -6,7 +6,7 @@ import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common
 
 export async function keysCreate(options: StorageOptions & { name: string; admin?: boolean; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
   loadConfigOrExit(options, env, cwd);
-  const store = openStore(options, env, cwd);
+  const store = await openStore(options, env, cwd);
   try {
     const { record, key } = await createKey(store, { name: options.name, admin: options.admin ?? false });
     if (options.json) {
@@ -27,7 +27,7 @@ export async function keysCreate(options: StorageOptions & { name: string; admin
 
 export async function keysList(options: StorageOptions & { json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
   loadConfigOrExit(options, env, cwd);
-  const store = openStore(options, env, cwd);
+  const store = await openStore(options, env, cwd);
   try {
     const keys = (await store.keys.list()).map(({ hash: _hash, webhookSecret: _secret, ...rest }) => rest);
     if (options.json) {
@@ -43,7 +43,7 @@ export async function keysList(options: StorageOptions & { json?: boolean }, env
 
 export async function keysRevoke(id: string, options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string) {
   loadConfigOrExit(options, env, cwd);
-  const store = openStore(options, env, cwd);
+  const store = await openStore(options, env, cwd);
   try {
     if (!(await store.keys.revoke(id, new Date().toISOString()))) fail(`no active key with id ${id}`);
     process.stdout.write(`Revoked ${id}.\n`);
@@ -54,7 +54,7 @@ export async function keysRevoke(id: string, options: StorageOptions, env: NodeJ
 
 export async function keysRotateSecret(id: string, options: StorageOptions & { json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
   loadConfigOrExit(options, env, cwd);
-  const store = openStore(options, env, cwd);
+  const store = await openStore(options, env, cwd);
   try {
     const secret = newWebhookSecret();
     const until = new Date(Date.now() + SECRET_OVERLAP_MS).toISOString();

@@ -1,7 +1,7 @@
 import "server-only";
 import { Command, Option } from "commander";
 import { buildApp, ensureBuild } from "./build";
-import { loadConfigOrExit, PACKAGE_ROOT, VERSION } from "./common";
+import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret } from "./keys";
 import { runsList, runsShow } from "./runs";
 import { serve } from "./serve";
@@ -12,7 +12,8 @@ const cwd = process.cwd();
 const withStorage = (command: Command) =>
   command
     .addOption(new Option("-c, --config <file>", "configuration file (default: ./genserve.yaml if present)"))
-    .addOption(new Option("-d, --data <dir>", "data directory (default: $GENSERVE_DATA_DIR or ./data)"));
+    .addOption(new Option("-d, --data <dir>", "data directory (default: $GENSERVE_DATA_DIR or ./data)"))
+    .addOption(new Option("--database-url <url>", "PostgreSQL (postgres://…) instead of SQLite in the data directory (default: $DATABASE_URL or database.url)"));
 
 const program = new Command("genserve")
   .description("Self-hosted generation service: structured objects, streams and text from named workflows.")
@@ -51,6 +52,13 @@ withStorage(runs.command("list").description("list runs, newest first"))
   .action((options) => runsList(options, env, cwd));
 withStorage(runs.command("show").description("show one run as JSON").argument("<id>", "run id (run_...)"))
   .action((id: string, options) => runsShow(id, options, env, cwd));
+
+withStorage(program.command("migrate").description("apply pending database migrations and exit (serve also does at start)"))
+  .action(async (options) => {
+    const store = await openStore(options, env, cwd);
+    await store.close();
+    process.stdout.write("migrations applied\n");
+  });
 
 const configCommand = program.command("config").description("configuration");
 withStorage(configCommand.command("check").description("validate the configuration file and exit"))

@@ -13,7 +13,7 @@ export async function runsList(
   if (options.status && !["running", "succeeded", "failed"].includes(options.status)) fail("--status must be running, succeeded or failed", 2);
   const limit = Number(options.limit ?? "20");
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail("--limit must be 1-1000", 2);
-  const store = openStore(options, env, cwd);
+  const store = await openStore(options, env, cwd);
   try {
     const runs = await store.runs.list({ status: options.status as RunStatus | undefined, workflowSlug: options.workflow, limit });
     if (options.json) {
@@ -31,7 +31,7 @@ export async function runsList(
 
 export async function runsShow(id: string, options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string) {
   loadConfigOrExit(options, env, cwd);
-  const store = openStore(options, env, cwd);
+  const store = await openStore(options, env, cwd);
   try {
     const run = await store.runs.get(id);
     if (!run) fail(`no run ${id}`);

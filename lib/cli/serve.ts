@@ -6,12 +6,12 @@ import { GenserveError, toProblem } from "../errors";
 import { createKey } from "../keys/keys";
 import { setBootOptions } from "../server/boot";
 import { createLogger } from "../server/logger";
-import { openSqliteStore } from "../store/sqlite";
+import { describeStore } from "../store/open";
 import type { Config } from "../config/types";
 import { ensureModelFile, formatProgress, type ModelFile } from "../models/model-source";
 import type { Logger } from "pino";
 import { ensureBuild } from "./build";
-import { loadConfigOrExit, PACKAGE_ROOT, resolveDataDir, VERSION, type StorageOptions } from "./common";
+import { loadConfigOrExit, openStore, PACKAGE_ROOT, resolveDataDir, storeLocation, VERSION, type StorageOptions } from "./common";
 
 export interface ServeOptions extends StorageOptions {
   port?: string;
@@ -41,9 +41,12 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   const port = parsePort(options.port ?? env.PORT ?? "8080");
   const host = options.host ?? env.HOST ?? "127.0.0.1";
 
-  // Migrations run when the store opens; runs a previous process left running are recovered by the
-  // runtime (lib/server/runtime.ts) before the first request, through the run pipeline's own failure path.
-  const store = openSqliteStore(dataDir);
+  // Migrations run here, once (under a lock on PostgreSQL, so replicas starting together migrate
+  // once); runs a previous process left running are recovered by the runtime (lib/server/runtime.ts)
+  // before the first request, through the run pipeline's own failure path.
+  const location = storeLocation(options, env, cwd, config);
+  log.info({ storage: describeStore(location) }, "opening storage");
+  const store = await openStore(options, env, cwd);
   // Only a data dir that never had a key gets one: revoking every key does not mint a new admin.
   const firstKey = (await store.keys.count()) === 0 ? await createKey(store, { name: "admin", admin: true }) : null;
   await store.close();
@@ -77,7 +80,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   const shownHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
   const url = `http://${shownHost}:${address.port}`;
   const publicUrl = (config.server.publicUrl ?? url).replace(/\/+$/, "");
-  setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION, localModels, publicUrl });
+  setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION, localModels, publicUrl, databaseUrl: location.databaseUrl });
   const app = next({ dev: options.dev ?? false, dir: PACKAGE_ROOT, hostname: host, port: address.port, customServer: true });
   await app.prepare();
   handle = app.getRequestHandler();

@@ -120,6 +120,12 @@ export const limitsSchema = z
     callbackConcurrency: z.number().int().positive().default(16),
     /** How often the delivery worker looks for due events (it is also woken by each finished run). */
     callbackPollMs: z.number().int().positive().default(1_000),
+    /**
+     * How long a run stays assigned to the process executing it without a heartbeat (renewed a few
+     * times per period while it runs). A run whose lease runs out — its process died — is finished
+     * as interrupted (or queued again, if asynchronous) by any process sharing the storage.
+     */
+    runLeaseMs: z.number().int().min(1_000).default(30_000),
     /** Asynchronous runs (Prefer: respond-async) executed at once; more wait queued. */
     asyncConcurrency: z.number().int().positive().default(4),
     /**
@@ -160,6 +166,24 @@ export const serverSchema = z
   .strict()
   .refine((s) => s.headersTimeoutMs <= s.requestTimeoutMs, { path: ["headersTimeoutMs"], message: "must not be longer than requestTimeoutMs" });
 
+export const databaseSchema = z
+  .object({
+    /** postgres://… selects PostgreSQL (DATABASE_URL overrides it); absent, the embedded SQLite file in the data directory. */
+    url: z
+      .string()
+      .regex(/^postgres(ql)?:\/\//, "must be a postgres:// or postgresql:// URL")
+      .optional(),
+    pool: z
+      .object({
+        max: z.number().int().min(1).max(500).default(10),
+        idleTimeoutMs: z.number().int().min(0).default(30_000),
+        connectionTimeoutMs: z.number().int().min(100).default(5_000),
+      })
+      .strict()
+      .default({ max: 10, idleTimeoutMs: 30_000, connectionTimeoutMs: 5_000 }),
+  })
+  .strict();
+
 const slugKeyed = <T extends z.ZodType>(value: T) =>
   z.record(z.string().regex(SLUG, slugMessage), value).default({});
 
@@ -170,6 +194,7 @@ export const fileConfigSchema = z
     contexts: slugKeyed(contextSchema),
     network: z.object({ allowPrivate: z.boolean().default(false) }).strict().default({ allowPrivate: false }),
     server: serverSchema.default(serverSchema.parse({})),
+    database: databaseSchema.default(databaseSchema.parse({})),
     limits: limitsSchema.default(limitsSchema.parse({})),
   })
   .strict();
@@ -179,3 +204,4 @@ export type FileConfig = z.infer<typeof fileConfigSchema>;
 export const DEFAULT_LIMITS = limitsSchema.parse({});
 export type Limits = z.infer<typeof limitsSchema>;
 export type ServerSettings = z.infer<typeof serverSchema>;
+export type DatabaseSettings = z.infer<typeof databaseSchema>;

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Limits, ProviderName, ServerSettings } from "./schema";
+import type { DatabaseSettings, Limits, ProviderName, ServerSettings } from "./schema";
 
 export interface ModelConfig {
   alias: string;
@@ -48,5 +48,6 @@ export interface Config {
   contexts: Readonly<Record<string, ContextConfig>>;
   network: { allowPrivate: boolean };
   server: ServerSettings;
+  database: DatabaseSettings;
   limits: Limits;
 }

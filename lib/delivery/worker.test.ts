@@ -30,7 +30,7 @@ afterEach(async () => {
   await store.close();
 });
 
-const options = (extra: Partial<DeliveryOptions> = {}): DeliveryOptions => ({ allowPrivate: true, scheduleMs: [50, 50], timeoutMs: 1_000, concurrency: 4, pollMs: 20, publicUrl: "http://127.0.0.1:1", ...extra });
+const options = (extra: Partial<DeliveryOptions> = {}): DeliveryOptions => ({ allowPrivate: true, scheduleMs: [50, 50], timeoutMs: 1_000, concurrency: 4, pollMs: 20, publicUrl: "http://127.0.0.1:1", owner: "test", ...extra });
 
 /** A finished run whose event waits in the outbox. */
 async function queueEvent(id: string, url: string, headers: Record<string, string> = {}) {

@@ -15,15 +15,21 @@ export interface DeliveryOptions {
   pollMs: number;
   /** The service's public base URL: callbacks to its own built-in inboxes there may use loopback. */
   publicUrl: string;
+  /** This process, as the holder of the events it is delivering (several processes may share the outbox). */
+  owner: string;
 }
 
-/** How long an event whose attempt could not be recorded is left alone. */
-const COOL_DOWN_MS = 30_000;
+/**
+ * An event is claimed for this long: enough for its attempt (the time-out) and recording it. An
+ * attempt that cannot even be recorded (storage trouble) leaves the event alone until then.
+ */
+const LEASE_MARGIN_MS = 30_000;
 
 /**
  * Sends queued callback events (the outbox) with Standard Webhooks signatures. At least once: an
  * event leaves the outbox only when a receiver answered 2xx (or 410 Gone, or the schedule ran out:
- * `dead`). Everything due is picked up again after a restart.
+ * `dead`). Everything due is picked up again after a restart. Processes sharing the outbox claim
+ * events under a lease, so each attempt is made by one of them.
  */
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | null = null;
@@ -32,8 +38,6 @@ export class DeliveryWorker {
   private again = false;
   private stopped = false;
   private pass: Promise<void> = Promise.resolve();
-  /** Events whose last attempt could not be recorded, and when they may be tried again. */
-  private readonly coolingDown = new Map<string, number>();
 
   constructor(
     private readonly store: Store,
@@ -42,8 +46,15 @@ export class DeliveryWorker {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  start(): void {
+  /** Starts delivering; with storage this process owns alone (`exclusive`), events a dead process held are freed first. */
+  start(options: { exclusive?: boolean } = {}): void {
     if (this.timer) return;
+    if (options.exclusive) {
+      void this.store.events
+        .releaseLeases()
+        .catch((error: unknown) => this.log.error({ err: { message: (error as Error).message } }, "could not free held events"))
+        .finally(() => this.kick());
+    }
     this.timer = setInterval(() => this.kick(), this.options.pollMs);
     this.timer.unref();
     this.kick();
@@ -89,16 +100,13 @@ export class DeliveryWorker {
     const free = this.options.concurrency - this.inflight.size;
     if (free <= 0) return;
     const now = this.now();
-    for (const [id, until] of this.coolingDown) if (until <= now.getTime()) this.coolingDown.delete(id);
-    const due = (await this.store.events.due(now.toISOString(), free + this.inflight.size + this.coolingDown.size))
-      .filter((e) => !this.inflight.has(e.id) && !this.coolingDown.has(e.id))
-      .slice(0, free);
+    const lease = { owner: this.options.owner, until: new Date(now.getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString() };
+    const due = await this.store.events.claimDue(now.toISOString(), free, lease);
     for (const event of due) {
       const work = this.deliver(event)
         .catch((error: unknown) => {
-          // Even the failure could not be recorded (storage trouble): leave the event alone for a
-          // while instead of trying it again at once without a trace.
-          this.coolingDown.set(event.id, this.now().getTime() + Math.max(this.options.pollMs, COOL_DOWN_MS));
+          // Even the failure could not be recorded (storage trouble): the event stays claimed until
+          // its lease runs out, instead of being tried again at once without a trace.
           this.log.error({ runId: event.runId, eventId: event.id, err: { message: (error as Error).message } }, "could not record a callback attempt");
         })
         .finally(() => {

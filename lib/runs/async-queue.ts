@@ -1,6 +1,6 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { RunRecord, Store } from "../store/types";
+import type { Lease, RunRecord, Store } from "../store/types";
 
 export interface AsyncQueueDeps {
   store: Store;
@@ -8,6 +8,8 @@ export interface AsyncQueueDeps {
   /** Queued runs executed at once (`limits.asyncConcurrency`). */
   concurrency: number;
   now: () => Date;
+  /** The lease a claimed run is taken under (the service renews it while the run executes). */
+  lease(): Lease;
   /** Executes one claimed run to its end (the service plans, runs and records it). */
   execute(run: RunRecord & { request: unknown }): Promise<void>;
 }
@@ -44,7 +46,7 @@ export class AsyncQueue {
 
   private async work(): Promise<void> {
     while (!this.closed) {
-      const run = await this.deps.store.runs.claimQueued(this.deps.now().toISOString());
+      const run = await this.deps.store.runs.claimQueued(this.deps.now().toISOString(), this.deps.lease());
       if (!run) return;
       await this.deps.execute(run);
     }

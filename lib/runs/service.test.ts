@@ -135,7 +135,8 @@ describe("RunService in-process", () => {
 
     // A run stored as running by a process that is gone.
     await store.runs.insert({ id: "run_01J0000000000000000000000Z", operation: "generate.text", workflowSlug: "extract", keyId: principal.keyId, input: "x", schema: null, contextSlugs: [], attachments: [], callback: CALLBACK, modelTag: "mock", createdAt: new Date().toISOString() });
-    expect(await runs.recoverInterrupted()).toEqual({ failed: 1, requeued: 0 });
+    // Not this process's run: it has no lease, so it is stranded.
+    expect(await runs.reconcile()).toEqual({ failed: 1, requeued: 0 });
     expect(await store.runs.get("run_01J0000000000000000000000Z")).toMatchObject({ status: "failed", error: { code: "interrupted" } });
     const due = await store.events.due(new Date(Date.now() + 1_000).toISOString(), 10);
     expect(due.map((e) => JSON.parse(e.payload).type)).toContain("run.failed");

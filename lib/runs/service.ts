@@ -14,6 +14,8 @@ import type { Execution, Plan, RunRequest } from "./types";
 export interface RunServiceDeps extends PlannerDeps {
   logger: Logger;
   hub: StreamHub;
+  /** This process, as the owner of the runs it executes (leases). */
+  replicaId: string;
   /** Told when a run queued a callback event, so delivery starts at once. */
   onEventQueued?: () => void;
   now?: () => Date;
@@ -38,7 +40,9 @@ export class RunService {
   private readonly attempts: Attempts;
   private readonly outcomes: Outcomes;
   private readonly queue: AsyncQueue;
-  private readonly inflight = new Set<Promise<unknown>>();
+  /** Runs executing in this process, by id: their leases are renewed while they run. */
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  private heartbeat: NodeJS.Timeout | null = null;
   /** Streamed runs that a client may cancel by going away (`cancelOnDisconnect`). */
   private readonly cancellable = new Map<string, AbortController>();
   private readonly shutdown = new AbortController();
@@ -55,8 +59,24 @@ export class RunService {
       logger: deps.logger,
       concurrency: deps.config.limits.asyncConcurrency,
       now: this.now,
+      lease: () => this.lease(),
       execute: (run) => this.executeQueued(run),
     });
+  }
+
+  /**
+   * Starts the background work of runs: a heartbeat renewing the leases of runs executing here, and
+   * reconciling runs whose process died (their lease ran out). With storage this process owns
+   * alone (`exclusive`, SQLite), every run left running is stranded at start, lease or not.
+   */
+  async start(options: { exclusive: boolean }): Promise<{ failed: number; requeued: number }> {
+    // The latest time an ISO string can say: as a string, later than every lease.
+    const recovered = await this.reconcile(options.exclusive ? new Date("9999-12-31T23:59:59.999Z") : this.now());
+    const leaseMs = this.deps.config.limits.runLeaseMs;
+    this.heartbeat = setInterval(() => void this.beat(), Math.max(250, Math.floor(leaseMs / 3)));
+    this.heartbeat.unref();
+    this.queue.kick();
+    return recovered;
   }
 
   async generateObject(principal: Principal, request: ObjectRequest): Promise<{ runId: string; object: unknown; metadata: RunMetadata }> {
@@ -135,34 +155,57 @@ export class RunService {
     }
   }
 
-  /** Starts executing asynchronous runs (at start-up: those queued before a restart). */
-  kickQueue(): void {
-    if (!this.closing) this.queue.kick();
+  /**
+   * Runs left running by a process that died (their lease ran out by `now`): an asynchronous run
+   * started fewer than twice is queued again; every other one fails as `interrupted` exactly like a
+   * live failure — recorded with its tallies, its run.failed callback queued in the same transaction.
+   * Each stranded run is claimed by one process, however many reconcile at once.
+   */
+  async reconcile(now = this.now()): Promise<{ failed: number; requeued: number }> {
+    const counts = { failed: 0, requeued: 0 };
+    for (;;) {
+      const stranded = await this.deps.store.runs.claimStranded(now.toISOString(), this.lease(), 50);
+      for (const run of stranded) {
+        if (run.request !== null && run.asyncStarts < 2) {
+          await this.deps.store.runs.requeue(run.id, this.now().toISOString());
+          counts.requeued++;
+        } else {
+          await this.outcomes.fail(this.outcomes.ledgerOfRecord(run), new GenserveError("interrupted", { detail: "The server stopped while the run was in progress." }));
+          counts.failed++;
+        }
+      }
+      if (stranded.length < 50) break;
+    }
+    if (counts.requeued > 0) this.queue.kick();
+    return counts;
   }
 
-  /**
-   * After a crash or kill: asynchronous runs that were running are queued again (once); every other
-   * run left `running` fails as `interrupted` exactly like a live failure — recorded with its
-   * tallies, and with its run.failed callback event queued in the same transaction.
-   */
-  async recoverInterrupted(): Promise<{ failed: number; requeued: number }> {
-    const { store } = this.deps;
-    const requeued = await store.runs.requeueInterrupted(this.now().toISOString());
-    const stranded = await store.runs.running();
-    for (const run of stranded) {
-      await this.outcomes.fail(this.outcomes.ledgerOfRecord(run), new GenserveError("interrupted", { detail: "The server stopped while the run was in progress." }));
+  /** One heartbeat: leases of runs executing here are extended; then stranded runs are reconciled. */
+  private async beat(): Promise<void> {
+    const until = new Date(this.now().getTime() + this.deps.config.limits.runLeaseMs).toISOString();
+    try {
+      if (this.inflight.size > 0) await this.deps.store.runs.renewLeases(this.deps.replicaId, [...this.inflight.keys()], until);
+      const recovered = await this.reconcile();
+      if (recovered.failed + recovered.requeued > 0) this.deps.logger.warn(recovered, "reconciled runs whose process stopped");
+    } catch (error) {
+      this.deps.logger.warn({ err: { message: (error as Error).message } }, "run heartbeat failed; will retry");
     }
-    return { failed: stranded.length, requeued };
+  }
+
+  /** The lease of a run this process starts executing now. */
+  private lease() {
+    return { owner: this.deps.replicaId, until: new Date(this.now().getTime() + this.deps.config.limits.runLeaseMs).toISOString() };
   }
 
   /** Stops taking runs, waits up to `graceMs` for in-flight ones, then aborts what is left. */
   async drain(graceMs: number): Promise<void> {
     this.closing = true;
     this.queue.close();
+    // The heartbeat keeps renewing the leases of runs still finishing; it stops once they have.
     // Runs in flight, and queue workers between claiming a run and starting it.
     const settled = async () => {
       while (this.inflight.size > 0 || this.queue.busy > 0) {
-        await Promise.race([Promise.allSettled([...this.inflight]), new Promise((r) => setTimeout(r, 50).unref())]);
+        await Promise.race([Promise.allSettled([...this.inflight.values()]), new Promise((r) => setTimeout(r, 50).unref())]);
       }
     };
     await Promise.race([settled(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
@@ -170,6 +213,8 @@ export class RunService {
       this.shutdown.abort(new GenserveError("service_unavailable", { detail: "The server shut down during the run." }));
       await Promise.race([settled(), new Promise((r) => setTimeout(r, 2_000).unref())]);
     }
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = null;
   }
 
   get activeRuns(): number {
@@ -189,7 +234,13 @@ export class RunService {
       await this.deps.store.threads.create({ id: plan.thread.id, keyId: plan.principal.keyId, workflowSlug: plan.workflow.slug, createdAt: at, updatedAt: at });
     }
     // A queued run keeps its request until it finishes, so that it can be executed after a restart.
-    await this.deps.store.runs.insert({ ...plan.record, createdAt: at, status, request: status === "queued" ? request : undefined });
+    await this.deps.store.runs.insert({
+      ...plan.record,
+      createdAt: at,
+      status,
+      request: status === "queued" ? request : undefined,
+      lease: status === "running" ? this.lease() : undefined,
+    });
     const log = this.deps.logger.child({ runId: plan.id });
     log.info({ operation: plan.operation, workflow: plan.workflow.slug, keyId: plan.principal.keyId, model: plan.workflow.model }, status === "queued" ? "run queued" : "run started");
     return this.execution(plan, createdAt.getTime(), log);
@@ -238,8 +289,8 @@ export class RunService {
         throw await this.outcomes.fail(ledgerOf(run), signal.aborted && isGenserveError(reason) ? reason : error);
       }
     })();
-    this.inflight.add(promise);
-    void promise.catch(() => undefined).finally(() => this.inflight.delete(promise));
+    this.inflight.set(run.plan.id, promise);
+    void promise.catch(() => undefined).finally(() => this.inflight.delete(run.plan.id));
     return promise;
   }
 }

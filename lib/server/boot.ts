@@ -16,6 +16,8 @@ export interface BootOptions {
   version: string;
   /** Where callers reach the service: `server.publicUrl`, else the address it listens on. */
   publicUrl: string;
+  /** PostgreSQL (DATABASE_URL, --database-url or database.url); absent: SQLite in the data directory. */
+  databaseUrl?: string;
   /** Local (llama-cpp) models: the file each alias resolved to, or why there is none. */
   localModels?: Record<string, ModelFile>;
 }

@@ -11,7 +11,8 @@ import { RunService } from "../runs/service";
 import { StreamHub } from "../runs/stream-hub";
 import { SCHEMA_WORKER_FILE } from "../schema/schema-worker";
 import { SchemaCompiler } from "../schema/validator";
-import { openSqliteStore } from "../store/sqlite";
+import { randomBytes } from "node:crypto";
+import { openStore } from "../store/open";
 import type { Store } from "../store/types";
 import { getBootOptions, type BootOptions } from "./boot";
 import { createLogger } from "./logger";
@@ -45,7 +46,10 @@ export function createRuntime(boot: BootOptions): Runtime {
   // The AI SDK prints provider warnings with console.warn; route them into the JSON log instead.
   (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[]; provider: string; model: string }) =>
     logger.warn({ provider: options.provider, model: options.model, warnings: options.warnings }, "model provider warning");
-  const store = openSqliteStore(boot.dataDir);
+  // Storage was migrated by `genserve serve` before the runtime starts.
+  const store = openStore({ databaseUrl: boot.databaseUrl, dataDir: boot.dataDir, pool: boot.config.database.pool });
+  // This process among others sharing the storage: the owner of the runs and deliveries it takes.
+  const replicaId = `replica_${randomBytes(6).toString("hex")}`;
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
   const extractor = new DocumentExtractor(path.join(boot.appRoot, EXTRACT_WORKER_FILE), boot.config.limits);
   const models = new ModelRegistry(boot.config, {
@@ -62,21 +66,22 @@ export function createRuntime(boot: BootOptions): Runtime {
     concurrency: limits.callbackConcurrency,
     pollMs: limits.callbackPollMs,
     publicUrl: boot.publicUrl,
+    owner: replicaId,
   });
-  delivery.start();
+  delivery.start({ exclusive: store.kind === "sqlite" });
   logger.debug({ workflows: Object.keys(boot.config.workflows).length }, "runtime ready");
   const catalog = new Catalog(boot.config, store);
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, onEventQueued: () => delivery.kick() });
-  // Runs a previous process left behind: failed (with their callbacks) or queued again; then the
-  // asynchronous queue starts.
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, replicaId, onEventQueued: () => delivery.kick() });
+  // Runs a previous process left behind are failed (with their callbacks) or queued again — all of
+  // them on SQLite, which this process owns alone; on PostgreSQL, those whose lease ran out — then
+  // the heartbeat and the asynchronous queue start.
   const ready = runs
-    .recoverInterrupted()
+    .start({ exclusive: store.kind === "sqlite" })
     .then((recovered) => {
       if (recovered.failed > 0) logger.warn({ runs: recovered.failed }, "marked runs left running by a previous process as failed (interrupted)");
       if (recovered.requeued > 0) logger.warn({ runs: recovered.requeued }, "queued asynchronous runs cut by a previous process again (one retry)");
     })
-    .catch((error: unknown) => logger.error({ err: { message: (error as Error).message } }, "could not recover interrupted runs"))
-    .finally(() => runs.kickQueue());
+    .catch((error: unknown) => logger.error({ err: { message: (error as Error).message } }, "could not recover interrupted runs"));
   let closed: Promise<void> | undefined;
   return {
     config: boot.config,

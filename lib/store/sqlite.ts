@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
-import { toCatalog, toEvent, toKey, toRun, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./sqlite-rows";
+import { toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import type { CatalogKind, NewRun, RunFilter, Store } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
@@ -47,6 +47,11 @@ export function openSqliteStore(dataDir: string): Store {
     eventsDue: db.prepare<[string, number], EventRow>(
       "SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
     ),
+    eventsUnheld: db.prepare<[string, string, number], EventRow>(
+      `SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
+       ORDER BY next_attempt_at, id LIMIT ?`,
+    ),
+    eventLease: db.prepare<[string, string]>("UPDATE events SET lease_until = ? WHERE id = ?"),
     eventForRun: db.prepare<[string], EventRow>("SELECT * FROM events WHERE run_id = ? ORDER BY created_at LIMIT 1"),
     deliveriesFor: db.prepare<[string], { attempted_at: string; status_code: number | null; error: string | null; duration_ms: number; next_attempt_at: string | null }>(
       "SELECT attempted_at, status_code, error, duration_ms, next_attempt_at FROM deliveries WHERE event_id = ? ORDER BY seq",
@@ -55,9 +60,9 @@ export function openSqliteStore(dataDir: string): Store {
       "INSERT INTO deliveries (event_id, attempted_at, status_code, error, duration_ms, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)",
     ),
     eventUpdate: db.prepare<[string, string | null, string, string]>(
-      "UPDATE events SET status = ?, attempts = attempts + 1, next_attempt_at = ?, updated_at = ? WHERE id = ?",
+      "UPDATE events SET status = ?, attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
     ),
-    eventRedeliver: db.prepare<[string, string, string]>("UPDATE events SET status = 'pending', next_attempt_at = ?, updated_at = ? WHERE id = ?"),
+    eventRedeliver: db.prepare<[string, string, string]>("UPDATE events SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?"),
     inboxInsert: db.prepare("INSERT INTO inboxes (id, key_id, host, created_at) VALUES (@id, @keyId, @host, @createdAt)"),
     inboxGet: db.prepare<[string], { id: string; key_id: string; host: string; created_at: string }>("SELECT * FROM inboxes WHERE id = ?"),
     inboxEventInsert: db.prepare("INSERT INTO inbox_events (inbox_id, received_at, headers, body, verified) VALUES (?, ?, ?, ?, ?)"),
@@ -71,16 +76,23 @@ export function openSqliteStore(dataDir: string): Store {
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at, request_json, context_chunks,
-                         workflow_version, context_versions, prompt_hash, schema_hash, prompt_tokens, output_token_limit)
+                         workflow_version, context_versions, prompt_hash, schema_hash, prompt_tokens, output_token_limit,
+                         lease_owner, lease_until)
        VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
                @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks,
-               @workflowVersion, @contextVersions, @promptHash, @schemaHash, @promptTokens, @outputTokenLimit)`,
+               @workflowVersion, @contextVersions, @promptHash, @schemaHash, @promptTokens, @outputTokenLimit,
+               @leaseOwner, @leaseUntil)`,
     ),
-    runRequeue: db.prepare<[string]>(
-      "UPDATE runs SET status = 'queued', updated_at = ? WHERE status = 'running' AND request_json IS NOT NULL AND async_starts < 2",
-    ),
+    runRequeue: db.prepare<[string, string]>("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?"),
     runNextQueued: db.prepare<[], RunRow & { request_json: string }>("SELECT * FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1"),
-    runClaim: db.prepare<[string, string]>("UPDATE runs SET status = 'running', async_starts = async_starts + 1, updated_at = ? WHERE id = ? AND status = 'queued'"),
+    runClaim: db.prepare<[string, string, string, string]>(
+      "UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
+    ),
+    runLeaseRenew: db.prepare<[string, string, string]>("UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'running'"),
+    runStranded: db.prepare<[string, number], RunRow>(
+      "SELECT * FROM runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?) ORDER BY id LIMIT ?",
+    ),
+    runLease: db.prepare<[string, string, string]>("UPDATE runs SET lease_owner = ?, lease_until = ? WHERE id = ?"),
     catalogLatest: db.prepare<[string], CatalogRow>(
       `SELECT v.* FROM catalog_versions v
        WHERE v.kind = ? AND v.version = (SELECT MAX(version) FROM catalog_versions w WHERE w.kind = v.kind AND w.slug = v.slug)
@@ -104,7 +116,8 @@ export function openSqliteStore(dataDir: string): Store {
     runFinish: db.prepare(
       `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL, decoding = @decoding,
               model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
-              duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt
+              duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt,
+              lease_owner = NULL, lease_until = NULL
        WHERE id = @id`,
     ),
     runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
@@ -123,11 +136,12 @@ export function openSqliteStore(dataDir: string): Store {
     ),
     threadTouch: db.prepare<[string, string, string]>("UPDATE threads SET updated_at = ? WHERE key_id = ? AND id = ?"),
     threadDelete: db.prepare<[string, string]>("DELETE FROM threads WHERE key_id = ? AND id = ?"),
-    runRunning: db.prepare<[], RunRow>("SELECT * FROM runs WHERE status = 'running' ORDER BY id"),
   };
 
   return {
     kind: "sqlite",
+    // Applied when the store opened: SQLite's write lock serialises processes that open it together.
+    async migrate() {},
     keys: {
       async insert(key) {
         stmt.keyInsert.run({ ...key, admin: key.admin ? 1 : 0 });
@@ -174,6 +188,8 @@ export function openSqliteStore(dataDir: string): Store {
           promptTokens: run.promptTokens ?? null,
           outputTokenLimit: run.outputTokenLimit ?? null,
           request: run.request === undefined ? null : JSON.stringify(run.request),
+          leaseOwner: run.lease?.owner ?? null,
+          leaseUntil: run.lease?.until ?? null,
           schema: run.schema === null ? null : JSON.stringify(run.schema),
           contextSlugs: JSON.stringify(run.contextSlugs),
           attachments: JSON.stringify(run.attachments),
@@ -206,16 +222,25 @@ export function openSqliteStore(dataDir: string): Store {
         const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
         return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);
       },
-      async requeueInterrupted(at: string) {
-        return stmt.runRequeue.run(at).changes;
+      async renewLeases(owner, ids, until) {
+        db.transaction(() => {
+          for (const id of ids) stmt.runLeaseRenew.run(until, id, owner);
+        })();
       },
-      async running() {
-        return stmt.runRunning.all().map(toRun);
+      async claimStranded(now, lease, limit) {
+        return db.transaction(() => {
+          const rows = stmt.runStranded.all(now, limit);
+          for (const row of rows) stmt.runLease.run(lease.owner, lease.until, row.id);
+          return rows.map(toStranded);
+        }).immediate();
       },
-      async claimQueued(at) {
+      async requeue(id, at) {
+        stmt.runRequeue.run(at, id);
+      },
+      async claimQueued(at, lease) {
         return db.transaction(() => {
           const row = stmt.runNextQueued.get();
-          if (!row || stmt.runClaim.run(at, row.id).changes === 0) return null;
+          if (!row || stmt.runClaim.run(lease.owner, lease.until, at, row.id).changes === 0) return null;
           return { ...toRun({ ...row, status: "running" }), request: JSON.parse(row.request_json) as unknown };
         }).immediate();
       },
@@ -223,6 +248,16 @@ export function openSqliteStore(dataDir: string): Store {
     events: {
       async due(now, limit) {
         return stmt.eventsDue.all(now, limit).map(toEvent);
+      },
+      async releaseLeases() {
+        db.prepare("UPDATE events SET lease_until = NULL WHERE lease_until IS NOT NULL").run();
+      },
+      async claimDue(now, limit, lease) {
+        return db.transaction(() => {
+          const rows = stmt.eventsUnheld.all(now, now, limit);
+          for (const row of rows) stmt.eventLease.run(lease.until, row.id);
+          return rows.map(toEvent);
+        }).immediate();
       },
       async forRun(runId) {
         const row = stmt.eventForRun.get(runId);

@@ -71,6 +71,8 @@ export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyI
   /** "queued" for an asynchronous run, whose request is kept until it finishes. */
   status?: "queued" | "running";
   request?: unknown;
+  /** For a running run: the process executing it, and until when (renewed while it runs). */
+  lease?: Lease;
 };
 
 export interface IdempotencyRecord {
@@ -165,8 +167,18 @@ export interface CatalogVersion {
   createdAt: string;
 }
 
+/** Work held by one process until a time: a run it executes, an event it delivers. */
+export interface Lease {
+  /** The process (replica) holding it. */
+  owner: string;
+  until: string;
+}
+
+/** A stored run that was left `running` and is now claimed for reconciliation. */
+export type StrandedRun = RunRecord & { request: unknown | null; asyncStarts: number };
+
 export interface Store {
-  readonly kind: "sqlite";
+  readonly kind: "sqlite" | "postgres";
   keys: {
     insert(key: ApiKeyRecord): Promise<void>;
     findByHash(hash: string): Promise<ApiKeyRecord | null>;
@@ -187,16 +199,25 @@ export interface Store {
     finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">): Promise<void>;
     get(id: string): Promise<RunRecord | null>;
     list(filter: RunFilter): Promise<RunRecord[]>;
-    /** After a crash: asynchronous runs that were running are queued again (at most once per run); returns how many. */
-    requeueInterrupted(at: string): Promise<number>;
-    /** Runs in the `running` state, oldest first. */
-    running(): Promise<RunRecord[]>;
-    /** Takes the oldest queued run and marks it running; null when none is queued. */
-    claimQueued(at: string): Promise<(RunRecord & { request: unknown }) | null>;
+    /** Extends the leases of runs `owner` executes (a heartbeat). */
+    renewLeases(owner: string, ids: readonly string[], until: string): Promise<void>;
+    /**
+     * Runs left `running` whose lease ran out by `now` (the process executing them died), claimed
+     * for the caller under `lease` — each by one caller however many ask at once — oldest first.
+     */
+    claimStranded(now: string, lease: Lease, limit: number): Promise<StrandedRun[]>;
+    /** Queues a claimed stranded asynchronous run again. */
+    requeue(id: string, at: string): Promise<void>;
+    /** Takes the oldest queued run and marks it running under `lease` (each by one caller); null when none is queued. */
+    claimQueued(at: string, lease: Lease): Promise<(RunRecord & { request: unknown }) | null>;
   };
   events: {
-    /** Pending events whose next attempt is due, oldest first. */
+    /** Pending events whose next attempt is due, oldest first (whoever holds them). */
     due(now: string, limit: number): Promise<EventRecord[]>;
+    /** Due events nobody holds, claimed under `lease` until their attempt is recorded (each by one caller). */
+    claimDue(now: string, limit: number, lease: Lease): Promise<EventRecord[]>;
+    /** Frees every event's lease (at the start of a process that owns the store alone: the holders are gone). */
+    releaseLeases(): Promise<void>;
     forRun(runId: string): Promise<(EventRecord & { deliveries: DeliveryAttempt[] }) | null>;
     /** Logs an attempt and moves the event on (pending with a next attempt, delivered, or dead). */
     recordAttempt(eventId: string, attempt: DeliveryAttempt, status: EventRecord["status"]): Promise<void>;
@@ -233,6 +254,8 @@ export interface Store {
     /** Removes the thread and its messages; false when there was none. */
     delete(keyId: string, id: string): Promise<boolean>;
   };
+  /** Applies pending migrations (once, whoever else starts at the same time). */
+  migrate(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

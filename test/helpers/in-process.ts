@@ -75,7 +75,9 @@ export async function inProcess(model: ModelClient, yaml = IN_PROCESS_CONFIG): P
     hub,
     logger,
     publicUrl: "http://127.0.0.1:1",
+    replicaId: "replica_test",
   });
+  await runs.start({ exclusive: true });
   const { record } = await createKey(store, { name: "tester", admin: false });
   return {
     runs,

@@ -39,6 +39,8 @@ const waitFor = async (check: () => Promise<boolean>, what: string) => {
 
 describe("resuming a stream", () => {
   it("replays what was missed after Last-Event-ID and follows the run to its end", async () => {
+    // Made first: the events are kept only 1 s after the run ends here.
+    const other = await createKey("other", { dataDir: ctx.server.dataDir });
     ctx.upstream.reply({ content: JSON.stringify(invoice), chunkSize: 4, chunkDelayMs: 15 });
     const first = await streamRequest(ctx.server.url, ctx.key, body());
     const runId = first.headers.get("x-run-id")!;
@@ -55,7 +57,6 @@ describe("resuming a stream", () => {
     expect(JSON.parse(text)).toEqual(invoice);
 
     // Another key cannot follow it; a replay from the start gives everything again.
-    const other = await createKey("other", { dataDir: ctx.server.dataDir });
     expect((await get(ctx.server, `/api/v1/runs/${runId}/stream`, other.key)).status).toBe(404);
     const all = await readSse(await fetch(`${ctx.server.url}/api/v1/runs/${runId}/stream`, { headers: { "api-key": ctx.key } }));
     expect(all.events.map((e) => e.id)).toEqual(all.events.map((_, i) => String(i + 1)));

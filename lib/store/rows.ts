@@ -1,14 +1,17 @@
 import "server-only";
-import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord } from "./types";
+import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./types";
 
-/** The SQLite tables' rows as better-sqlite3 returns them, and their mapping to the store's records. */
+/**
+ * The tables' rows as the drivers return them (better-sqlite3, pg), and their mapping to the store's
+ * records. Booleans arrive as 0/1 from SQLite and as booleans from PostgreSQL.
+ */
 
 export interface KeyRow {
   id: string;
   name: string;
   hash: string;
   prefix: string;
-  admin: number;
+  admin: number | boolean;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -90,6 +93,8 @@ export interface RunRow {
   updated_at: string;
   finished_at: string | null;
   decoding: string | null;
+  request_json?: string | null;
+  async_starts?: number;
   prompt_tokens: number | null;
   output_token_limit: number | null;
 }
@@ -99,7 +104,7 @@ export const toKey = (row: KeyRow): ApiKeyRecord => ({
   name: row.name,
   hash: row.hash,
   prefix: row.prefix,
-  admin: row.admin === 1,
+  admin: row.admin === 1 || row.admin === true,
   createdAt: row.created_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
@@ -139,4 +144,11 @@ export const toRun = (row: RunRow): RunRecord => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   finishedAt: row.finished_at,
+});
+
+/** A stranded run with what reconciling it needs: its queued request, and how often it was started. */
+export const toStranded = (row: RunRow): StrandedRun => ({
+  ...toRun(row),
+  request: parseJson(row.request_json ?? null, null),
+  asyncStarts: row.async_starts ?? 0,
 });

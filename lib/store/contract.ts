@@ -1,0 +1,164 @@
+import "server-only";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { NewRun, Store } from "./types";
+
+/**
+ * The storage contract, run against every backend (sqlite.test.ts, postgres.test.ts): every
+ * operation a caller relies on, and the races between processes sharing one store. `open` gives a
+ * fresh store and, for the races, a second handle on the same data (as another process would have).
+ */
+export function storeContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; cleanup?(): Promise<void> }) {
+  let store: Store;
+  let keyId: string;
+  const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
+  beforeEach(async () => {
+    store = await open.first();
+    keyId = "key_contract";
+    await store.keys.insert({ id: keyId, name: "k", hash: "h".repeat(64), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test" });
+  });
+  afterEach(async () => {
+    await store.close();
+    await open.cleanup?.();
+  });
+
+  const run = (id: string, extra: Partial<NewRun> = {}): NewRun => ({
+    id,
+    operation: "generate.text",
+    workflowSlug: "w",
+    keyId,
+    input: "x",
+    schema: null,
+    contextSlugs: [],
+    attachments: [],
+    callback: { url: "https://example.com/h", headers: { Authorization: "Bearer s" } },
+    modelTag: "m",
+    createdAt: at(0),
+    ...extra,
+  });
+  const outcome = { status: "succeeded" as const, output: { a: 1 }, error: null, modelName: "m1", modelTag: "m", decoding: "provider" as const, inputTokens: 3, outputTokens: 4, cost: "0.1", durationMs: 5, attempts: 1, finishedAt: at(10) };
+  const event = (id: string, runId: string) => ({ id, runId, keyId, url: "https://example.com/h", headers: { "X-A": "1" }, payload: "{}", nextAttemptAt: at(0), createdAt: at(0) });
+
+  describe(`${name} store`, () => {
+    it("stores a run, finishes it and queues its event in one step, and lists runs newest first by filter", async () => {
+      await store.runs.insert(run("run_01A", { promptTokens: 12, outputTokenLimit: 30, contextVersions: { c: "config" } }));
+      await store.runs.insert(run("run_01B", { operation: "stream.object", workflowSlug: "v" }));
+      await store.runs.finish("run_01A", outcome, event("evt_1", "run_01A"));
+      expect(await store.runs.get("run_01A")).toMatchObject({ status: "succeeded", output: { a: 1 }, promptTokens: 12, outputTokenLimit: 30, contextVersions: { c: "config" }, callback: { headers: { Authorization: "Bearer s" } } });
+      expect((await store.runs.list({ limit: 10 })).map((r) => r.id)).toEqual(["run_01B", "run_01A"]);
+      expect((await store.runs.list({ limit: 10, operation: "stream.object" })).map((r) => r.id)).toEqual(["run_01B"]);
+      expect((await store.runs.list({ limit: 10, beforeId: "run_01B" })).map((r) => r.id)).toEqual(["run_01A"]);
+      expect((await store.runs.list({ limit: 10, keyId: "key_other" })).length).toBe(0);
+      expect((await store.events.due(at(1), 10)).map((e) => e.id)).toEqual(["evt_1"]);
+    });
+
+    it("claims queued runs oldest first under a lease, and hands runs whose lease ran out to a reconciler", async () => {
+      await store.runs.insert(run("run_01Q1", { status: "queued", request: { input: "a" } }));
+      await store.runs.insert(run("run_01Q2", { status: "queued", request: { input: "b" } }));
+      const first = await store.runs.claimQueued(at(1), { owner: "p1", until: at(1_000) });
+      expect(first).toMatchObject({ id: "run_01Q1", status: "running", request: { input: "a" } });
+      expect((await store.runs.claimQueued(at(2), { owner: "p1", until: at(1_000) }))!.id).toBe("run_01Q2");
+      expect(await store.runs.claimQueued(at(3), { owner: "p1", until: at(1_000) })).toBeNull();
+      // p1 renews one lease; the other runs out.
+      await store.runs.renewLeases("p1", ["run_01Q1"], at(5_000));
+      await store.runs.renewLeases("p2", ["run_01Q2"], at(9_000)); // not p2's: no effect
+      const stranded = await store.runs.claimStranded(at(2_000), { owner: "p2", until: at(3_000) }, 10);
+      expect(stranded.map((r) => [r.id, r.asyncStarts, r.request])).toEqual([["run_01Q2", 1, { input: "b" }]]);
+      expect(await store.runs.claimStranded(at(2_000), { owner: "p3", until: at(3_000) }, 10)).toEqual([]); // claimed already
+      await store.runs.requeue("run_01Q2", at(2_001));
+      expect((await store.runs.claimQueued(at(2_002), { owner: "p2", until: at(9_000) }))!.id).toBe("run_01Q2");
+      expect((await store.runs.get("run_01Q2"))!.status).toBe("running");
+      // A finished run is no one's to reconcile.
+      await store.runs.finish("run_01Q1", outcome);
+      expect(await store.runs.claimStranded(at(9_999), { owner: "p3", until: at(20_000) }, 10)).toEqual([
+        expect.objectContaining({ id: "run_01Q2", asyncStarts: 2 }),
+      ]);
+    });
+
+    it("claims due events under a lease: one holder at a time, free again once the attempt is recorded or the lease ends", async () => {
+      await store.runs.insert(run("run_01L"));
+      await store.runs.finish("run_01L", outcome, event("evt_L", "run_01L"));
+      expect((await store.events.claimDue(at(1), 10, { owner: "p1", until: at(5_000) })).map((e) => e.id)).toEqual(["evt_L"]);
+      expect(await store.events.claimDue(at(2), 10, { owner: "p2", until: at(5_000) })).toEqual([]);
+      expect((await store.events.claimDue(at(6_000), 10, { owner: "p2", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_L"]);
+      await store.events.recordAttempt("evt_L", { attemptedAt: at(6_001), statusCode: 500, error: null, durationMs: 1, nextAttemptAt: at(6_002) }, "pending");
+      expect((await store.events.claimDue(at(6_003), 10, { owner: "p1", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_L"]);
+      // A sole owner starting up frees every lease a dead process left behind.
+      expect(await store.events.claimDue(at(6_004), 10, { owner: "p2", until: at(9_000) })).toEqual([]);
+      await store.events.releaseLeases();
+      expect((await store.events.claimDue(at(6_005), 10, { owner: "p2", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_L"]);
+    });
+
+    it("logs delivery attempts, moves events on, and makes an event due again on redelivery", async () => {
+      await store.runs.insert(run("run_01E"));
+      await store.runs.finish("run_01E", outcome, event("evt_2", "run_01E"));
+      await store.events.recordAttempt("evt_2", { attemptedAt: at(1), statusCode: 500, error: null, durationMs: 3, nextAttemptAt: at(5_000) }, "pending");
+      expect(await store.events.due(at(2), 10)).toEqual([]);
+      expect((await store.events.due(at(6_000), 10)).map((e) => e.attempts)).toEqual([1]);
+      await store.events.recordAttempt("evt_2", { attemptedAt: at(6_000), statusCode: 200, error: null, durationMs: 2, nextAttemptAt: null }, "delivered");
+      const delivered = await store.events.forRun("run_01E");
+      expect(delivered).toMatchObject({ status: "delivered", attempts: 2, headers: { "X-A": "1" } });
+      expect(delivered!.deliveries.map((d) => d.statusCode)).toEqual([500, 200]);
+      await store.events.redeliver("evt_2", at(7_000));
+      expect((await store.events.due(at(7_000), 10)).map((e) => e.id)).toEqual(["evt_2"]);
+    });
+
+    it("reserves, completes, replays and releases idempotency keys per API key", async () => {
+      expect(await store.idempotency.begin(keyId, "k1", "h1", at(0), 60_000)).toBeNull();
+      expect(await store.idempotency.begin(keyId, "k1", "h1", at(1), 60_000)).toMatchObject({ state: "in_progress", requestHash: "h1" });
+      await store.idempotency.complete(keyId, "k1", { runId: "run_1", status: 200, body: "{}" });
+      expect(await store.idempotency.begin(keyId, "k1", "h2", at(2), 60_000)).toMatchObject({ state: "done", requestHash: "h1", runId: "run_1", responseStatus: 200 });
+      await store.idempotency.release(keyId, "k1");
+      expect(await store.idempotency.begin(keyId, "k1", "h2", at(3), 60_000)).toBeNull();
+    });
+
+    it("keeps threads per key, in order, and deletes them with their messages", async () => {
+      const thread = { id: "t", keyId, workflowSlug: "w", createdAt: at(0), updatedAt: at(0) };
+      expect(await store.threads.create(thread)).toBe(true);
+      expect(await store.threads.create(thread)).toBe(false);
+      await store.threads.append(keyId, "t", [{ role: "user", content: "q", runId: "run_1", createdAt: at(1) }, { role: "assistant", content: "a", runId: "run_1", createdAt: at(1) }], at(1));
+      expect((await store.threads.messages(keyId, "t")).map((m) => m.content)).toEqual(["q", "a"]);
+      expect(await store.threads.get("key_other", "t")).toBeNull();
+      expect(await store.threads.delete(keyId, "t")).toBe(true);
+      expect(await store.threads.messages(keyId, "t")).toEqual([]);
+    });
+
+    it("versions catalog entries immutably, a deletion included", async () => {
+      const v1 = await store.catalog.append("context", "c", { content: "one" }, keyId, at(0));
+      const v2 = await store.catalog.append("context", "c", { content: "two" }, keyId, at(1));
+      expect([v1.version, v2.version]).toEqual([1, 2]);
+      await store.catalog.append("context", "c", null, keyId, at(2));
+      expect(await store.catalog.get("context", "c")).toMatchObject({ version: 3, body: null });
+      expect((await store.catalog.latest("context")).map((v) => [v.slug, v.version])).toEqual([["c", 3]]);
+    });
+
+    it("keeps an inbox's newest events within its limits", async () => {
+      await store.inboxes.create({ id: "inb_1", keyId, host: "h", createdAt: at(0) });
+      for (let i = 0; i < 5; i++) await store.inboxes.receive("inb_1", { receivedAt: at(i), headers: {}, body: String(i), verified: true }, 3, 60_000);
+      expect((await store.inboxes.events("inb_1")).map((e) => ({ body: e.body, verified: e.verified }))).toEqual(["4", "3", "2"].map((body) => ({ body, verified: true })));
+    });
+
+    it("lets two processes race for the same work: each queued run and due event is claimed once, one request per Idempotency-Key runs", async () => {
+      const other = await open.second();
+      try {
+        const ids = Array.from({ length: 20 }, (_, i) => `run_01R${String(i).padStart(2, "0")}`);
+        for (const id of ids) await store.runs.insert(run(id, { status: "queued", request: { id } }));
+        const claimAll = async (s: Store, owner: string) => {
+          const got: string[] = [];
+          for (let r = await s.runs.claimQueued(at(1), { owner, until: at(60_000) }); r; r = await s.runs.claimQueued(at(1), { owner, until: at(60_000) })) got.push(r.id);
+          return got;
+        };
+        const [a, b] = await Promise.all([claimAll(store, "p1"), claimAll(other, "p2")]);
+        expect([...a, ...b].sort()).toEqual(ids);
+
+        for (const [i, id] of ids.entries()) await store.runs.finish(id, outcome, event(`evt_R${i}`, id));
+        const [ea, eb] = await Promise.all([store.events.claimDue(at(2), 50, { owner: "p1", until: at(60_000) }), other.events.claimDue(at(2), 50, { owner: "p2", until: at(60_000) })]);
+        expect([...ea, ...eb].map((e) => e.id).sort()).toEqual(ids.map((_, i) => `evt_R${i}`).sort());
+
+        const attempts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? store : other).idempotency.begin(keyId, "same-key", "h", at(3), 60_000)));
+        expect(attempts.filter((a) => a === null)).toHaveLength(1);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+}

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshDatabase, postgresAvailable } from "../../test/helpers/postgres";
+import { storeContract } from "./contract";
+import { openPostgresStore } from "./postgres";
+import type { Store } from "./types";
+
+// The storage contract on a real PostgreSQL server: a fresh database per test; the second handle is
+// another pool on the same database, as another replica would have.
+const available = await postgresAvailable();
+const POOL = { max: 5, idleTimeoutMs: 1_000, connectionTimeoutMs: 3_000 };
+
+describe.runIf(available)("PostgreSQL", () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  const opened: Store[] = [];
+  const openOne = async () => {
+    const store = openPostgresStore(database!.url, POOL);
+    opened.push(store);
+    await store.migrate();
+    return store;
+  };
+  storeContract("PostgreSQL", {
+    first: async () => {
+      database = await freshDatabase();
+      return openOne();
+    },
+    second: openOne,
+    cleanup: async () => {
+      await Promise.all(opened.splice(0).map((s) => s.close().catch(() => undefined)));
+      await database?.drop();
+    },
+  });
+
+  describe("migrations", () => {
+    let db: Awaited<ReturnType<typeof freshDatabase>>;
+    beforeAll(async () => (db = await freshDatabase()));
+    afterAll(() => db?.drop());
+
+    it("apply once when several processes start together, and again not at all", async () => {
+      const stores = Array.from({ length: 4 }, () => openPostgresStore(db.url, POOL));
+      await Promise.all(stores.map((s) => s.migrate()));
+      await stores[0]!.migrate();
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      const { rows } = await client.query<{ n: number; versions: number }>("SELECT COUNT(*)::int AS n, COUNT(DISTINCT version)::int AS versions FROM schema_migrations");
+      await client.end();
+      expect(rows[0]!.n).toBe(rows[0]!.versions);
+      expect(rows[0]!.n).toBeGreaterThanOrEqual(9);
+      await Promise.all(stores.map((s) => s.close()));
+    });
+  });
+});

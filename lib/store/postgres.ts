@@ -1,0 +1,416 @@
+import "server-only";
+import pg from "pg";
+import { GenserveError } from "../errors";
+import { newWebhookSecret } from "../ids";
+import { forPostgres, MIGRATIONS } from "./migrations";
+import { toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import type { IdempotencyRecord, Store } from "./types";
+
+export interface PostgresOptions {
+  /** Connections this process keeps at most. */
+  max: number;
+  idleTimeoutMs: number;
+  /** How long to wait for a connection before answering 503 storage_unavailable. */
+  connectionTimeoutMs: number;
+}
+
+/** The advisory lock key migrations run under: processes starting together migrate once. */
+const MIGRATION_LOCK = 7_251_093;
+
+/**
+ * Errors that mean "the database cannot be reached or stopped serving", not "this statement is
+ * wrong": connection failures and the server shutting down (SQLSTATE classes 08 and 57P).
+ */
+function unavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  if (typeof e?.code === "string" && (/^08/.test(e.code) || /^57P0[123]$/.test(e.code) || /^E(CONNREFUSED|CONNRESET|HOSTUNREACH|NOTFOUND|TIMEDOUT|PIPE)$/.test(e.code))) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? "");
+}
+
+const storageUnavailable = () =>
+  new GenserveError("storage_unavailable", { detail: "The database is not reachable right now; retry shortly.", headers: { "Retry-After": "5" } });
+
+/**
+ * The storage interface on PostgreSQL (node-postgres, a pool per process): the same tables and
+ * migrations as SQLite, so any number of processes can share one database. Claims of shared work
+ * (queued runs, due events, stranded runs) use `FOR UPDATE SKIP LOCKED` under leases, so each item
+ * is taken by one process. A database that cannot be reached answers 503 `storage_unavailable`; the
+ * pool reconnects by itself when it is back.
+ */
+export function openPostgresStore(url: string, options: PostgresOptions): Store {
+  const pool = new pg.Pool({ connectionString: url, max: options.max, idleTimeoutMillis: options.idleTimeoutMs, connectionTimeoutMillis: options.connectionTimeoutMs });
+  // An idle client that loses its connection emits here; without a listener it would crash the process.
+  pool.on("error", () => undefined);
+
+  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw unavailable(error) ? storageUnavailable() : error;
+    }
+  };
+  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) => guard(() => pool.query<R>(sql, params));
+  /** Runs `work` in one transaction (all or nothing). */
+  const transaction = <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    guard(async () => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
+  const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+
+  return {
+    kind: "postgres",
+    async migrate() {
+      await guard(async () => {
+        const client = await pool.connect();
+        try {
+          await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+          await client.query("CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+          const done = new Set((await client.query<{ version: number }>("SELECT version FROM schema_migrations")).rows.map((r) => r.version));
+          for (const migration of MIGRATIONS) {
+            if (done.has(migration.version)) continue;
+            await client.query("BEGIN");
+            try {
+              await client.query(forPostgres(migration.sql));
+              await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [migration.version, migration.name, new Date().toISOString()]);
+              await client.query("COMMIT");
+            } catch (error) {
+              await client.query("ROLLBACK").catch(() => undefined);
+              throw error;
+            }
+          }
+          for (const row of (await client.query<{ id: string }>("SELECT id FROM api_keys WHERE webhook_secret IS NULL")).rows) {
+            await client.query("UPDATE api_keys SET webhook_secret = $1 WHERE id = $2", [newWebhookSecret(), row.id]);
+          }
+        } finally {
+          await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => undefined);
+          client.release();
+        }
+      });
+    },
+    keys: {
+      async insert(key) {
+        await query(
+          `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+          [key.id, key.name, key.hash, key.prefix, key.admin, key.createdAt, key.lastUsedAt, key.revokedAt, key.webhookSecret],
+        );
+      },
+      async findByHash(hash) {
+        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE hash = $1", [hash]);
+        return rows[0] ? toKey(rows[0]) : null;
+      },
+      async get(id) {
+        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
+        return rows[0] ? toKey(rows[0]) : null;
+      },
+      async list() {
+        return (await query<KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id")).rows.map(toKey);
+      },
+      async revoke(id, at) {
+        return ((await query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [at, id])).rowCount ?? 0) > 0;
+      },
+      async touch(id, at) {
+        await query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2", [at, id]);
+      },
+      async count() {
+        return (await query<{ n: number }>("SELECT COUNT(*)::int AS n FROM api_keys")).rows[0]!.n;
+      },
+      async secrets(id) {
+        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
+        const row = rows[0];
+        if (!row?.webhook_secret) return null;
+        return { current: row.webhook_secret, previous: row.previous_webhook_secret, previousUntil: row.previous_secret_until };
+      },
+      async rotateSecret(id, secret, previousUntil) {
+        const result = await query("UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = $1, webhook_secret = $2 WHERE id = $3", [previousUntil, secret, id]);
+        return (result.rowCount ?? 0) > 0;
+      },
+    },
+    runs: {
+      async insert(run) {
+        await query(
+          `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments, callback, model_tag,
+                             created_at, updated_at, request_json, context_chunks, workflow_version, context_versions, prompt_hash, schema_hash,
+                             prompt_tokens, output_token_limit, lease_owner, lease_until)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+          [
+            run.id,
+            run.operation,
+            run.workflowSlug,
+            run.keyId,
+            run.status ?? "running",
+            run.input,
+            json(run.schema),
+            JSON.stringify(run.contextSlugs),
+            JSON.stringify(run.attachments),
+            json(run.callback),
+            run.modelTag,
+            run.createdAt,
+            run.request === undefined ? null : JSON.stringify(run.request),
+            run.contextChunks && run.contextChunks.length > 0 ? JSON.stringify(run.contextChunks) : null,
+            run.workflowVersion ?? null,
+            json(run.contextVersions),
+            run.promptHash ?? null,
+            run.schemaHash ?? null,
+            run.promptTokens ?? null,
+            run.outputTokenLimit ?? null,
+            run.lease?.owner ?? null,
+            run.lease?.until ?? null,
+          ],
+        );
+      },
+      async finish(id, outcome, event) {
+        await transaction(async (client) => {
+          await client.query(
+            `UPDATE runs SET status = $2, output_json = $3, error_json = $4, model_name = $5, model_tag = $6, decoding = $7, input_tokens = $8,
+                    output_tokens = $9, cost = $10, duration_ms = $11, attempts = $12, finished_at = $13, updated_at = $13,
+                    request_json = NULL, lease_owner = NULL, lease_until = NULL
+             WHERE id = $1`,
+            [id, outcome.status, json(outcome.output), json(outcome.error), outcome.modelName, outcome.modelTag, outcome.decoding, outcome.inputTokens, outcome.outputTokens, outcome.cost, outcome.durationMs, outcome.attempts, outcome.finishedAt],
+          );
+          if (event) {
+            await client.query(
+              `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at)
+               VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $8, $8)`,
+              [event.id, event.runId, event.keyId, event.url, JSON.stringify(event.headers), event.payload, event.nextAttemptAt, event.createdAt],
+            );
+          }
+        });
+      },
+      async get(id) {
+        const { rows } = await query<RunRow>("SELECT * FROM runs WHERE id = $1", [id]);
+        return rows[0] ? toRun(rows[0]) : null;
+      },
+      async list(filter) {
+        const where: string[] = [];
+        const params: unknown[] = [];
+        const add = (clause: string, value: unknown) => (params.push(value), where.push(clause.replace("?", `$${params.length}`)));
+        if (filter.keyId !== undefined) add("key_id = ?", filter.keyId);
+        if (filter.workflowSlug !== undefined) add("workflow_slug = ?", filter.workflowSlug);
+        if (filter.status !== undefined) add("status = ?", filter.status);
+        if (filter.operation !== undefined) add("operation = ?", filter.operation);
+        if (filter.beforeId !== undefined) add("id < ?", filter.beforeId);
+        params.push(filter.limit);
+        const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${params.length}`;
+        return (await query<RunRow>(sql, params)).rows.map(toRun);
+      },
+      async renewLeases(owner, ids, until) {
+        if (ids.length === 0) return;
+        await query("UPDATE runs SET lease_until = $1 WHERE id = ANY($2) AND lease_owner = $3 AND status = 'running'", [until, ids, owner]);
+      },
+      async claimStranded(now, lease, limit) {
+        const { rows } = await query<RunRow>(
+          `UPDATE runs SET lease_owner = $2, lease_until = $3
+           WHERE id IN (SELECT id FROM runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < $1)
+                        ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
+           RETURNING *`,
+          [now, lease.owner, lease.until, limit],
+        );
+        return rows.sort((a, b) => (a.id < b.id ? -1 : 1)).map(toStranded);
+      },
+      async requeue(id, at) {
+        await query("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1", [id, at]);
+      },
+      async claimQueued(at, lease) {
+        const { rows } = await query<RunRow & { request_json: string }>(
+          `UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = $2, lease_until = $3, updated_at = $1
+           WHERE id = (SELECT id FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
+           RETURNING *`,
+          [at, lease.owner, lease.until],
+        );
+        const row = rows[0];
+        return row ? { ...toRun(row), request: JSON.parse(row.request_json) as unknown } : null;
+      },
+    },
+    events: {
+      async due(now, limit) {
+        const { rows } = await query<EventRow>("SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2", [now, limit]);
+        return rows.map(toEvent);
+      },
+      async releaseLeases() {
+        await query("UPDATE events SET lease_until = NULL WHERE lease_until IS NOT NULL");
+      },
+      async claimDue(now, limit, lease) {
+        const { rows } = await query<EventRow>(
+          `UPDATE events SET lease_until = $3
+           WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
+                        ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
+           RETURNING *`,
+          [now, limit, lease.until],
+        );
+        return rows.sort((a, b) => ((a.next_attempt_at ?? "") < (b.next_attempt_at ?? "") ? -1 : 1)).map(toEvent);
+      },
+      async forRun(runId) {
+        const { rows } = await query<EventRow>("SELECT * FROM events WHERE run_id = $1 ORDER BY created_at LIMIT 1", [runId]);
+        const row = rows[0];
+        if (!row) return null;
+        const deliveries = await query<{ attempted_at: string; status_code: number | null; error: string | null; duration_ms: number; next_attempt_at: string | null }>(
+          "SELECT attempted_at, status_code, error, duration_ms, next_attempt_at FROM deliveries WHERE event_id = $1 ORDER BY seq",
+          [row.id],
+        );
+        return {
+          ...toEvent(row),
+          deliveries: deliveries.rows.map((d) => ({ attemptedAt: d.attempted_at, statusCode: d.status_code, error: d.error, durationMs: d.duration_ms, nextAttemptAt: d.next_attempt_at })),
+        };
+      },
+      async recordAttempt(eventId, attempt, status) {
+        await transaction(async (client) => {
+          await client.query("INSERT INTO deliveries (event_id, attempted_at, status_code, error, duration_ms, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6)", [
+            eventId,
+            attempt.attemptedAt,
+            attempt.statusCode,
+            attempt.error,
+            attempt.durationMs,
+            attempt.nextAttemptAt,
+          ]);
+          await client.query("UPDATE events SET status = $1, attempts = attempts + 1, next_attempt_at = $2, lease_until = NULL, updated_at = $3 WHERE id = $4", [
+            status,
+            attempt.nextAttemptAt,
+            attempt.attemptedAt,
+            eventId,
+          ]);
+        });
+      },
+      async redeliver(eventId, at) {
+        await query("UPDATE events SET status = 'pending', next_attempt_at = $1, lease_until = NULL, updated_at = $1 WHERE id = $2", [at, eventId]);
+      },
+    },
+    inboxes: {
+      async create(inbox) {
+        await query("INSERT INTO inboxes (id, key_id, host, created_at) VALUES ($1, $2, $3, $4)", [inbox.id, inbox.keyId, inbox.host, inbox.createdAt]);
+      },
+      async get(id) {
+        const { rows } = await query<{ id: string; key_id: string; host: string; created_at: string }>("SELECT * FROM inboxes WHERE id = $1", [id]);
+        const row = rows[0];
+        return row ? { id: row.id, keyId: row.key_id, host: row.host, createdAt: row.created_at } : null;
+      },
+      async receive(id, event, keep, maxAgeMs) {
+        await transaction(async (client) => {
+          await client.query("INSERT INTO inbox_events (inbox_id, received_at, headers, body, verified) VALUES ($1, $2, $3, $4, $5)", [id, event.receivedAt, JSON.stringify(event.headers), event.body, event.verified]);
+          await client.query(
+            `DELETE FROM inbox_events WHERE inbox_id = $1 AND (received_at < $2 OR seq NOT IN
+               (SELECT seq FROM inbox_events WHERE inbox_id = $1 ORDER BY seq DESC LIMIT $3))`,
+            [id, new Date(Date.parse(event.receivedAt) - maxAgeMs).toISOString(), keep],
+          );
+        });
+      },
+      async events(id) {
+        const { rows } = await query<{ received_at: string; headers: string; body: string; verified: boolean }>("SELECT received_at, headers, body, verified FROM inbox_events WHERE inbox_id = $1 ORDER BY seq DESC", [id]);
+        return rows.map((e) => ({ receivedAt: e.received_at, headers: JSON.parse(e.headers) as Record<string, string>, body: e.body, verified: e.verified }));
+      },
+    },
+    catalog: {
+      async latest(kind) {
+        const { rows } = await query<CatalogRow>(
+          `SELECT v.* FROM catalog_versions v
+           WHERE v.kind = $1 AND v.version = (SELECT MAX(version) FROM catalog_versions w WHERE w.kind = v.kind AND w.slug = v.slug)
+           ORDER BY v.slug`,
+          [kind],
+        );
+        return rows.map(toCatalog);
+      },
+      async get(kind, slug) {
+        const { rows } = await query<CatalogRow>("SELECT * FROM catalog_versions WHERE kind = $1 AND slug = $2 ORDER BY version DESC LIMIT 1", [kind, slug]);
+        return rows[0] ? toCatalog(rows[0]) : null;
+      },
+      async append(kind, slug, body, keyId, at) {
+        return transaction(async (client) => {
+          // Versions of one entry are numbered in order, whoever appends at the same time.
+          await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`catalog:${kind}:${slug}`]);
+          const { rows } = await client.query<CatalogRow>(
+            `INSERT INTO catalog_versions (kind, slug, version, body, key_id, created_at)
+             SELECT $1, $2, COALESCE(MAX(version), 0) + 1, $3, $4, $5 FROM catalog_versions WHERE kind = $1 AND slug = $2
+             RETURNING *`,
+            [kind, slug, json(body), keyId, at],
+          );
+          return toCatalog(rows[0]!);
+        });
+      },
+    },
+    idempotency: {
+      async begin(keyId, key, requestHash, at, maxAgeMs) {
+        return transaction(async (client) => {
+          // One row per (key, Idempotency-Key): of two requests at once, exactly one inserts it.
+          const inserted = await client.query(
+            `INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, state, created_at) VALUES ($1, $2, $3, 'in_progress', $4)
+             ON CONFLICT (key_id, idempotency_key) DO NOTHING`,
+            [keyId, key, requestHash, at],
+          );
+          if ((inserted.rowCount ?? 0) > 0) return null;
+          const { rows } = await client.query<{ request_hash: string; state: "in_progress" | "done"; run_id: string | null; response_status: number | null; response_body: string | null; created_at: string }>(
+            "SELECT * FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2 FOR UPDATE",
+            [keyId, key],
+          );
+          const row = rows[0]!;
+          if (Date.parse(row.created_at) > Date.parse(at) - maxAgeMs) {
+            const record: IdempotencyRecord = { requestHash: row.request_hash, state: row.state, runId: row.run_id, responseStatus: row.response_status, responseBody: row.response_body, createdAt: row.created_at };
+            return record;
+          }
+          // Expired: this request takes the key over.
+          await client.query("UPDATE idempotency_keys SET request_hash = $3, state = 'in_progress', run_id = NULL, response_status = NULL, response_body = NULL, created_at = $4 WHERE key_id = $1 AND idempotency_key = $2", [
+            keyId,
+            key,
+            requestHash,
+            at,
+          ]);
+          return null;
+        });
+      },
+      async complete(keyId, key, result) {
+        await query("UPDATE idempotency_keys SET state = 'done', run_id = $1, response_status = $2, response_body = $3 WHERE key_id = $4 AND idempotency_key = $5", [result.runId, result.status, result.body, keyId, key]);
+      },
+      async release(keyId, key) {
+        await query("DELETE FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2", [keyId, key]);
+      },
+    },
+    threads: {
+      async create(thread) {
+        const result = await query(
+          "INSERT INTO threads (key_id, id, workflow_slug, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key_id, id) DO NOTHING",
+          [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt],
+        );
+        return (result.rowCount ?? 0) > 0;
+      },
+      async get(keyId, id) {
+        const { rows } = await query<{ key_id: string; id: string; workflow_slug: string; created_at: string; updated_at: string }>("SELECT * FROM threads WHERE key_id = $1 AND id = $2", [keyId, id]);
+        const row = rows[0];
+        return row ? { keyId: row.key_id, id: row.id, workflowSlug: row.workflow_slug, createdAt: row.created_at, updatedAt: row.updated_at } : null;
+      },
+      async messages(keyId, id) {
+        const { rows } = await query<{ role: "user" | "assistant"; content: string; run_id: string | null; created_at: string }>(
+          "SELECT role, content, run_id, created_at FROM thread_messages WHERE key_id = $1 AND thread_id = $2 ORDER BY seq",
+          [keyId, id],
+        );
+        return rows.map((m) => ({ role: m.role, content: m.content, runId: m.run_id, createdAt: m.created_at }));
+      },
+      async append(keyId, id, messages, at) {
+        await transaction(async (client) => {
+          for (const m of messages) {
+            await client.query("INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at) VALUES ($1, $2, $3, $4, $5, $6)", [keyId, id, m.runId, m.role, m.content, m.createdAt]);
+          }
+          await client.query("UPDATE threads SET updated_at = $1 WHERE key_id = $2 AND id = $3", [at, keyId, id]);
+        });
+      },
+      async delete(keyId, id) {
+        return ((await query("DELETE FROM threads WHERE key_id = $1 AND id = $2", [keyId, id])).rowCount ?? 0) > 0;
+      },
+    },
+    async ping() {
+      await query("SELECT 1");
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}
