@@ -3,7 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import next from "next";
 import { GenserveError, toProblem } from "../errors";
-import { createKey } from "../keys/keys";
+import { createFirstKey } from "../keys/keys";
 import { setBootOptions } from "../server/boot";
 import { createLogger } from "../server/logger";
 import { describeStore } from "../store/open";
@@ -48,7 +48,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   log.info({ storage: describeStore(location) }, "opening storage");
   const store = await openStore(options, env, cwd);
   // Only a data dir that never had a key gets one: revoking every key does not mint a new admin.
-  const firstKey = (await store.keys.count()) === 0 ? await createKey(store, { name: "admin", admin: true }) : null;
+  const firstKey = await createFirstKey(store);
   await store.close();
 
   if (config.file === null) log.info("no configuration file (genserve.yaml): embedded defaults, the local model and a `default` workflow");

@@ -16,7 +16,19 @@ export interface CreatedKey {
   key: string;
 }
 
+/** The first admin key of an empty store; null when any key was ever created (by this process or another). */
+export async function createFirstKey(store: Store): Promise<CreatedKey | null> {
+  const created = newKey({ name: "admin", admin: true });
+  return (await store.keys.insertFirst(created.record)) ? created : null;
+}
+
 export async function createKey(store: Store, options: { name: string; admin: boolean; now?: Date }): Promise<CreatedKey> {
+  const created = newKey(options);
+  await store.keys.insert(created.record);
+  return created;
+}
+
+function newKey(options: { name: string; admin: boolean; now?: Date }): CreatedKey {
   const name = options.name.trim();
   if (name.length === 0 || name.length > 200) throw new Error("key name must be 1-200 characters");
   const key = KEY_PREFIX + randomBytes(32).toString("base64url");
@@ -31,7 +43,6 @@ export async function createKey(store: Store, options: { name: string; admin: bo
     revokedAt: null,
     webhookSecret: newWebhookSecret(),
   };
-  await store.keys.insert(record);
   return { record, key };
 }
 

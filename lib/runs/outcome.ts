@@ -6,7 +6,7 @@ import type { CallbackSpec, DecodingMode, RunMetadata, RunOperation } from "../d
 import { GenserveError, isGenserveError, toProblem, type ProblemBody } from "../errors";
 import { providerFailureDetails } from "../models/errors";
 import { messageText, type TokenUsage } from "../models/types";
-import type { RunRecord, Store } from "../store/types";
+import type { EventRecord, RunOutcome, RunRecord, Store } from "../store/types";
 import type { Attempted } from "./attempt";
 import { computeCost } from "./cost";
 import type { Execution } from "./types";
@@ -38,8 +38,13 @@ export interface OutcomeDeps {
   logger: Logger;
   /** Told when a run queued a callback event, so delivery starts at once. */
   onEventQueued?: () => void;
+  /** This process: outcomes are written only for runs it still holds the lease of. */
+  owner: string;
   now: () => Date;
 }
+
+/** How long a run's end may wait for an unreachable database: well inside the run's lease. */
+const recordGraceMs = (leaseMs: number) => Math.floor(leaseMs / 2);
 
 /**
  * The outcome stage: a run's end is recorded once — status, output or problem, tokens, cost,
@@ -54,7 +59,7 @@ export class Outcomes {
     const finishedAt = this.deps.now();
     const ledger = ledgerOf(run);
     const metadata = this.metadata(ledger, result.modelId, finishedAt.getTime() - run.startedAt);
-    await this.deps.store.runs.finish(
+    const recorded = await this.record(
       plan.id,
       {
         status: "succeeded",
@@ -72,6 +77,10 @@ export class Outcomes {
       },
       this.callbackEvent(ledger, { object: result.value, text: typeof result.value === "string" ? result.value : undefined }, metadata, finishedAt),
     );
+    if (!recorded) {
+      // Another process reconciled the run while this one could not reach the database.
+      throw new GenserveError("interrupted", { detail: "The run's result could not be recorded in time; it was marked as interrupted." });
+    }
     if (plan.callback) this.deps.onEventQueued?.();
     if (plan.thread) {
       const at = finishedAt.toISOString();
@@ -98,7 +107,7 @@ export class Outcomes {
     const durationMs = Math.max(0, finishedAt.getTime() - run.startedAt);
     const metadata = this.metadata(run, undefined, durationMs);
     try {
-      await this.deps.store.runs.finish(
+      const recorded = await this.record(
         run.id,
         {
           status: "failed",
@@ -116,13 +125,31 @@ export class Outcomes {
         },
         this.callbackEvent(run, { error: problem }, metadata, finishedAt),
       );
-      if (run.callback) this.deps.onEventQueued?.();
+      if (!recorded) run.log.warn("the run had already ended elsewhere (reconciled); this failure was not recorded");
+      else if (run.callback) this.deps.onEventQueued?.();
     } catch (storeError) {
       run.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
     }
     const provider = known.code === "model_error" || known.code === "model_timeout" ? providerFailureDetails(known) : undefined;
     run.log.warn({ status: "failed", code: known.code, durationMs, ...(provider && { provider }) }, "run finished");
     return known;
+  }
+
+  /**
+   * Writes a run's end (and its event) while this process holds the run. An unreachable database is
+   * tried again until half the lease has passed — the run stays ours meanwhile — then the error
+   * stands: nothing was written, and once the lease lapses a process reconciles the run.
+   */
+  private async record(id: string, outcome: RunOutcome, event: Omit<EventRecord, "status" | "attempts"> | undefined): Promise<boolean> {
+    const deadline = Date.now() + recordGraceMs(this.deps.config.limits.runLeaseMs);
+    for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
+      try {
+        return await this.deps.store.runs.finish(id, outcome, event, this.deps.owner);
+      } catch (error) {
+        if (!isGenserveError(error) || error.code !== "storage_unavailable" || Date.now() + delay > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   /** The ledger of a stored run that is not being executed here. */

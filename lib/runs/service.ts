@@ -53,7 +53,7 @@ export class RunService {
     this.now = deps.now ?? (() => new Date());
     this.planner = new Planner(deps);
     this.attempts = new Attempts(deps.schemas);
-    this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, onEventQueued: deps.onEventQueued, now: this.now });
+    this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, onEventQueued: deps.onEventQueued, owner: deps.replicaId, now: this.now });
     this.queue = new AsyncQueue({
       store: deps.store,
       logger: deps.logger,

@@ -11,10 +11,15 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
   let store: Store;
   let keyId: string;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
+  const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test" });
+  let firstKeys: boolean[] = [];
   beforeEach(async () => {
     store = await open.first();
-    keyId = "key_contract";
-    await store.keys.insert({ id: keyId, name: "k", hash: "h".repeat(64), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test" });
+    // Two processes starting on an empty store both try to create the first key: one does.
+    const other = await open.second();
+    firstKeys = await Promise.all([store.keys.insertFirst(key("key_contract")), other.keys.insertFirst(key("key_contract_other"))]);
+    await other.close();
+    keyId = firstKeys[0] ? "key_contract" : "key_contract_other";
   });
   afterEach(async () => {
     await store.close();
@@ -39,6 +44,13 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
   const event = (id: string, runId: string) => ({ id, runId, keyId, url: "https://example.com/h", headers: { "X-A": "1" }, payload: "{}", nextAttemptAt: at(0), createdAt: at(0) });
 
   describe(`${name} store`, () => {
+    it("creates the first key once, however many processes start together, and never again", async () => {
+      expect(firstKeys.filter(Boolean)).toHaveLength(1);
+      expect(await store.keys.insertFirst(key("key_later"))).toBe(false);
+      await store.keys.insert(key("key_second"));
+      expect((await store.keys.list()).map((k) => k.id).sort()).toEqual([keyId, "key_second"].sort());
+    });
+
     it("stores a run, finishes it and queues its event in one step, and lists runs newest first by filter", async () => {
       await store.runs.insert(run("run_01A", { promptTokens: 12, outputTokenLimit: 30, contextVersions: { c: "config" } }));
       await store.runs.insert(run("run_01B", { operation: "stream.object", workflowSlug: "v" }));
@@ -49,6 +61,17 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.runs.list({ limit: 10, beforeId: "run_01B" })).map((r) => r.id)).toEqual(["run_01A"]);
       expect((await store.runs.list({ limit: 10, keyId: "key_other" })).length).toBe(0);
       expect((await store.events.due(at(1), 10)).map((e) => e.id)).toEqual(["evt_1"]);
+    });
+
+    it("records a run's end once, and only for the process that holds its lease", async () => {
+      await store.runs.insert(run("run_01O", { lease: { owner: "p1", until: at(1_000) } }));
+      expect(await store.runs.finish("run_01O", outcome, event("evt_O1", "run_01O"), "p2")).toBe(false);
+      expect(await store.runs.get("run_01O")).toMatchObject({ status: "running" });
+      expect(await store.events.forRun("run_01O")).toBeNull();
+      expect(await store.runs.finish("run_01O", outcome, event("evt_O2", "run_01O"), "p1")).toBe(true);
+      expect(await store.runs.finish("run_01O", { ...outcome, status: "failed" }, event("evt_O3", "run_01O"))).toBe(false);
+      expect(await store.runs.get("run_01O")).toMatchObject({ status: "succeeded" });
+      expect((await store.events.forRun("run_01O"))?.id).toBe("evt_O2");
     });
 
     it("claims queued runs oldest first under a lease, and hands runs whose lease ran out to a reconciler", async () => {

@@ -16,6 +16,8 @@ export interface PostgresOptions {
 
 /** The advisory lock key migrations run under: processes starting together migrate once. */
 const MIGRATION_LOCK = 7_251_093;
+/** The lock under which the first admin key is created (once, whoever starts at the same time). */
+const FIRST_KEY_LOCK = 7_251_094;
 
 /**
  * Errors that mean "the database cannot be reached or stopped serving", not "this statement is
@@ -106,6 +108,18 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           [key.id, key.name, key.hash, key.prefix, key.admin, key.createdAt, key.lastUsedAt, key.revokedAt, key.webhookSecret],
         );
       },
+      async insertFirst(key) {
+        return transaction(async (client) => {
+          await client.query("SELECT pg_advisory_xact_lock($1)", [FIRST_KEY_LOCK]);
+          if ((await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM api_keys")).rows[0]!.n > 0) return false;
+          await client.query(
+            `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+            [key.id, key.name, key.hash, key.prefix, key.admin, key.createdAt, key.lastUsedAt, key.revokedAt, key.webhookSecret],
+          );
+          return true;
+        });
+      },
       async findByHash(hash) {
         const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE hash = $1", [hash]);
         return rows[0] ? toKey(rows[0]) : null;
@@ -122,9 +136,6 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       },
       async touch(id, at) {
         await query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2", [at, id]);
-      },
-      async count() {
-        return (await query<{ n: number }>("SELECT COUNT(*)::int AS n FROM api_keys")).rows[0]!.n;
       },
       async secrets(id) {
         const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
@@ -170,15 +181,16 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           ],
         );
       },
-      async finish(id, outcome, event) {
-        await transaction(async (client) => {
-          await client.query(
+      async finish(id, outcome, event, owner) {
+        return transaction(async (client) => {
+          const updated = await client.query(
             `UPDATE runs SET status = $2, output_json = $3, error_json = $4, model_name = $5, model_tag = $6, decoding = $7, input_tokens = $8,
                     output_tokens = $9, cost = $10, duration_ms = $11, attempts = $12, finished_at = $13, updated_at = $13,
                     request_json = NULL, lease_owner = NULL, lease_until = NULL
-             WHERE id = $1`,
-            [id, outcome.status, json(outcome.output), json(outcome.error), outcome.modelName, outcome.modelTag, outcome.decoding, outcome.inputTokens, outcome.outputTokens, outcome.cost, outcome.durationMs, outcome.attempts, outcome.finishedAt],
+             WHERE id = $1 AND status IN ('running', 'queued') AND ($14::text IS NULL OR lease_owner = $14)`,
+            [id, outcome.status, json(outcome.output), json(outcome.error), outcome.modelName, outcome.modelTag, outcome.decoding, outcome.inputTokens, outcome.outputTokens, outcome.cost, outcome.durationMs, outcome.attempts, outcome.finishedAt, owner ?? null],
           );
+          if ((updated.rowCount ?? 0) === 0) return false;
           if (event) {
             await client.query(
               `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at)
@@ -186,6 +198,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
               [event.id, event.runId, event.keyId, event.url, JSON.stringify(event.headers), event.payload, event.nextAttemptAt, event.createdAt],
             );
           }
+          return true;
         });
       },
       async get(id) {

@@ -118,7 +118,7 @@ export function openSqliteStore(dataDir: string): Store {
               model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
               duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt,
               lease_owner = NULL, lease_until = NULL
-       WHERE id = @id`,
+       WHERE id = @id AND status IN ('running', 'queued') AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
     threadInsert: db.prepare(
@@ -146,6 +146,15 @@ export function openSqliteStore(dataDir: string): Store {
       async insert(key) {
         stmt.keyInsert.run({ ...key, admin: key.admin ? 1 : 0 });
       },
+      async insertFirst(key) {
+        return db
+          .transaction(() => {
+            if ((stmt.keyCount.get()?.n ?? 0) > 0) return false;
+            stmt.keyInsert.run({ ...key, admin: key.admin ? 1 : 0 });
+            return true;
+          })
+          .immediate();
+      },
       async findByHash(hash) {
         const row = stmt.keyByHash.get(hash);
         return row ? toKey(row) : null;
@@ -162,9 +171,6 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async touch(id, at) {
         stmt.keyTouch.run(at, id);
-      },
-      async count() {
-        return stmt.keyCount.get()?.n ?? 0;
       },
       async secrets(id) {
         const row = stmt.keyById.get(id);
@@ -196,15 +202,18 @@ export function openSqliteStore(dataDir: string): Store {
           callback: run.callback === null ? null : JSON.stringify(run.callback),
         });
       },
-      async finish(id, outcome, event) {
-        db.transaction(() => {
-          stmt.runFinish.run({
+      async finish(id, outcome, event, owner) {
+        return db.transaction(() => {
+          const changed = stmt.runFinish.run({
             id,
+            owner: owner ?? null,
             ...outcome,
             output: outcome.output === null ? null : JSON.stringify(outcome.output),
             error: outcome.error === null ? null : JSON.stringify(outcome.error),
-          });
+          }).changes;
+          if (changed === 0) return false;
           if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers) });
+          return true;
         })();
       },
       async get(id) {

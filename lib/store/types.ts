@@ -181,6 +181,8 @@ export interface Store {
   readonly kind: "sqlite" | "postgres";
   keys: {
     insert(key: ApiKeyRecord): Promise<void>;
+    /** Inserts the key only if no key was ever created (the first admin key: once, however many processes start together). */
+    insertFirst(key: ApiKeyRecord): Promise<boolean>;
     findByHash(hash: string): Promise<ApiKeyRecord | null>;
     get(id: string): Promise<ApiKeyRecord | null>;
     list(): Promise<ApiKeyRecord[]>;
@@ -190,13 +192,15 @@ export interface Store {
     secrets(id: string): Promise<WebhookSecrets | null>;
     /** Sets a new signing secret; the old one keeps signing until `previousUntil`. */
     rotateSecret(id: string, secret: string, previousUntil: string): Promise<boolean>;
-    /** Every key ever created, revoked ones included. */
-    count(): Promise<number>;
   };
   runs: {
     insert(run: NewRun): Promise<void>;
-    /** Records the outcome and, in the same transaction, queues the run's callback event (outbox). */
-    finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">): Promise<void>;
+    /**
+     * Records the outcome and, in the same transaction, queues the run's callback event (outbox) —
+     * only while the run is unfinished and, with `owner`, still leased to that process. False when
+     * it was not (another process reconciled it, or it had ended): nothing is written then.
+     */
+    finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">, owner?: string): Promise<boolean>;
     get(id: string): Promise<RunRecord | null>;
     list(filter: RunFilter): Promise<RunRecord[]>;
     /** Extends the leases of runs `owner` executes (a heartbeat). */

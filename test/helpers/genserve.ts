@@ -77,13 +77,13 @@ export async function startGenserve(options: { configFile?: string; dataDir: str
 }
 
 /** Runs the genserve CLI against a data dir; resolves with stdout (rejects on a non-zero exit). */
-export async function cli(args: string[], options: { dataDir: string; configFile?: string }): Promise<string> {
+export async function cli(args: string[], options: { dataDir: string; configFile?: string; env?: Record<string, string> }): Promise<string> {
   const extra = options.configFile ? ["--config", options.configFile] : [];
-  const { stdout } = await run(process.execPath, [BIN, ...args, "--data", options.dataDir, ...extra], { cwd: ROOT });
+  const { stdout } = await run(process.execPath, [BIN, ...args, "--data", options.dataDir, ...extra], { cwd: ROOT, env: { ...process.env, ...options.env } });
   return stdout;
 }
 
-export async function createKey(name: string, options: { dataDir: string; admin?: boolean }): Promise<{ id: string; key: string; admin: boolean; webhookSecret: string }> {
+export async function createKey(name: string, options: { dataDir: string; admin?: boolean; env?: Record<string, string> }): Promise<{ id: string; key: string; admin: boolean; webhookSecret: string }> {
   const stdout = await cli(["keys", "create", "--name", name, "--json", ...(options.admin ? ["--admin"] : [])], options);
   return JSON.parse(stdout) as { id: string; key: string; admin: boolean; webhookSecret: string };
 }

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { testConfig } from "../helpers/config";
+import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
+import { createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
+import { freshDatabase, POSTGRES_URL, postgresAvailable } from "../helpers/postgres";
+import { startReceiver, waitUntil } from "../helpers/receiver";
+import { startTcpProxy } from "../helpers/tcp-proxy";
+
+// genserve as several replicas on one PostgreSQL database, over real HTTP: each replica is a
+// `genserve serve` process with a data directory of its own and DATABASE_URL pointing at the same
+// fresh database. Leases are short so that reconciliation after a crash is quick to see.
+const available = await postgresAvailable();
+
+const CONFIG = `
+network:
+  allowPrivate: true
+limits:
+  runLeaseMs: 2000
+  callbackRetryScheduleMs: [200, 200, 200]
+  callbackPollMs: 100
+`;
+
+describe.runIf(available)("replicas on one PostgreSQL database", () => {
+  let upstream: FakeUpstream;
+  let receiver: Awaited<ReturnType<typeof startReceiver>>;
+  /** Where the callbacks of runs whose callbacks a test does not check go. */
+  let sinkReceiver: Awaited<ReturnType<typeof startReceiver>>;
+  const sink = () => ({ url: sinkReceiver.url });
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let configFile: string;
+  let a: GenserveServer;
+  let b: GenserveServer;
+  let key: string;
+  const extra: GenserveServer[] = [];
+
+  const replica = (url = database.url) => startGenserve({ configFile, dataDir: `${tempDir()}/data`, env: { DATABASE_URL: url } });
+
+  beforeAll(async () => {
+    upstream = await startFakeUpstream();
+    receiver = await startReceiver();
+    sinkReceiver = await startReceiver();
+    database = await freshDatabase();
+    configFile = writeConfig(tempDir(), testConfig(upstream.url, CONFIG));
+    // Two replicas starting together on an empty database: migrations run once, one admin key is made.
+    [a, b] = await Promise.all([replica(), replica()]);
+    const keys = [a.adminKey, b.adminKey].filter((k): k is string => k !== null);
+    expect(keys).toHaveLength(1);
+    key = keys[0]!;
+  });
+  afterAll(async () => {
+    await Promise.all([a, b, ...extra].map((s) => s?.stop().catch(() => undefined)));
+    await receiver?.close();
+    await sinkReceiver?.close();
+    await upstream?.close();
+    await database?.drop();
+  });
+  beforeEach(() => {
+    upstream.reset();
+    receiver.reset();
+  });
+
+  it("share keys and runs: a key made on one replica works on the other, a run made on one is read on the other", async () => {
+    const made = await createKey("team", { dataDir: tempDir(), env: { DATABASE_URL: database.url } });
+    const res = await post(b, "/api/v1/generate/text", { input: "hello", type: "event", workflowSlug: "no-retry", callback: sink() }, made.key);
+    expect(res.status).toBe(200);
+    const run = await get(a, `/api/v1/runs/${res.json.metadata.runId}`, made.key);
+    expect(run.json).toMatchObject({ status: "succeeded", operation: "generate.text" });
+    expect((await get(a, "/readyz", null)).json).toMatchObject({ status: "ready", storage: "postgres" });
+  });
+
+  it("run one request per Idempotency-Key, however the same request is spread over replicas at once", async () => {
+    upstream.reply({ delayMs: 300 });
+    const body = { input: "once", type: "event", workflowSlug: "no-retry", callback: sink() };
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => post(i % 2 ? a : b, "/api/v1/generate/text", body, key, { "Idempotency-Key": "order-7" })),
+    );
+    const ok = responses.filter((r) => r.status === 200);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(ok.map((r) => r.json.metadata.runId)).size).toBe(1);
+    for (const r of responses.filter((r) => r.status !== 200)) expect(r.json).toMatchObject({ code: "idempotency_in_progress" });
+    expect(upstream.requests).toHaveLength(1);
+    // Once done, every replica replays the same answer.
+    const again = await post(a, "/api/v1/generate/text", body, key, { "Idempotency-Key": "order-7" });
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.json.metadata.runId).toBe(ok[0]!.json.metadata.runId);
+  });
+
+  it("execute each queued asynchronous run once and deliver each callback once, across replicas", async () => {
+    const started = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        post(i % 2 ? a : b, "/api/v1/generate/text", { input: `job ${i}`, type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key, { Prefer: "respond-async" }),
+      ),
+    );
+    expect(started.map((r) => r.status)).toEqual(Array(12).fill(202));
+    await waitUntil(() => receiver.received.length >= 12, "12 callbacks", 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const delivered = receiver.received.map((r) => JSON.parse(r.body) as { id: string; data: { runId: string } });
+    expect(delivered).toHaveLength(12);
+    expect(new Set(delivered.map((e) => e.data.runId))).toEqual(new Set(started.map((r) => r.json.runId)));
+    expect(upstream.requests).toHaveLength(12);
+  });
+
+  it("reconcile a run whose replica was killed: another replica fails it as interrupted once its lease runs out, callback included", async () => {
+    const doomed = await replica();
+    extra.push(doomed);
+    upstream.reply({ delayMs: 30_000 });
+    const inFlight = post(doomed, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key).catch(() => null);
+    await waitUntil(() => upstream.requests.length === 1, "the run to reach the model");
+    const runId = (await get(a, "/api/v1/runs?status=running", key)).json.runs[0].id as string;
+    await doomed.stop("SIGKILL");
+    await inFlight;
+    await waitUntil(async () => (await get(b, `/api/v1/runs/${runId}`, key)).json.status === "failed", "the run to be reconciled", 15_000);
+    expect((await get(a, `/api/v1/runs/${runId}`, key)).json).toMatchObject({ status: "failed", error: { code: "interrupted" } });
+    await waitUntil(() => receiver.received.length === 1, "the run.failed callback");
+    await new Promise((r) => setTimeout(r, 500));
+    expect(receiver.received).toHaveLength(1);
+    expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ type: "run.failed", data: { runId, error: { code: "interrupted" } } });
+  });
+
+  describe("when the database goes away", () => {
+    let proxy: Awaited<ReturnType<typeof startTcpProxy>>;
+    let c: GenserveServer;
+    beforeAll(async () => {
+      const target = new URL(POSTGRES_URL);
+      proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
+      const through = new URL(database.url);
+      through.port = String(proxy.port);
+      c = await replica(through.toString());
+      extra.push(c);
+    });
+    afterAll(() => proxy?.close());
+
+    it("answers 503 storage_unavailable with Retry-After, and serves again by itself when it is back", async () => {
+      proxy.cut();
+      try {
+        const list = await get(c, "/api/v1/runs", key);
+        expect(list.status).toBe(503);
+        expect(list.headers.get("content-type")).toMatch(/application\/problem\+json/);
+        expect(list.json).toMatchObject({ code: "storage_unavailable", status: 503 });
+        expect(Number(list.headers.get("retry-after"))).toBeGreaterThan(0);
+        const run = await post(c, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: sink() }, key);
+        expect(run.status).toBe(503);
+        expect(run.json.code).toBe("storage_unavailable");
+        expect((await get(c, "/readyz", null)).status).toBe(503);
+        expect((await get(c, "/healthz", null)).status).toBe(200);
+      } finally {
+        proxy.restore();
+      }
+      await waitUntil(async () => (await get(c, "/api/v1/runs", key)).status === 200, "the replica to serve again");
+      expect((await post(c, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: sink() }, key)).status).toBe(200);
+    });
+
+    it("records a run whose end comes during a short outage once the database is back", async () => {
+      upstream.reply({ delayMs: 800 });
+      const pending = post(c, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: sink() }, key);
+      await waitUntil(() => upstream.requests.length === 1, "the run to reach the model");
+      proxy.cut();
+      await new Promise((r) => setTimeout(r, 1_200));
+      proxy.restore();
+      const res = await pending;
+      expect(res.status).toBe(200);
+      expect((await get(a, `/api/v1/runs/${res.json.metadata.runId}`, key)).json).toMatchObject({ status: "succeeded" });
+    });
+
+    it("answers 503 when the outage outlasts the run's grace, writes nothing half-way, and the run ends failed, never running forever", async () => {
+      upstream.reply({ delayMs: 300 });
+      const pending = post(c, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key);
+      await waitUntil(() => upstream.requests.length === 1, "the run to reach the model");
+      const runId = (await get(a, "/api/v1/runs?status=running", key)).json.runs[0].id as string;
+      proxy.cut();
+      const res = await pending;
+      expect(res.status).toBe(503);
+      expect(res.json).toMatchObject({ code: "storage_unavailable" });
+      await new Promise((r) => setTimeout(r, 2_500));
+      proxy.restore();
+      await waitUntil(async () => (await get(a, `/api/v1/runs/${runId}`, key)).json.status === "failed", "the run to be reconciled", 15_000);
+      expect((await get(a, `/api/v1/runs/${runId}`, key)).json).toMatchObject({ error: { code: "interrupted" } });
+      await waitUntil(() => receiver.received.length === 1, "the run.failed callback");
+    });
+  });
+});
