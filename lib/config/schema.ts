@@ -181,6 +181,12 @@ export const databaseSchema = z
       })
       .strict()
       .default({ max: 10, idleTimeoutMs: 30_000, connectionTimeoutMs: 5_000 }),
+    /**
+     * With PostgreSQL, a streamed run's events are written to the database in batches gathered over
+     * this long, so that a client can resume on any replica; it bounds how far behind a follower on
+     * another replica is.
+     */
+    streamFlushMs: z.number().int().min(1).max(5_000).default(50),
   })
   .strict();
 

@@ -6,7 +6,7 @@ const metadata = { runId: "run_1", cost: "0", model: { name: "m", tag: "t" }, du
 
 /** A hub with one finished run: two items, a restart, an item, done. */
 function finishedRun() {
-  const hub = new StreamHub(60_000);
+  const hub = new StreamHub({ retainMs: 60_000 });
   const writer = hub.open("run_1", "key_1");
   writer.push({ kind: "item", text: '{"a":' });
   writer.push({ kind: "restart", attempt: 2 });
@@ -44,7 +44,7 @@ describe("stream framing", () => {
   });
 
   it("ends an error event with the problem, and keeps an idle SSE stream alive with comments", async () => {
-    const hub = new StreamHub(60_000);
+    const hub = new StreamHub({ retainMs: 60_000 });
     const writer = hub.open("run_2", "key_1");
     const res = streamResponse(hub, "run_2", { accept: null, keepAliveMs: 30 });
     const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();

@@ -1,6 +1,9 @@
 import "server-only";
 import type { StreamEvent, StreamHub } from "../runs/stream-hub";
 
+/** Ends a stream whose events ran out without a final one (the run was finished by another process). */
+export type StreamEnding = () => Promise<StreamEvent | null>;
+
 export type StreamFormat = "sse" | "ndjson";
 
 /**
@@ -70,7 +73,7 @@ export function eventStream(
   runId: string,
   afterSeq: number,
   encoder: StreamEncoder,
-  options: { keepAliveMs: number; onDisconnect?: () => void },
+  options: { keepAliveMs: number; onDisconnect?: () => void; ending?: StreamEnding },
 ): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
   const stop = new AbortController();
@@ -95,7 +98,15 @@ export function eventStream(
       }
       void (async () => {
         try {
-          for await (const event of hub.follow(runId, afterSeq, stop.signal)) write(encoder.encode(event));
+          let last: StreamEvent | undefined;
+          for await (const event of hub.follow(runId, afterSeq, stop.signal)) {
+            write(encoder.encode(event));
+            last = event;
+          }
+          if (!stop.signal.aborted && last?.kind !== "done" && last?.kind !== "error" && options.ending) {
+            const final = await options.ending();
+            if (final && !stop.signal.aborted) write(encoder.encode({ ...final, seq: Math.max(last?.seq ?? afterSeq, afterSeq) + 1 }));
+          }
           if (!stop.signal.aborted) controller.close();
         } catch {
           // The client went away while we wrote: nothing left to tell it.
@@ -124,9 +135,9 @@ export function streamHeaders(contentType: string, runId: string): Record<string
 export function streamResponse(
   hub: StreamHub,
   runId: string,
-  options: { accept: string | null; afterSeq?: number; keepAliveMs: number; onDisconnect?: () => void },
+  options: { accept: string | null; afterSeq?: number; keepAliveMs: number; onDisconnect?: () => void; ending?: StreamEnding },
 ): Response {
   const encoder = encoderFor(chooseFormat(options.accept));
-  const body = eventStream(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, onDisconnect: options.onDisconnect });
+  const body = eventStream(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, onDisconnect: options.onDisconnect, ending: options.ending });
   return new Response(body, { headers: streamHeaders(encoder.contentType, runId) });
 }

@@ -1,4 +1,8 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { openSqliteStore } from "../store/sqlite";
 import { StreamHub } from "./stream-hub";
 
 const collect = async <T>(iterable: AsyncIterable<T>) => {
@@ -9,7 +13,7 @@ const collect = async <T>(iterable: AsyncIterable<T>) => {
 
 describe("StreamHub", () => {
   it("replays events after a sequence number, then follows live ones to the end", async () => {
-    const hub = new StreamHub(60_000);
+    const hub = new StreamHub({ retainMs: 60_000 });
     const writer = hub.open("run_1", "key_a");
     writer.push({ kind: "item", text: "{" });
     writer.push({ kind: "item", text: '"a"' });
@@ -19,18 +23,60 @@ describe("StreamHub", () => {
     writer.push({ kind: "item", text: "ignored after the end" });
     expect((await following).map((e) => e.seq)).toEqual([2, 3, 4]);
     expect(hub.owner("run_1")).toBe("key_a");
-    hub.close();
+    await hub.close();
   });
 
-  it("forgets ended runs after the retention time", () => {
+  it("forgets ended runs after the retention time", async () => {
     let now = 0;
-    const hub = new StreamHub(1_000, () => now);
+    const hub = new StreamHub({ retainMs: 1_000, now: () => now });
     hub.open("run_1", "k").end();
     hub.open("run_2", "k");
     now = 1_000;
-    hub.sweep();
+    await hub.sweep();
     expect(hub.owner("run_1")).toBeNull();
     expect(hub.owner("run_2")).toBe("k"); // still running
-    hub.close();
+    await hub.close();
+  });
+});
+
+describe("StreamHub over shared storage", () => {
+  const at = new Date().toISOString();
+  const setup = async () => {
+    const store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-hub-")));
+    await store.keys.insert({ id: "key_a", name: "a", hash: "a".repeat(64), prefix: "gs_a", admin: false, createdAt: at, lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_a" });
+    await store.runs.insert({ id: "run_1", operation: "stream.object", workflowSlug: "w", keyId: "key_a", input: "x", schema: {}, contextSlugs: [], attachments: [], callback: null, modelTag: "m", createdAt: at });
+    const shared = { store, flushMs: 5, pollMs: 100, log: () => undefined };
+    // Two processes' hubs on one store: `streaming` runs the stream, `other` only follows it.
+    const streaming = new StreamHub({ retainMs: 60_000, shared });
+    const other = new StreamHub({ retainMs: 60_000, shared });
+    await streaming.start();
+    await other.start();
+    return { store, streaming, other, close: async () => (await streaming.close(), await other.close(), await store.close()) };
+  };
+
+  it("lets another process follow a stream from a sequence number to its final event, in order", async () => {
+    const { streaming, other, close } = await setup();
+    const writer = streaming.open("run_1", "key_a");
+    writer.push({ kind: "item", text: "{" });
+    writer.push({ kind: "item", text: '"a"' });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(other.holds("run_1")).toBe(false);
+    const following = collect(other.follow("run_1", 1));
+    for (let i = 0; i < 300; i++) writer.push({ kind: "item", text: " " });
+    writer.push({ kind: "done", payload: { runId: "run_1", object: { a: 1 }, metadata: {} as never } });
+    const seen = await following;
+    expect(seen.map((e) => e.seq)).toEqual(Array.from({ length: 302 }, (_, i) => i + 2));
+    expect(seen.at(-1)).toMatchObject({ kind: "done", payload: { object: { a: 1 } } });
+    await close();
+  });
+
+  it("ends a follower's stream without a final event once the run ended elsewhere without one (its process died)", async () => {
+    const { store, streaming, other, close } = await setup();
+    streaming.open("run_1", "key_a").push({ kind: "item", text: "{" });
+    await new Promise((r) => setTimeout(r, 30));
+    const following = collect(other.follow("run_1", 0));
+    await store.runs.finish("run_1", { status: "failed", output: null, error: null, modelName: null, modelTag: "m", decoding: null, inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 1, attempts: 1, finishedAt: at });
+    expect((await following).map((e) => e.kind)).toEqual(["item"]);
+    await close();
   });
 });

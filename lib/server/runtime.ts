@@ -57,7 +57,14 @@ export function createRuntime(boot: BootOptions): Runtime {
     log: (level, message, fields) => logger[level](fields ?? {}, message),
   });
   models.warmLocal();
-  const hub = new StreamHub(boot.config.limits.streamRetentionMs);
+  // On PostgreSQL, streamed runs' events are shared through the database: a client may resume on any replica.
+  const hub = new StreamHub({
+    retainMs: boot.config.limits.streamRetentionMs,
+    shared:
+      store.kind === "postgres"
+        ? { store, flushMs: boot.config.database.streamFlushMs, log: (message, fields) => logger.warn(fields, message) }
+        : undefined,
+  });
   const limits = boot.config.limits;
   const delivery = new DeliveryWorker(store, logger, {
     allowPrivate: boot.config.network.allowPrivate,
@@ -75,8 +82,9 @@ export function createRuntime(boot: BootOptions): Runtime {
   // Runs a previous process left behind are failed (with their callbacks) or queued again — all of
   // them on SQLite, which this process owns alone; on PostgreSQL, those whose lease ran out — then
   // the heartbeat and the asynchronous queue start.
-  const ready = runs
-    .start({ exclusive: store.kind === "sqlite" })
+  const ready = hub
+    .start()
+    .then(() => runs.start({ exclusive: store.kind === "sqlite" }))
     .then((recovered) => {
       if (recovered.failed > 0) logger.warn({ runs: recovered.failed }, "marked runs left running by a previous process as failed (interrupted)");
       if (recovered.requeued > 0) logger.warn({ runs: recovered.requeued }, "queued asynchronous runs cut by a previous process again (one retry)");
@@ -104,7 +112,7 @@ export function createRuntime(boot: BootOptions): Runtime {
         await delivery.stop(limits.callbackTimeoutMs + 1_000);
         await schemas.close();
         await extractor.close();
-        hub.close();
+        await hub.close();
         await models.dispose();
         await store.close();
       })();

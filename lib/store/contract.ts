@@ -154,6 +154,30 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.catalog.latest("context")).map((v) => [v.slug, v.version])).toEqual([["c", 3]]);
     });
 
+    it("keeps streamed runs' events in order for any process, announces appends, and forgets ended streams", async () => {
+      const heard: string[] = [];
+      const listener = await store.streams.listen((runId) => heard.push(runId), () => undefined);
+      try {
+        const e = (seq: number, final = false) => ({ seq, event: JSON.stringify({ kind: final ? "done" : "item", seq }), final });
+        await store.streams.append("run_01S", [e(1), e(2)], at(1));
+        await store.streams.append("run_01S", [e(3, true)], at(2));
+        await store.streams.append("run_01T", [e(1)], at(3));
+        expect((await store.streams.after("run_01S", 1, 10)).map((x) => [x.seq, x.final])).toEqual([[2, false], [3, true]]);
+        expect(await store.streams.after("run_01S", 0, 1)).toEqual([e(1)]);
+        const until = Date.now() + 5_000;
+        while (heard.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+        expect(heard).toEqual(["run_01S", "run_01S", "run_01T"]);
+        // Ended before the cut-off: gone; unfinished streams stay until they are orphaned.
+        await store.streams.sweep(at(5), at(0));
+        expect(await store.streams.after("run_01S", 0, 10)).toEqual([]);
+        expect(await store.streams.after("run_01T", 0, 10)).toHaveLength(1);
+        await store.streams.sweep(at(5), at(4));
+        expect(await store.streams.after("run_01T", 0, 10)).toEqual([]);
+      } finally {
+        await listener.close();
+      }
+    });
+
     it("keeps an inbox's newest events within its limits", async () => {
       await store.inboxes.create({ id: "inb_1", keyId, host: "h", createdAt: at(0) });
       for (let i = 0; i < 5; i++) await store.inboxes.receive("inb_1", { receivedAt: at(i), headers: {}, body: String(i), verified: true }, 3, 60_000);

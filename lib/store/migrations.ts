@@ -196,6 +196,21 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_running_lease ON runs (status, lease_until);
     `,
   },
+  {
+    version: 10,
+    name: "streamed runs' events, shared between processes (resume on any replica)",
+    sql: `
+      CREATE TABLE stream_events (
+        run_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        event TEXT NOT NULL,
+        final INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (run_id, seq)
+      );
+      CREATE INDEX stream_events_final ON stream_events (final, created_at);
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */

@@ -29,6 +29,60 @@ function unavailable(error: unknown): boolean {
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? "");
 }
 
+/** The channel appends to streamed runs are announced on (the payload is the run id). */
+const STREAM_CHANNEL = "genserve_streams";
+
+/**
+ * LISTENs on `channel` with a connection of its own (a pooled one cannot hold a LISTEN), and
+ * reconnects with back-off when the connection is lost; `onReconnect` runs once it is back, since
+ * notifications sent meanwhile are gone.
+ */
+async function listenChannel(url: string, channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }> {
+  let closed = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (): Promise<boolean> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on("error", () => undefined);
+    next.on("notification", (message) => {
+      if (message.channel === channel && message.payload) onMessage(message.payload);
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+    } catch {
+      await next.end().catch(() => undefined);
+      return false;
+    }
+    if (closed) {
+      await next.end().catch(() => undefined);
+      return false;
+    }
+    client = next;
+    next.once("end", () => {
+      client = null;
+      if (!closed) schedule(250);
+    });
+    return true;
+  };
+  const schedule = (delay: number) => {
+    retry = setTimeout(async () => {
+      if (closed) return;
+      if (await connect()) onReconnect();
+      else schedule(Math.min(delay * 2, 5_000));
+    }, delay);
+    retry.unref();
+  };
+  if (!(await connect())) schedule(250);
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
+
 const storageUnavailable = () =>
   new GenserveError("storage_unavailable", { detail: "The database is not reachable right now; retry shortly.", headers: { "Retry-After": "5" } });
 
@@ -417,6 +471,37 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       },
       async delete(keyId, id) {
         return ((await query("DELETE FROM threads WHERE key_id = $1 AND id = $2", [keyId, id])).rowCount ?? 0) > 0;
+      },
+    },
+    streams: {
+      async append(runId, events, at) {
+        if (events.length === 0) return;
+        // One statement for the batch; the notification goes out when it commits.
+        await transaction(async (client) => {
+          await client.query(
+            `INSERT INTO stream_events (run_id, seq, event, final, created_at)
+             SELECT $1, s, e, f, $5 FROM unnest($2::int[], $3::text[], $4::int[]) AS t(s, e, f)`,
+            [runId, events.map((e) => e.seq), events.map((e) => e.event), events.map((e) => (e.final ? 1 : 0)), at],
+          );
+          await client.query("SELECT pg_notify($1, $2)", [STREAM_CHANNEL, runId]);
+        });
+      },
+      async after(runId, afterSeq, limit) {
+        const { rows } = await query<{ seq: number; event: string; final: number }>("SELECT seq, event, final FROM stream_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [
+          runId,
+          afterSeq,
+          limit,
+        ]);
+        return rows.map((r) => ({ seq: r.seq, event: r.event, final: r.final === 1 }));
+      },
+      async listen(onAppended, onReconnect) {
+        return listenChannel(url, STREAM_CHANNEL, onAppended, onReconnect);
+      },
+      async sweep(endedBefore, orphanedBefore) {
+        await query(
+          `DELETE FROM stream_events WHERE run_id IN (SELECT run_id FROM stream_events WHERE final = 1 AND created_at < $1) OR created_at < $2`,
+          [endedBefore, orphanedBefore],
+        );
       },
     },
     async ping() {

@@ -26,7 +26,15 @@ export function openSqliteStore(dataDir: string): Store {
     db.prepare("UPDATE api_keys SET webhook_secret = ? WHERE id = ?").run(newWebhookSecret(), row.id);
   }
 
+  const streamListeners = new Set<(runId: string) => void>();
   const stmt = {
+    streamInsert: db.prepare<[string, number, string, number, string]>("INSERT INTO stream_events (run_id, seq, event, final, created_at) VALUES (?, ?, ?, ?, ?)"),
+    streamAfter: db.prepare<[string, number, number], { seq: number; event: string; final: number }>(
+      "SELECT seq, event, final FROM stream_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+    ),
+    streamSweep: db.prepare<[string, string]>(
+      "DELETE FROM stream_events WHERE run_id IN (SELECT run_id FROM stream_events WHERE final = 1 AND created_at < ?) OR created_at < ?",
+    ),
     keyInsert: db.prepare(
       `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret)
        VALUES (@id, @name, @hash, @prefix, @admin, @createdAt, @lastUsedAt, @revokedAt, @webhookSecret)`,
@@ -361,6 +369,25 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async delete(keyId, id) {
         return stmt.threadDelete.run(keyId, id).changes > 0;
+      },
+    },
+    streams: {
+      async append(runId, events, at) {
+        db.transaction(() => {
+          for (const e of events) stmt.streamInsert.run(runId, e.seq, e.event, e.final ? 1 : 0, at);
+        })();
+        // One process owns the file: its own listeners are everyone who can be told.
+        for (const listener of streamListeners) listener(runId);
+      },
+      async after(runId, afterSeq, limit) {
+        return stmt.streamAfter.all(runId, afterSeq, limit).map((r) => ({ seq: r.seq, event: r.event, final: r.final === 1 }));
+      },
+      async listen(onAppended) {
+        streamListeners.add(onAppended);
+        return { close: async () => void streamListeners.delete(onAppended) };
+      },
+      async sweep(endedBefore, orphanedBefore) {
+        stmt.streamSweep.run(endedBefore, orphanedBefore);
       },
     },
     async ping() {

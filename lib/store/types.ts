@@ -177,6 +177,13 @@ export interface Lease {
 /** A stored run that was left `running` and is now claimed for reconciliation. */
 export type StrandedRun = RunRecord & { request: unknown | null; asyncStarts: number };
 
+/** One event of a streamed run as stored for other processes: `event` is its JSON. */
+export interface StoredStreamEvent {
+  seq: number;
+  event: string;
+  final: boolean;
+}
+
 export interface Store {
   readonly kind: "sqlite" | "postgres";
   keys: {
@@ -257,6 +264,20 @@ export interface Store {
     append(keyId: string, id: string, messages: ThreadMessage[], at: string): Promise<void>;
     /** Removes the thread and its messages; false when there was none. */
     delete(keyId: string, id: string): Promise<boolean>;
+  };
+  /** Streamed runs' events, for a client that resumes on another process than the one running the stream. */
+  streams: {
+    /** Appends events (in `seq` order, continuing the run's) and tells every listening process. */
+    append(runId: string, events: readonly StoredStreamEvent[], at: string): Promise<void>;
+    /** The run's events after `afterSeq`, in order, at most `limit`. */
+    after(runId: string, afterSeq: number, limit: number): Promise<StoredStreamEvent[]>;
+    /**
+     * Calls `onAppended(runId)` whenever any process appends to a run; `onReconnect` after the
+     * notification channel was lost and is back (appends meanwhile went unannounced).
+     */
+    listen(onAppended: (runId: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }>;
+    /** Forgets streams that ended before `endedBefore`, and any event older than `orphanedBefore`. */
+    sweep(endedBefore: string, orphanedBefore: string): Promise<void>;
   };
   /** Applies pending migrations (once, whoever else starts at the same time). */
   migrate(): Promise<void>;

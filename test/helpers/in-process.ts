@@ -64,7 +64,7 @@ export async function inProcess(model: ModelClient, yaml = IN_PROCESS_CONFIG): P
   const logger = pino({ level: "silent" });
   const schemas = new SchemaCompiler(config.limits, { workerFile: path.join(ROOT, "lib/schema/validate-worker.mjs") });
   const extractor = new DocumentExtractor(path.join(ROOT, "lib/attachments/extract-worker.mjs"), config.limits);
-  const hub = new StreamHub(config.limits.streamRetentionMs);
+  const hub = new StreamHub({ retainMs: config.limits.streamRetentionMs });
   const runs = new RunService({
     config,
     store,
@@ -86,7 +86,7 @@ export async function inProcess(model: ModelClient, yaml = IN_PROCESS_CONFIG): P
     principal: { keyId: record.id, name: record.name, admin: false },
     async close() {
       await runs.drain(1_000);
-      hub.close();
+      await hub.close();
       await schemas.close();
       await extractor.close();
       await store.close();

@@ -1,15 +1,32 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testConfig } from "../helpers/config";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { INVOICE_SCHEMA, testConfig } from "../helpers/config";
 import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
 import { createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
 import { freshDatabase, POSTGRES_URL, postgresAvailable } from "../helpers/postgres";
 import { startReceiver, waitUntil } from "../helpers/receiver";
+import { readSse, streamRequest } from "../helpers/streams";
 import { startTcpProxy } from "../helpers/tcp-proxy";
 
 // genserve as several replicas on one PostgreSQL database, over real HTTP: each replica is a
 // `genserve serve` process with a data directory of its own and DATABASE_URL pointing at the same
 // fresh database. Leases are short so that reconciliation after a crash is quick to see.
 const available = await postgresAvailable();
+
+/** Reads SSE events until `count` have arrived, then drops the connection. */
+async function readSome(response: Response, count: number): Promise<EventSourceMessage[]> {
+  const events: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (e) => events.push(e) });
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  while (events.length < count) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parser.feed(decoder.decode(value, { stream: true }));
+  }
+  await reader.cancel();
+  return events;
+}
 
 const CONFIG = `
 network:
@@ -115,6 +132,49 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(receiver.received).toHaveLength(1);
     expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ type: "run.failed", data: { runId, error: { code: "interrupted" } } });
+  });
+
+  describe("streams", () => {
+    const invoice = { number: "INV-42", total: 12, currency: "EUR", lines: [{ description: "A description long enough to take many chunks to stream", amount: 12 }] };
+    const body = { input: "Invoice INV-42", workflowSlug: "extract-invoice", schema: INVOICE_SCHEMA };
+    const resume = (server: GenserveServer, runId: string, lastEventId: string) =>
+      fetch(`${server.url}/api/v1/runs/${runId}/stream`, { headers: { "api-key": key, "last-event-id": lastEventId } });
+
+    it("resume on another replica with Last-Event-ID: the rest of the stream and its final event, then the whole of it again", async () => {
+      upstream.reply({ content: JSON.stringify(invoice), chunkSize: 4, chunkDelayMs: 20 });
+      const first = await streamRequest(a.url, key, body);
+      const runId = first.headers.get("x-run-id")!;
+      const seen = await readSome(first, 5);
+      const lastId = seen.at(-1)!.id!;
+
+      const resumed = await resume(b, runId, lastId);
+      expect(resumed.status).toBe(200);
+      const { events: rest } = await readSse(resumed);
+      expect(rest.map((e) => Number(e.id))).toEqual(rest.map((_, i) => Number(lastId) + 1 + i));
+      expect(rest.at(-1)!.event).toBe("done");
+      const text = [...seen, ...rest.slice(0, -1)].map((e) => JSON.parse(e.data).object.text).join("");
+      expect(JSON.parse(text)).toEqual(invoice);
+      expect(JSON.parse(rest.at(-1)!.data).object).toEqual(invoice);
+
+      const all = await readSse(await resume(b, runId, "0"));
+      expect(all.events.map((e) => e.id)).toEqual(all.events.map((_, i) => String(i + 1)));
+      expect(all.events.at(-1)!.event).toBe("done");
+    });
+
+    it("end honestly on another replica when the streaming replica dies: what it shared, then the interrupted run's error", async () => {
+      const doomed = await replica();
+      extra.push(doomed);
+      upstream.reply({ content: JSON.stringify(invoice), chunkSize: 4, chunkDelayMs: 400 });
+      const first = await streamRequest(doomed.url, key, body);
+      const runId = first.headers.get("x-run-id")!;
+      const seen = await readSome(first, 3);
+      await new Promise((r) => setTimeout(r, 200));
+      await doomed.stop("SIGKILL");
+      const { events } = await readSse(await resume(b, runId, seen.at(-1)!.id!));
+      expect(events.at(-1)!.event).toBe("error");
+      expect(JSON.parse(events.at(-1)!.data)).toMatchObject({ code: "interrupted", runId });
+      expect(events.map((e) => Number(e.id))).toEqual(events.map((_, i) => Number(seen.at(-1)!.id) + 1 + i));
+    });
   });
 
   describe("when the database goes away", () => {
