@@ -5,6 +5,7 @@ import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret } from "./keys";
 import { runsList, runsShow } from "./runs";
 import { serve } from "./serve";
+import { exportData, importData } from "./transfer";
 
 const env = process.env;
 const cwd = process.cwd();
@@ -59,6 +60,12 @@ withStorage(program.command("migrate").description("apply pending database migra
     await store.close();
     process.stdout.write("migrations applied\n");
   });
+
+withStorage(program.command("export").description("write all data (keys, runs, pending callbacks, threads, …) as JSON Lines; stop the server first"))
+  .option("-o, --out <file>", "write to this new file instead of standard output")
+  .action((options) => exportData(options, env, cwd));
+withStorage(program.command("import").description("load an export into the configured store, which must be empty (SQLite → PostgreSQL or back)").argument("<file>", "a file written by genserve export"))
+  .action((file: string, options) => importData(file, options, env, cwd));
 
 const configCommand = program.command("config").description("configuration");
 withStorage(configCommand.command("check").description("validate the configuration file and exit"))

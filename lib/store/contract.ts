@@ -1,16 +1,18 @@
 import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { NewRun, Store } from "./types";
+import { TRANSFER_TABLES } from "./migrations";
+import type { NewRun, Store, TransferRow, TransferTable } from "./types";
 
 /**
  * The storage contract, run against every backend (sqlite.test.ts, postgres.test.ts): every
  * operation a caller relies on, and the races between processes sharing one store. `open` gives a
  * fresh store and, for the races, a second handle on the same data (as another process would have).
  */
-export function storeContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; cleanup?(): Promise<void> }) {
+export function storeContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; another(): Promise<Store>; cleanup?(): Promise<void> }) {
   let store: Store;
   let keyId: string;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
+  const keyRow = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, created_at: at(0), webhook_secret: "whsec_test" });
   const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test" });
   let firstKeys: boolean[] = [];
   beforeEach(async () => {
@@ -175,6 +177,57 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         expect(await store.streams.after("run_01T", 0, 10)).toEqual([]);
       } finally {
         await listener.close();
+      }
+    });
+
+    it("exports every table and imports it whole into an empty store, numbering continuing after the imported rows", async () => {
+      await store.keys.insert({ ...key("key_admin"), admin: true });
+      await store.runs.insert(run("run_01X"));
+      await store.runs.finish("run_01X", outcome, event("evt_X", "run_01X"));
+      await store.events.recordAttempt("evt_X", { attemptedAt: at(1), statusCode: 500, error: null, durationMs: 3, nextAttemptAt: at(5_000) }, "pending");
+      await store.threads.create({ id: "th_1", keyId, workflowSlug: "w", createdAt: at(0), updatedAt: at(0) });
+      await store.threads.append(keyId, "th_1", [{ role: "user", content: "hi", runId: "run_01X", createdAt: at(1) }], at(1));
+      await store.inboxes.create({ id: "inb_X", keyId, host: "h", createdAt: at(0) });
+      await store.inboxes.receive("inb_X", { receivedAt: at(1), headers: { a: "b" }, body: "{}", verified: true }, 10, 60_000);
+      await store.catalog.append("workflow", "w", { model: "m" }, keyId, at(2));
+      await store.idempotency.begin(keyId, "idem", "hash", at(3), 60_000);
+
+      const target = await open.another();
+      try {
+        const exported = async function* () {
+          for (const table of TRANSFER_TABLES) for await (const row of store.transfer.rows(table)) yield { table, row };
+        };
+        const counts = await target.transfer.load(exported());
+        expect(counts).toMatchObject({ api_keys: 2, runs: 1, events: 1, deliveries: 1, threads: 1, thread_messages: 1, inboxes: 1, inbox_events: 1, catalog_versions: 1, idempotency_keys: 1 });
+        expect(await target.keys.get("key_admin")).toMatchObject({ admin: true });
+        expect(await target.runs.get("run_01X")).toEqual(await store.runs.get("run_01X"));
+        expect(await target.events.forRun("run_01X")).toEqual(await store.events.forRun("run_01X"));
+        expect(await target.inboxes.events("inb_X")).toEqual(await store.inboxes.events("inb_X"));
+        expect(await target.catalog.get("workflow", "w")).toEqual(await store.catalog.get("workflow", "w"));
+        expect(await target.idempotency.begin(keyId, "idem", "hash", at(4), 60_000)).toMatchObject({ state: "in_progress" });
+        // New rows are numbered after the imported ones.
+        await target.threads.append(keyId, "th_1", [{ role: "assistant", content: "hello", runId: null, createdAt: at(2) }], at(2));
+        expect((await target.threads.messages(keyId, "th_1")).map((m) => m.content)).toEqual(["hi", "hello"]);
+        await target.events.recordAttempt("evt_X", { attemptedAt: at(6_000), statusCode: 200, error: null, durationMs: 2, nextAttemptAt: null }, "delivered");
+        expect((await target.events.forRun("run_01X"))!.deliveries.map((d) => d.statusCode)).toEqual([500, 200]);
+        // A store that holds anything refuses an import; a failed import leaves nothing behind.
+        await expect(target.transfer.load(exported())).rejects.toThrow(/already holds/);
+      } finally {
+        await target.close();
+      }
+    });
+
+    it("refuses an import with a column this version does not know, writing nothing", async () => {
+      const target = await open.another();
+      try {
+        const rows = async function* (): AsyncGenerator<{ table: TransferTable; row: TransferRow }> {
+          yield { table: "api_keys", row: keyRow("key_new") };
+          yield { table: "runs", row: { id: "run_1", from_the_future: 1 } };
+        };
+        await expect(target.transfer.load(rows())).rejects.toThrow(/from_the_future/);
+        expect(await target.keys.get("key_new")).toBeNull();
+      } finally {
+        await target.close();
       }
     });
 

@@ -11,9 +11,10 @@ const POOL = { max: 5, idleTimeoutMs: 1_000, connectionTimeoutMs: 3_000 };
 
 describe.runIf(available)("PostgreSQL", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
+  const others: Awaited<ReturnType<typeof freshDatabase>>[] = [];
   const opened: Store[] = [];
-  const openOne = async () => {
-    const store = openPostgresStore(database!.url, POOL);
+  const openOne = async (url = database!.url) => {
+    const store = openPostgresStore(url, POOL);
     opened.push(store);
     await store.migrate();
     return store;
@@ -23,10 +24,16 @@ describe.runIf(available)("PostgreSQL", () => {
       database = await freshDatabase();
       return openOne();
     },
-    second: openOne,
+    second: () => openOne(),
+    another: async () => {
+      const other = await freshDatabase();
+      others.push(other);
+      return openOne(other.url);
+    },
     cleanup: async () => {
       await Promise.all(opened.splice(0).map((s) => s.close().catch(() => undefined)));
       await database?.drop();
+      await Promise.all(others.splice(0).map((d) => d.drop()));
     },
   });
 

@@ -2,9 +2,10 @@ import "server-only";
 import pg from "pg";
 import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
-import { forPostgres, MIGRATIONS } from "./migrations";
+import { forPostgres, MIGRATIONS, NUMBERED_TABLES } from "./migrations";
+import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
 import { toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
-import type { IdempotencyRecord, Store } from "./types";
+import type { IdempotencyRecord, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
   /** Connections this process keeps at most. */
@@ -28,6 +29,8 @@ function unavailable(error: unknown): boolean {
   if (typeof e?.code === "string" && (/^08/.test(e.code) || /^57P0[123]$/.test(e.code) || /^E(CONNREFUSED|CONNRESET|HOSTUNREACH|NOTFOUND|TIMEDOUT|PIPE)$/.test(e.code))) return true;
   return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? "");
 }
+
+const INT8_OID = 20;
 
 /** The channel appends to streamed runs are announced on (the payload is the run id). */
 const STREAM_CHANNEL = "genserve_streams";
@@ -94,7 +97,14 @@ const storageUnavailable = () =>
  * pool reconnects by itself when it is back.
  */
 export function openPostgresStore(url: string, options: PostgresOptions): Store {
-  const pool = new pg.Pool({ connectionString: url, max: options.max, idleTimeoutMillis: options.idleTimeoutMs, connectionTimeoutMillis: options.connectionTimeoutMs });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.max,
+    idleTimeoutMillis: options.idleTimeoutMs,
+    connectionTimeoutMillis: options.connectionTimeoutMs,
+    // Row numbers (BIGINT) as numbers, as SQLite gives them: they stay far below 2^53.
+    types: { getTypeParser: ((oid: number, format?: "text" | "binary") => (oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
   // An idle client that loses its connection emits here; without a listener it would crash the process.
   pool.on("error", () => undefined);
 
@@ -502,6 +512,60 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           `DELETE FROM stream_events WHERE run_id IN (SELECT run_id FROM stream_events WHERE final = 1 AND created_at < $1) OR created_at < $2`,
           [endedBefore, orphanedBefore],
         );
+      },
+    },
+    transfer: {
+      rows(table) {
+        return pagedRows(table, async (sql, params) => {
+          let n = 0;
+          return (await query<TransferRow>(sql.replace(/\?/g, () => `$${++n}`), params)).rows;
+        });
+      },
+      async load(source) {
+        return transaction(async (client) => {
+          // Nothing else may write while the import runs; it fails rather than wait on a busy database.
+          await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+          if ((await client.query("SELECT 1 FROM api_keys UNION ALL SELECT 1 FROM runs LIMIT 1")).rowCount) throw new ImportTargetNotEmpty();
+          const { rows: info } = await client.query<{ table_name: string; column_name: string; data_type: string }>(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema()",
+          );
+          const types = new Map<string, Map<string, string>>();
+          for (const c of info) types.set(c.table_name, (types.get(c.table_name) ?? new Map()).set(c.column_name, c.data_type));
+          const columnsOf = (table: TransferTable) => new Set(types.get(table)?.keys() ?? []);
+          const cast = (table: string, column: string, value: TransferRow[string]) => {
+            if (value === null) return null;
+            const type = types.get(table)?.get(column);
+            if (type === "boolean") return value === true || value === 1 || value === "1" || value === "true";
+            if (type === "integer" || type === "bigint") return Number(value);
+            return typeof value === "string" ? value : String(value);
+          };
+          const counts: Record<string, number> = {};
+          let batch: { table: string; names: string[]; rows: unknown[][] } | null = null;
+          const flush = async () => {
+            if (!batch || batch.rows.length === 0) return;
+            const { table, names, rows } = batch;
+            let n = 0;
+            const values = rows.map((r) => `(${r.map(() => `$${++n}`).join(", ")})`).join(", ");
+            await client.query(`INSERT INTO ${table} (${names.map((c) => `"${c}"`).join(", ")}) VALUES ${values}`, rows.flat());
+            counts[table] = (counts[table] ?? 0) + rows.length;
+            batch = null;
+          };
+          for await (const { table, row } of source) {
+            checkTransferRow(table, row, columnsOf);
+            const names = Object.keys(row);
+            if (!batch || batch.table !== table || batch.names.join() !== names.join() || batch.rows.length >= 200) {
+              await flush();
+              batch = { table, names, rows: [] };
+            }
+            batch.rows.push(names.map((c) => cast(table, c, row[c]!)));
+          }
+          await flush();
+          // Numbering continues after the imported rows.
+          for (const table of NUMBERED_TABLES) {
+            await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'seq'), GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${table}), 1), (SELECT COUNT(*) > 0 FROM ${table}))`);
+          }
+          return counts;
+        });
       },
     },
     async ping() {

@@ -10,4 +10,5 @@ let dir = "";
 storeContract("SQLite", {
   first: async () => openSqliteStore((dir = mkdtempSync(path.join(os.tmpdir(), "genserve-store-")))),
   second: async () => openSqliteStore(dir),
+  another: async () => openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-store-"))),
 });

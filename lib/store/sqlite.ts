@@ -5,7 +5,8 @@ import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
 import { toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
-import type { CatalogKind, NewRun, RunFilter, Store } from "./types";
+import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
+import type { CatalogKind, NewRun, RunFilter, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 
@@ -388,6 +389,41 @@ export function openSqliteStore(dataDir: string): Store {
       },
       async sweep(endedBefore, orphanedBefore) {
         stmt.streamSweep.run(endedBefore, orphanedBefore);
+      },
+    },
+    transfer: {
+      rows(table) {
+        return pagedRows(table, async (sql, params) => db.prepare<unknown[], TransferRow>(sql).all(...params));
+      },
+      async load(source) {
+        const columns = new Map<TransferTable, ReadonlySet<string>>();
+        const columnsOf = (table: TransferTable) => {
+          let known = columns.get(table);
+          if (!known) columns.set(table, (known = new Set(db.prepare<[], { name: string }>(`SELECT name FROM pragma_table_info('${table}')`).all().map((c) => c.name))));
+          return known;
+        };
+        const inserts = new Map<string, Database.Statement<unknown[]>>();
+        const counts: Record<string, number> = {};
+        // One transaction over the whole import (this process is its only writer meanwhile).
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          if (db.prepare("SELECT 1 FROM api_keys UNION ALL SELECT 1 FROM runs LIMIT 1").get()) throw new ImportTargetNotEmpty();
+          for await (const { table, row } of source) {
+            checkTransferRow(table, row, columnsOf);
+            const names = Object.keys(row);
+            const values = names.map((n) => (typeof row[n] === "boolean" ? (row[n] ? 1 : 0) : row[n]));
+            const shape = `${table}(${names.join(",")})`;
+            let insert = inserts.get(shape);
+            if (!insert) inserts.set(shape, (insert = db.prepare(`INSERT INTO ${table} (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`)));
+            insert.run(...values);
+            counts[table] = (counts[table] ?? 0) + 1;
+          }
+          db.exec("COMMIT");
+        } catch (error) {
+          db.exec("ROLLBACK");
+          throw error;
+        }
+        return counts;
       },
     },
     async ping() {

@@ -6,6 +6,12 @@
 import "server-only";
 import type { ProblemBody } from "../errors";
 import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
+import type { TransferTable } from "./migrations";
+
+export type { TransferTable };
+
+/** One stored row as plain JSON values (booleans as either 0/1 or true/false, whichever backend wrote it). */
+export type TransferRow = Record<string, string | number | boolean | null>;
 
 export interface ApiKeyRecord {
   id: string;
@@ -278,6 +284,17 @@ export interface Store {
     listen(onAppended: (runId: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }>;
     /** Forgets streams that ended before `endedBefore`, and any event older than `orphanedBefore`. */
     sweep(endedBefore: string, orphanedBefore: string): Promise<void>;
+  };
+  /** Moving all data between stores (`genserve export` / `import`), table by table. */
+  transfer: {
+    /** Every row of a table, in primary-key order. */
+    rows(table: TransferTable): AsyncIterable<TransferRow>;
+    /**
+     * Writes rows from any backend's export in one transaction — all of them or none — into a
+     * store that holds no keys or runs yet; numbering continues after the imported rows. Returns
+     * the rows written per table.
+     */
+    load(rows: AsyncIterable<{ table: TransferTable; row: TransferRow }>): Promise<Record<string, number>>;
   };
   /** Applies pending migrations (once, whoever else starts at the same time). */
   migrate(): Promise<void>;
