@@ -15,7 +15,7 @@ const SECURITY_HEADERS = [
 
 const nextConfig: NextConfig = {
   // Native and heavy server packages stay outside the bundle (loaded by Node at run time).
-  serverExternalPackages: ["better-sqlite3", "pino", "mammoth", "pdfjs-dist", "node-llama-cpp"],
+  serverExternalPackages: ["better-sqlite3", "pino", "mammoth", "pdfjs-dist", "node-llama-cpp", "recheck"],
   poweredByHeader: false,
   // The run pipeline streams; gzip would buffer Server-Sent Events.
   compress: false,

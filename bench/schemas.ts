@@ -45,6 +45,8 @@ const option = (name: string) => {
 const SAMPLE = Number(option("--sample") ?? 12);
 const GENERATE = !args.includes("--no-generate");
 const ONLY = option("--splits")?.split(",");
+/** --trace: name each schema as it starts (to find one that hangs). */
+const TRACE = args.includes("--trace");
 
 if (!existsSync(DATA)) {
   console.log(`bench:schemas needs JSONSchemaBench in ${DATA} (see ../shared/jsonschemabench/README.md); not found, nothing measured.`);
@@ -153,6 +155,7 @@ for (const split of splits) {
   const usable: { entry: Entry; exact: boolean }[] = [];
   for (const entry of entries) {
     const entryStart = performance.now();
+    if (TRACE) console.error(`${entry.id}: start`);
     await measureEntry(entry);
     const took = performance.now() - entryStart;
     if (took > 2_000) console.error(`${entry.id}: slow, ${(took / 1000).toFixed(1)} s`);

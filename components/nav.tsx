@@ -11,6 +11,8 @@ const LINKS = [
   { href: "/runs", label: "Runs" },
   { href: "/workflows", label: "Workflows" },
   { href: "/contexts", label: "Contexts" },
+  { href: "/usage", label: "Usage" },
+  { href: "/keys", label: "Keys" },
   { href: "/docs", label: "API reference" },
 ];
 

@@ -18,26 +18,30 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   domain: [],
   "ids.ts": [],
   net: [],
+  // Linear-time matching of JSON Schema patterns (RE2), for validation and the grammar alike.
+  regex: [],
   workers: ["errors.ts"],
+  // Metrics and traces: told by the layers above, importing none of them.
+  observability: [],
   // Configuration and storage.
   config: ["domain"],
   store: ["config", "domain", "errors.ts", "ids.ts"],
-  grammar: ["json"],
-  schema: ["config", "errors.ts", "json", "workers"],
-  keys: ["errors.ts", "ids.ts", "store"],
+  grammar: ["json", "regex"],
+  schema: ["config", "errors.ts", "json", "regex", "workers"],
+  keys: ["domain", "errors.ts", "ids.ts", "store"],
   catalog: ["config", "errors.ts", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "schema"],
   attachments: ["config", "errors.ts", "net", "workers"],
-  delivery: ["domain", "errors.ts", "net", "store"],
+  delivery: ["domain", "errors.ts", "net", "observability", "store"],
   // The run pipeline, above everything it orchestrates.
-  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "schema", "store"],
+  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store"],
   // Shapes of the public API (browser-safe), and the browser's client of it.
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "keys", "models", "runs", "schema", "store"],
-  http: ["api", "delivery", "domain", "errors.ts", "json", "keys", "runs", "schema", "server", "store"],
-  cli: ["config", "domain", "errors.ts", "http", "ids.ts", "keys", "models", "server", "store"],
+  server: ["attachments", "catalog", "config", "delivery", "keys", "models", "observability", "runs", "schema", "store"],
+  http: ["api", "delivery", "domain", "errors.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
+  cli: ["api", "config", "domain", "errors.ts", "http", "ids.ts", "keys", "models", "server", "store"],
 };
 
 /** Modules the playground's browser bundle imports: they must never reach a server-only module. */

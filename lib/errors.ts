@@ -17,6 +17,7 @@ export interface ErrorLog {
 export const ERROR_CODES = {
   validation_failed: { status: 400, title: "Request validation failed", retryable: false },
   unauthorized: { status: 401, title: "Missing or unknown API key", retryable: false },
+  budget_exceeded: { status: 402, title: "The key's budget is spent", retryable: false },
   forbidden: { status: 403, title: "Not allowed for this API key", retryable: false },
   not_found: { status: 404, title: "Not found", retryable: false },
   workflow_not_found: { status: 404, title: "Workflow not found", retryable: false },
@@ -67,6 +68,16 @@ export interface GenserveErrorOptions {
   upstreamStatus?: number;
   /** For retryable errors: how long the other side asked us to wait (Retry-After). */
   retryAfterMs?: number;
+  /** Extension members of the problem body (RFC 9457 §3.2): which limit or budget refused a run. */
+  extensions?: ProblemExtensions;
+}
+
+/** The problem members beyond RFC 9457's that a client can act on. */
+export interface ProblemExtensions {
+  /** `budget_exceeded`: the budget, and when it resets. */
+  budget?: { period: "daily" | "monthly"; limitUsd: string; spentUsd: string; reservedUsd: string; resetsAt: string };
+  /** `rate_limited` by a key's limit: which policy, its quota, and when to retry. */
+  limit?: { policy: "rpm" | "tpm" | "concurrency"; quota: number; retryAfterSeconds: number };
 }
 
 // A registered symbol, not `instanceof`: the CLI (tsx) and the Next.js bundle load separate copies
@@ -84,6 +95,7 @@ export class GenserveError extends Error {
   readonly headers?: Record<string, string>;
   readonly upstreamStatus?: number;
   readonly retryAfterMs?: number;
+  readonly extensions?: ProblemExtensions;
 
   constructor(code: ErrorCode, options: GenserveErrorOptions = {}) {
     const spec = ERROR_CODES[code];
@@ -99,6 +111,7 @@ export class GenserveError extends Error {
     this.headers = options.headers;
     this.upstreamStatus = options.upstreamStatus;
     this.retryAfterMs = options.retryAfterMs;
+    this.extensions = options.extensions;
     Object.defineProperty(this, BRAND, { value: true });
   }
 }
@@ -132,6 +145,8 @@ export function zodFieldErrors(error: ZodError): FieldError[] {
     if (issue.code === "unrecognized_keys") {
       for (const key of issue.keys) errors.push({ path: toPointer([...path, key]), message: "is not a known field" });
     } else if (issue.code === "invalid_type" && issue.input === undefined) {
+      // Absent. (Parse with `reportInput: true`: without it zod leaves `input` out of every issue,
+      // and a value of the wrong type would read as absent.)
       errors.push({ path: toPointer(path), message: "is required" });
     } else {
       errors.push({ path: toPointer(path), message: issue.message });
@@ -141,7 +156,7 @@ export function zodFieldErrors(error: ZodError): FieldError[] {
 }
 
 /** An RFC 9457 problem body as genserve sends it (responses, stream error events, runs, callbacks). */
-export interface ProblemBody {
+export interface ProblemBody extends ProblemExtensions {
   type: string;
   title: string;
   status: number;
@@ -168,5 +183,6 @@ export function toProblem(error: unknown, log?: ErrorLog): ProblemBody {
     code: known.code,
     ...(known.runId !== undefined && { runId: known.runId }),
     ...(known.errors !== undefined && { errors: known.errors }),
+    ...known.extensions,
   };
 }

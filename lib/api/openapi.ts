@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES } from "../errors";
-import { createThreadRequest, generateObjectRequest, generateTextRequest, streamObjectRequest } from "./requests";
+import { createKeyRequest, createThreadRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, updateKeyRequest } from "./requests";
 import * as responses from "./responses";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -14,7 +14,7 @@ const body = (description: string, id: string, headers?: Record<string, unknown>
  * global registry.
  */
 function components(): Record<string, unknown> {
-  void [generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, responses];
+  void [generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses];
   const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
@@ -46,7 +46,9 @@ const runErrors = [
   "attachment_unreadable",
   "attachment_unsupported",
   "attachment_fetch_failed",
+  "forbidden",
   "rate_limited",
+  "budget_exceeded",
   "model_error",
   "output_invalid",
   "schema_timeout",
@@ -59,7 +61,14 @@ const runErrors = [
 /** Errors only an object operation can end with. */
 const objectOnly = new Set<string>(["output_invalid", "schema_timeout"]);
 
-const runIdHeader = { "X-Run-ID": { description: "The run's id (same as metadata.runId).", schema: { type: "string" } } };
+const runIdHeader = {
+  "X-Run-ID": { description: "The run's id (same as metadata.runId).", schema: { type: "string" } },
+  "RateLimit-Policy": {
+    description: 'The key\'s rate and concurrency limits (IETF draft-ietf-httpapi-ratelimit-headers), e.g. `"rpm";q=60;w=60, "tpm";q=100000;w=60;qu="tokens"`. Absent when the key has none.',
+    schema: { type: "string" },
+  },
+  RateLimit: { description: 'What remains of each policy and the seconds until its window resets, e.g. `"rpm";r=59;t=42`.', schema: { type: "string" } },
+};
 
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   return {
@@ -233,7 +242,51 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         },
       },
       "/api/v1/me": {
-        get: { operationId: "me", summary: "The calling key", responses: { "200": body("The key.", "Me"), ...problemResponses(["unauthorized"]) } },
+        get: { operationId: "me", summary: "The calling key, its limits and how much of each is used now", responses: { "200": body("The key.", "Me"), ...problemResponses(["unauthorized"]) } },
+      },
+      "/api/v1/usage": {
+        get: {
+          operationId: "getUsage",
+          summary: "Runs, errors, tokens, cost and p50/p95 duration of finished runs, per workflow, model or key and per hour or day (a key sees its own; admin keys all)",
+          parameters: [
+            { name: "from", in: "query", schema: { type: "string", format: "date-time" }, description: "Default: 7 days before `to`." },
+            { name: "to", in: "query", schema: { type: "string", format: "date-time" }, description: "Default: now." },
+            { name: "groupBy", in: "query", schema: { enum: ["workflow", "model", "key"], default: "workflow" } },
+            { name: "bucket", in: "query", schema: { enum: ["hour", "day"] }, description: "Default: hour for ranges up to 2 days, else day." },
+            { name: "keyId", in: "query", schema: { type: "string" }, description: "Admin keys: one key only." },
+          ],
+          responses: { "200": body("The report.", "UsageReport"), ...problemResponses(["validation_failed", "unauthorized"]) },
+        },
+      },
+      "/api/v1/keys": {
+        get: { operationId: "listKeys", summary: "Every API key (admin keys); never the keys themselves", responses: { "200": body("Keys.", "ApiKeyList"), ...problemResponses(["unauthorized", "forbidden"]) } },
+        post: {
+          operationId: "createKey",
+          summary: "Create a key with optional limits and budgets (admin keys); the key is in this response only",
+          requestBody: { required: true, content: { "application/json": { schema: ref("CreateKeyRequest") } } },
+          responses: { "201": body("The key, with the key itself and its signing secret.", "CreatedApiKey"), ...problemResponses(["validation_failed", "unauthorized", "forbidden"]) },
+        },
+      },
+      "/api/v1/keys/{id}": {
+        get: {
+          operationId: "getKey",
+          summary: "One key with its quotas as they stand (admin keys)",
+          parameters: [pathParam("id")],
+          responses: { "200": body("The key.", "ApiKeyDetail"), ...problemResponses(["unauthorized", "forbidden", "not_found"]) },
+        },
+        patch: {
+          operationId: "updateKey",
+          summary: "Rename a key or change its limits (admin keys); null removes a limit. Runs already admitted keep what they reserved.",
+          parameters: [pathParam("id")],
+          requestBody: { required: true, content: { "application/json": { schema: ref("UpdateKeyRequest") } } },
+          responses: { "200": body("The key.", "ApiKey"), ...problemResponses(["validation_failed", "unauthorized", "forbidden", "not_found"]) },
+        },
+        delete: {
+          operationId: "revokeKey",
+          summary: "Revoke a key (admin keys): it is refused at once. The last active admin key cannot be revoked.",
+          parameters: [pathParam("id")],
+          responses: { "204": { description: "Revoked." }, ...problemResponses(["unauthorized", "forbidden", "not_found", "conflict"]) },
+        },
       },
       "/api/v1/models": {
         get: {

@@ -5,6 +5,7 @@
  * shapes are in responses.ts. Browser-safe: no server imports here.
  */
 import { z } from "zod";
+import { usdToNanos, type LimitsView } from "../domain/limits";
 import { SLUG } from "../domain/names";
 import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/runs";
 
@@ -123,5 +124,70 @@ export const runListQuery = z
     operation: z.enum(RUN_OPERATIONS).optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional(),
+  })
+  .strict();
+
+const MAX_COUNT = 1_000_000_000;
+const count = (what: string) =>
+  z
+    .number({ error: `must be a whole number of ${what}, or null for no limit` })
+    .int(`must be a whole number of ${what}`)
+    .min(1, "must be at least 1 (null: no limit)")
+    .max(MAX_COUNT, `must be at most ${MAX_COUNT}`)
+    .nullable()
+    .optional();
+const usd = z
+  .union([z.string(), z.number()], { error: 'must be an amount in US dollars such as "5" or "12.50", or null for no budget' })
+  .transform((value, ctx) => {
+    const text = typeof value === "number" ? String(value) : value;
+    if (usdToNanos(text) === null) {
+      ctx.addIssue({ code: "custom", message: 'must be an amount in US dollars such as "5" or "12.50" (at most 9 decimals), or null for no budget' });
+      return z.NEVER;
+    }
+    return text.trim();
+  })
+  .nullable()
+  .optional();
+
+/** A key's limits as callers set them: absent leaves a limit as it is, null removes it. */
+export const keyLimitsInput = z
+  .object({
+    rpm: count("runs per minute"),
+    tpm: count("tokens per minute"),
+    concurrency: count("runs at once"),
+    workflows: z.array(slug("workflow")).max(1000).nullable().optional().describe("The workflows the key may run; null: all."),
+    budgetDailyUsd: usd,
+    budgetMonthlyUsd: usd,
+  })
+  .strict()
+  .meta({ id: "KeyLimitsInput", description: "Absent: unchanged; null: no limit. Budgets in US dollars, per UTC day and calendar month." }) satisfies z.ZodType<Partial<LimitsView>>;
+
+export const createKeyRequest = z
+  .object({
+    name: z.string().trim().min(1, "must be 1-200 characters").max(200, "must be 1-200 characters"),
+    admin: z.boolean().optional(),
+    limits: keyLimitsInput.optional(),
+  })
+  .strict()
+  .meta({ id: "CreateKeyRequest" });
+
+export const updateKeyRequest = z
+  .object({
+    name: z.string().trim().min(1, "must be 1-200 characters").max(200, "must be 1-200 characters").optional(),
+    limits: keyLimitsInput.optional(),
+  })
+  .strict()
+  .meta({ id: "UpdateKeyRequest" });
+
+const instant = z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z" });
+
+/** GET /api/v1/usage: finished runs created in [from, to) (default: the last 7 days). */
+export const usageQuery = z
+  .object({
+    from: instant.optional(),
+    to: instant.optional(),
+    groupBy: z.enum(["workflow", "model", "key"], { error: "must be workflow, model or key" }).default("workflow"),
+    bucket: z.enum(["hour", "day"], { error: "must be hour or day" }).optional(),
+    keyId: z.string().max(100).optional().describe("Admin keys: one key's usage (others always see their own)."),
   })
   .strict();

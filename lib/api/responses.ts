@@ -5,6 +5,7 @@
  * document. Browser-safe.
  */
 import { z } from "zod";
+import type { LimitsView, Quota } from "../domain/limits";
 import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type RunMetadata } from "../domain/runs";
 import type { ProblemBody } from "../errors";
 import { callbackSchema } from "./requests";
@@ -18,6 +19,14 @@ export const problemSchema = z
     code: z.string(),
     runId: z.string().optional(),
     errors: z.array(z.strictObject({ path: z.string(), message: z.string() })).optional(),
+    budget: z
+      .strictObject({ period: z.enum(["daily", "monthly"]), limitUsd: z.string(), spentUsd: z.string(), reservedUsd: z.string(), resetsAt: z.string() })
+      .optional()
+      .describe("budget_exceeded: the key's budget that refused the run, and when it resets."),
+    limit: z
+      .strictObject({ policy: z.enum(["rpm", "tpm", "concurrency"]), quota: z.number(), retryAfterSeconds: z.number() })
+      .optional()
+      .describe("rate_limited by the key's limits: which policy refused the run."),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details with a stable `code`; `errors` names each offending field by JSON Pointer." }) satisfies z.ZodType<ProblemBody>;
 
@@ -86,6 +95,7 @@ export const runSchema = z
     outputTokenLimit: z.number().nullable().describe("The most output tokens the model was allowed: the workflow's limit, cut to what the context window left (local models)."),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
+    traceId: z.string().nullable().describe("The W3C trace the run belongs to: the caller's `traceparent`, or the one genserve started when tracing is on."),
   })
   .meta({ id: "Run" });
 
@@ -157,7 +167,56 @@ export const threadSchema = z
   })
   .meta({ id: "Thread" });
 
-export const meSchema = z.strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean() }).meta({ id: "Me" });
+export const keyLimitsSchema = z
+  .strictObject({
+    rpm: z.number().nullable(),
+    tpm: z.number().nullable(),
+    concurrency: z.number().nullable(),
+    workflows: z.array(z.string()).nullable(),
+    budgetDailyUsd: z.string().nullable(),
+    budgetMonthlyUsd: z.string().nullable(),
+  })
+  .meta({ id: "KeyLimits", description: "null: no limit." }) satisfies z.ZodType<LimitsView>;
+
+export const quotaSchema = z
+  .strictObject({
+    policy: z.enum(["rpm", "tpm", "concurrency", "daily", "monthly"]),
+    unit: z.enum(["runs", "tokens", "usd"]),
+    limit: z.string(),
+    used: z.string(),
+    reserved: z.string().describe("Held by runs in progress (their worst case) until they settle."),
+    remaining: z.string(),
+    resetsAt: z.string().nullable(),
+  })
+  .meta({ id: "Quota", description: "One limit of a key as it stands now; amounts are decimal strings (runs, tokens or US dollars)." }) satisfies z.ZodType<Quota>;
+
+export const apiKeySchema = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string().describe("The key's first characters, to recognise it by."),
+    admin: z.boolean(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
+    revokedAt: z.string().nullable(),
+    limits: keyLimitsSchema,
+  })
+  .meta({ id: "ApiKey" });
+
+export const apiKeyDetailSchema = apiKeySchema.extend({ quotas: z.array(quotaSchema) }).meta({ id: "ApiKeyDetail" });
+
+export const keyListSchema = z.strictObject({ keys: z.array(apiKeySchema) }).meta({ id: "ApiKeyList" });
+
+export const createdKeySchema = apiKeySchema
+  .extend({
+    key: z.string().describe("The key itself: shown once, never stored."),
+    webhookSecret: z.string().describe("Signs the callback events of this key's runs (Standard Webhooks)."),
+  })
+  .meta({ id: "CreatedApiKey" });
+
+export const meSchema = z
+  .strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean(), limits: keyLimitsSchema, quotas: z.array(quotaSchema) })
+  .meta({ id: "Me" });
 
 export const modelListSchema = z
   .strictObject({
@@ -187,3 +246,25 @@ export const inboxEventsSchema = z
     events: z.array(z.strictObject({ receivedAt: z.string(), headers: z.record(z.string(), z.string()), body: z.unknown(), verified: z.boolean().describe("Whether the Standard Webhooks signature checked out.") })),
   })
   .meta({ id: "InboxEvents" });
+
+export const usageReportSchema = z
+  .strictObject({
+    from: z.string(),
+    to: z.string(),
+    groupBy: z.enum(["workflow", "model", "key"]),
+    bucket: z.enum(["hour", "day"]),
+    groups: z.array(
+      z.strictObject({
+        group: z.string().describe("The workflow slug, the model's name as the provider reported it, or the key id."),
+        runs: z.number(),
+        errors: z.number(),
+        inputTokens: z.number(),
+        outputTokens: z.number(),
+        costUsd: z.string(),
+        durationMsP50: z.number().nullable(),
+        durationMsP95: z.number().nullable(),
+      }),
+    ),
+    series: z.array(z.strictObject({ at: z.string().describe("Start of the hour or day (UTC)."), runs: z.number(), errors: z.number(), costUsd: z.string() })),
+  })
+  .meta({ id: "UsageReport", description: "Finished runs created in [from, to): per group, largest cost first, and per hour or day." });

@@ -62,7 +62,7 @@ export class Catalog {
   /** Creates or changes an API-managed workflow; returns it and whether it is new. */
   async putWorkflow(slug: string, body: unknown, keyId: string): Promise<{ entry: CatalogWorkflow; created: boolean }> {
     this.refuseConfigEntry("workflow", slug, this.config.workflows[slug] !== undefined);
-    const parsed = workflowSchema.safeParse(body);
+    const parsed = workflowSchema.safeParse(body, { reportInput: true });
     if (!parsed.success) throw validationError(zodFieldErrors(parsed.error));
     const problems = [];
     if (!this.config.models[parsed.data.model]) problems.push({ path: "/model", message: `unknown model alias "${parsed.data.model}"` });
@@ -77,7 +77,7 @@ export class Catalog {
 
   async putContext(slug: string, body: unknown, keyId: string): Promise<{ entry: CatalogContext; created: boolean }> {
     this.refuseConfigEntry("context", slug, this.config.contexts[slug] !== undefined);
-    const parsed = apiContextSchema.safeParse(body);
+    const parsed = apiContextSchema.safeParse(body, { reportInput: true });
     if (!parsed.success) throw validationError(zodFieldErrors(parsed.error));
     const previous = await this.store.catalog.get("context", slug);
     await this.store.catalog.append("context", slug, parsed.data, keyId, new Date().toISOString());

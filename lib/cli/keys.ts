@@ -1,19 +1,53 @@
 import "server-only";
+import { keyLimitsInput } from "../api/requests";
+import { describeLimits, limitsPatch, limitsView, NO_LIMITS, type KeyLimits } from "../domain/limits";
 import { createKey } from "../keys/keys";
 import { newWebhookSecret } from "../ids";
 import { SECRET_OVERLAP_MS } from "../keys/secrets";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
 
-export async function keysCreate(options: StorageOptions & { name: string; admin?: boolean; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
+/** The limit flags of `keys create` and `keys update`, as given: strings, "none" to remove a limit. */
+export interface LimitFlags {
+  rpm?: string;
+  tpm?: string;
+  concurrency?: string;
+  workflows?: string;
+  budgetDaily?: string;
+  budgetMonthly?: string;
+}
+
+const FLAG_OF: Record<string, string> = { rpm: "--rpm", tpm: "--tpm", concurrency: "--concurrency", workflows: "--workflows", budgetDailyUsd: "--budget-daily", budgetMonthlyUsd: "--budget-monthly" };
+
+/** The flags checked by the API's own shape (the same rules and messages); exits naming each bad flag. */
+export function parseLimitFlags(flags: LimitFlags): Partial<KeyLimits> {
+  const none = (v: string) => v.trim().toLowerCase() === "none";
+  const count = (v: string | undefined) => (v === undefined ? undefined : none(v) ? null : /^\s*-?\d+\s*$/.test(v) ? Number(v) : v);
+  const input = {
+    rpm: count(flags.rpm),
+    tpm: count(flags.tpm),
+    concurrency: count(flags.concurrency),
+    workflows: flags.workflows === undefined ? undefined : none(flags.workflows) ? null : flags.workflows.split(",").map((w) => w.trim()).filter(Boolean),
+    budgetDailyUsd: flags.budgetDaily === undefined ? undefined : none(flags.budgetDaily) ? null : flags.budgetDaily,
+    budgetMonthlyUsd: flags.budgetMonthly === undefined ? undefined : none(flags.budgetMonthly) ? null : flags.budgetMonthly,
+  };
+  const parsed = keyLimitsInput.safeParse(Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)), { reportInput: true });
+  if (!parsed.success) {
+    fail(parsed.error.issues.map((i) => `${FLAG_OF[String(i.path[0])] ?? String(i.path[0])}${i.path.length > 1 ? ` (${i.path.slice(1).join(".")})` : ""}: ${i.message.replace(/\bnull\b/g, "none")}`).join("\n"), 2);
+  }
+  return limitsPatch(parsed.data);
+}
+
+export async function keysCreate(options: StorageOptions & LimitFlags & { name: string; admin?: boolean; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
   loadConfigOrExit(options, env, cwd);
+  const limits: KeyLimits = { ...NO_LIMITS, ...parseLimitFlags(options) };
   const store = await openStore(options, env, cwd);
   try {
-    const { record, key } = await createKey(store, { name: options.name, admin: options.admin ?? false });
+    const { record, key } = await createKey(store, { name: options.name, admin: options.admin ?? false, limits });
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, key, admin: record.admin, webhookSecret: record.webhookSecret })}\n`);
+      process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, key, admin: record.admin, limits: limitsView(record.limits), webhookSecret: record.webhookSecret })}\n`);
     } else {
       process.stdout.write(
-        `Created ${record.admin ? "admin " : ""}key ${record.id} (${record.name}).\n` +
+        `Created ${record.admin ? "admin " : ""}key ${record.id} (${record.name}); limits: ${describeLimits(limitsView(record.limits))}.\n` +
           `Callback events of its runs are signed with (Standard Webhooks): ${record.webhookSecret}\n` +
           `The key is shown only once:\n${key}\n`,
       );
@@ -29,13 +63,29 @@ export async function keysList(options: StorageOptions & { json?: boolean }, env
   loadConfigOrExit(options, env, cwd);
   const store = await openStore(options, env, cwd);
   try {
-    const keys = (await store.keys.list()).map(({ hash: _hash, webhookSecret: _secret, ...rest }) => rest);
+    const keys = (await store.keys.list()).map(({ hash: _hash, webhookSecret: _secret, limits, ...rest }) => ({ ...rest, limits: limitsView(limits) }));
     if (options.json) {
       process.stdout.write(`${JSON.stringify(keys)}\n`);
       return;
     }
-    const rows = keys.map((k) => [k.id, k.name, `${k.prefix}…`, k.admin ? "admin" : "", k.createdAt, k.lastUsedAt ?? "never", k.revokedAt ? `revoked ${k.revokedAt}` : "active"]);
-    printTable(["ID", "NAME", "KEY", "ROLE", "CREATED", "LAST USED", "STATUS"], rows);
+    const rows = keys.map((k) => [k.id, k.name, `${k.prefix}…`, k.admin ? "admin" : "", k.createdAt, k.lastUsedAt ?? "never", k.revokedAt ? `revoked ${k.revokedAt}` : "active", describeLimits(k.limits)]);
+    printTable(["ID", "NAME", "KEY", "ROLE", "CREATED", "LAST USED", "STATUS", "LIMITS"], rows);
+  } finally {
+    await store.close();
+  }
+}
+
+/** Renames a key or changes its limits; runs already admitted keep what they reserved. */
+export async function keysUpdate(id: string, options: StorageOptions & LimitFlags & { name?: string; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
+  loadConfigOrExit(options, env, cwd);
+  const limits = parseLimitFlags(options);
+  if (options.name !== undefined && (options.name.trim().length === 0 || options.name.trim().length > 200)) fail("--name: must be 1-200 characters", 2);
+  const store = await openStore(options, env, cwd);
+  try {
+    if (!(await store.keys.update(id, { name: options.name?.trim(), limits }))) fail(`no key with id ${id}`);
+    const record = (await store.keys.get(id))!;
+    if (options.json) process.stdout.write(`${JSON.stringify({ id, name: record.name, limits: limitsView(record.limits) })}\n`);
+    else process.stdout.write(`Updated ${id} (${record.name}); limits: ${describeLimits(limitsView(record.limits))}.\n`);
   } finally {
     await store.close();
   }

@@ -2,7 +2,7 @@ import "server-only";
 import { Command, Option } from "commander";
 import { buildApp, ensureBuild } from "./build";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
-import { keysCreate, keysList, keysRevoke, keysRotateSecret } from "./keys";
+import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys";
 import { runsList, runsShow } from "./runs";
 import { serve } from "./serve";
 import { exportData, importData } from "./transfer";
@@ -29,12 +29,26 @@ withStorage(program.command("serve").description("run the server (builds the web
   .option("-m, --model <file>", "local model for the `default` workflow: a .gguf file or an hf: URI (default: $GENSERVE_MODEL or the embedded Qwen2.5 0.5B)")
   .action((options) => serve(options, env, cwd));
 
+/** The limit options of `keys create` and `keys update` ("none" removes one). */
+const withLimits = (command: Command) =>
+  command
+    .option("--rpm <n>", "runs per minute (429 beyond; 'none': no limit but limits.runsPerMinute)")
+    .option("--tpm <n>", "tokens (input and output) per minute")
+    .option("--concurrency <n>", "runs executing at once")
+    .option("--workflows <slugs>", "comma-separated workflows the key may run (others: 403); 'none': all")
+    .option("--budget-daily <usd>", "spend per UTC day in US dollars (402 beyond)")
+    .option("--budget-monthly <usd>", "spend per UTC calendar month in US dollars");
+
 const keys = program.command("keys").description("manage API keys");
-withStorage(keys.command("create").description("create a key; the key is printed once (last line of output)"))
+withLimits(withStorage(keys.command("create").description("create a key; the key is printed once (last line of output)")))
   .requiredOption("-n, --name <name>", "a name to recognise the key by")
   .option("--admin", "an admin key (sees every key's runs)")
-  .option("--json", 'print {"id","name","key","admin","webhookSecret"} as JSON')
+  .option("--json", 'print {"id","name","key","admin","limits","webhookSecret"} as JSON')
   .action((options) => keysCreate(options, env, cwd));
+withLimits(withStorage(keys.command("update").description("rename a key or change its limits ('none' removes a limit)").argument("<id>", "key id (key_...)")))
+  .option("-n, --name <name>", "a new name")
+  .option("--json", "print JSON")
+  .action((id: string, options) => keysUpdate(id, options, env, cwd));
 withStorage(keys.command("list").description("list keys (never the keys themselves)"))
   .option("--json", "print JSON")
   .action((options) => keysList(options, env, cwd));

@@ -5,7 +5,33 @@
  */
 import { createParser } from "eventsource-parser";
 import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
+import type { LimitsView, Quota } from "../domain/limits";
 import type { RunMetadata } from "../domain/runs";
+
+/** An API key as GET /api/v1/keys shows it (never the key itself). */
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  prefix: string;
+  admin: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  limits: LimitsView;
+}
+
+/** GET /api/v1/usage. */
+export interface UsageReport {
+  from: string;
+  to: string;
+  groupBy: "workflow" | "model" | "key";
+  bucket: "hour" | "day";
+  groups: { group: string; runs: number; errors: number; inputTokens: number; outputTokens: number; costUsd: string; durationMsP50: number | null; durationMsP95: number | null }[];
+  series: { at: string; runs: number; errors: number; costUsd: string }[];
+}
+
+/** A change of a key's limits: absent fields stay, null removes a limit. */
+export type LimitsChange = { [K in keyof LimitsView]?: LimitsView[K] };
 
 export interface FieldProblem {
   path: string;
@@ -104,7 +130,13 @@ export interface ApiClient {
   listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
   getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
   createInbox(signal?: AbortSignal): Promise<{ id: string; url: string }>;
-  me(signal?: AbortSignal): Promise<{ keyId: string; name: string; admin: boolean }>;
+  me(signal?: AbortSignal): Promise<{ keyId: string; name: string; admin: boolean; limits: LimitsView; quotas: Quota[] }>;
+  listKeys(signal?: AbortSignal): Promise<ApiKeyView[]>;
+  getKey(id: string, signal?: AbortSignal): Promise<ApiKeyView & { quotas: Quota[] }>;
+  createKey(body: { name: string; admin?: boolean; limits?: LimitsChange }): Promise<ApiKeyView & { key: string; webhookSecret: string }>;
+  updateKey(id: string, body: { name?: string; limits?: LimitsChange }): Promise<ApiKeyView>;
+  revokeKey(id: string): Promise<void>;
+  usage(params: { from?: string; to?: string; groupBy: "workflow" | "model" | "key"; bucket?: "hour" | "day" }, signal?: AbortSignal): Promise<UsageReport>;
   getEntry(kind: "workflows" | "contexts", slug: string, signal?: AbortSignal): Promise<Record<string, unknown>>;
   putEntry(kind: "workflows" | "contexts", slug: string, body: unknown): Promise<Record<string, unknown>>;
   deleteEntry(kind: "workflows" | "contexts", slug: string): Promise<void>;
@@ -143,6 +175,16 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
     getRun: (id, signal) => getJson(`/api/v1/runs/${encodeURIComponent(id)}`, signal),
     createInbox: (signal) => postJson("/api/v1/inbox", {}, signal),
     me: (signal) => getJson("/api/v1/me", signal),
+    listKeys: async (signal) => (await getJson<{ keys: ApiKeyView[] }>("/api/v1/keys", signal)).keys,
+    getKey: (id, signal) => getJson(`/api/v1/keys/${encodeURIComponent(id)}`, signal),
+    createKey: (body) => postJson("/api/v1/keys", body),
+    updateKey: async (id, body) => (await (await request(`/api/v1/keys/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify(body) })).json()) as ApiKeyView,
+    usage: (params, signal) => {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined) query.set(k, v);
+      return getJson(`/api/v1/usage?${query}`, signal);
+    },
+    revokeKey: async (id) => void (await request(`/api/v1/keys/${encodeURIComponent(id)}`, { method: "DELETE" })),
     getEntry: (kind, slug, signal) => getJson(`/api/v1/${kind}/${encodeURIComponent(slug)}`, signal),
     putEntry: async (kind, slug, body) =>
       (await (await request(`/api/v1/${kind}/${encodeURIComponent(slug)}`, { method: "PUT", body: JSON.stringify(body) })).json()) as Record<string, unknown>,

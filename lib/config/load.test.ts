@@ -65,6 +65,8 @@ describe("configuration", () => {
     expect(problems(VALID)).toEqual([{ path: "models.fast.apiKey", message: "environment variable OPENAI_API_KEY is not set" }]);
     expect(problems("models:\n  m: { provider: nope, model: x }\n")).toContainEqual({ path: "models.m.provider", message: expect.stringContaining('unknown provider "nope"') });
     expect(problems("models:\n  m: { provider: ollama }\n")).toContainEqual({ path: "models.m.model", message: "is required" });
+    // A value of the wrong type is not "required": it is named as what it is not.
+    expect(problems("models:\n  m: { provider: ollama, model: x }\nlimits:\n  runsPerMinute: lots\n")).toContainEqual({ path: "limits.runsPerMinute", message: expect.not.stringContaining("required") });
     expect(problems("workflows:\n  w: { model: ghost }\n")).toContainEqual({ path: "workflows.w.model", message: 'unknown model alias "ghost" (none are defined)' });
     expect(problems("models:\n  m: { provider: ollama, model: x }\nworkflows:\n  w: { model: m, contexts: [nope] }\n")).toContainEqual({
       path: "workflows.w.contexts.0",

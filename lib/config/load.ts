@@ -65,7 +65,7 @@ export function loadConfig(options: LoadConfigOptions): Config {
   const file = path.resolve(options.cwd, options.file ?? DEFAULT_CONFIG_FILE);
   if (!existsSync(file)) {
     if (explicit) throw new ConfigError(file, [{ path: "", message: "file not found" }]);
-    const parsed = fileConfigSchema.safeParse(withLocalModel({}, modelOption(options), true));
+    const parsed = fileConfigSchema.safeParse(withLocalModel({}, modelOption(options), true), { reportInput: true });
     if (!parsed.success) throw new ConfigError("(defaults)", zodProblems(parsed.error));
     return buildConfig(null, parsed.data, options.cwd);
   }
@@ -90,7 +90,7 @@ export function parseConfigText(text: string, file: string, env: LoadConfigOptio
   const interpolated = interpolate(raw, env, [], envProblems);
   if (envProblems.length > 0) throw new ConfigError(file, envProblems);
 
-  const parsed = fileConfigSchema.safeParse(withLocalModel(interpolated as Record<string, unknown>, model, false));
+  const parsed = fileConfigSchema.safeParse(withLocalModel(interpolated as Record<string, unknown>, model, false), { reportInput: true });
   if (!parsed.success) throw new ConfigError(file, zodProblems(parsed.error));
   return buildConfig(file, parsed.data, path.dirname(file));
 }
@@ -147,7 +147,7 @@ function buildConfig(file: string | null, data: FileConfig, baseDir: string): Co
   }
 
   if (problems.length > 0) throw new ConfigError(file ?? "(defaults)", problems);
-  return deepFreeze({ file, models, workflows, contexts, network: data.network, server: data.server, database: data.database, limits: data.limits });
+  return deepFreeze({ file, models, workflows, contexts, network: data.network, server: data.server, database: data.database, observability: data.observability, limits: data.limits });
 }
 
 function hint(known: string[]): string {

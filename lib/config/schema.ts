@@ -129,7 +129,8 @@ export const limitsSchema = z
     /** Asynchronous runs (Prefer: respond-async) executed at once; more wait queued. */
     asyncConcurrency: z.number().int().positive().default(4),
     /**
-     * Runs a key may start per minute (token bucket; 0, the default, disables it). Off by default:
+     * Runs a key may start per minute, for keys without an rpm limit of their own (`genserve keys
+     * update --rpm`); counted in fixed UTC minutes in the store, so shared by replicas. 0, the default, disables it. Off by default:
      * runs are bounded by the models themselves (the local engine's lanes and queue answer 429
      * model_busy; providers enforce their own limits), and a per-key default turned ordinary
      * concurrent load into 429s. Set it when keys are handed to parties that must not crowd others out.
@@ -190,6 +191,30 @@ export const databaseSchema = z
   })
   .strict();
 
+export const observabilitySchema = z
+  .object({
+    /**
+     * GET /metrics answers admin keys (Api-Key) and, when set, a scraper sending
+     * `Authorization: Bearer <metricsToken>` (use ${ENV} substitution; at least 16 characters).
+     */
+    metricsToken: z.string().min(16, "must be at least 16 characters").optional(),
+    traces: z
+      .object({
+        /** An OTLP/HTTP traces endpoint (e.g. http://collector:4318/v1/traces); absent, no traces are exported. */
+        endpoint: z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).optional(),
+        /** Headers sent with each export (an ingest token, say). */
+        headers: z.record(z.string(), z.string()).default({}),
+        serviceName: z.string().min(1).default("genserve"),
+        /** Fraction of runs without an incoming sampled `traceparent` that are traced. */
+        sampleRatio: z.number().min(0).max(1).default(1),
+        /** How long finished spans wait to be sent in a batch. */
+        exportDelayMs: z.number().int().min(10).max(60_000).default(2_000),
+      })
+      .strict()
+      .default({ headers: {}, serviceName: "genserve", sampleRatio: 1, exportDelayMs: 2_000 }),
+  })
+  .strict();
+
 const slugKeyed = <T extends z.ZodType>(value: T) =>
   z.record(z.string().regex(SLUG, slugMessage), value).default({});
 
@@ -201,6 +226,7 @@ export const fileConfigSchema = z
     network: z.object({ allowPrivate: z.boolean().default(false) }).strict().default({ allowPrivate: false }),
     server: serverSchema.default(serverSchema.parse({})),
     database: databaseSchema.default(databaseSchema.parse({})),
+    observability: observabilitySchema.default(observabilitySchema.parse({})),
     limits: limitsSchema.default(limitsSchema.parse({})),
   })
   .strict();
@@ -211,3 +237,4 @@ export const DEFAULT_LIMITS = limitsSchema.parse({});
 export type Limits = z.infer<typeof limitsSchema>;
 export type ServerSettings = z.infer<typeof serverSchema>;
 export type DatabaseSettings = z.infer<typeof databaseSchema>;
+export type ObservabilitySettings = z.infer<typeof observabilitySchema>;

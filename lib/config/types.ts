@@ -1,5 +1,5 @@
 import "server-only";
-import type { DatabaseSettings, Limits, ProviderName, ServerSettings } from "./schema";
+import type { DatabaseSettings, Limits, ObservabilitySettings, ProviderName, ServerSettings } from "./schema";
 
 export interface ModelConfig {
   alias: string;
@@ -49,5 +49,6 @@ export interface Config {
   network: { allowPrivate: boolean };
   server: ServerSettings;
   database: DatabaseSettings;
+  observability: ObservabilitySettings;
   limits: Limits;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import type { Logger } from "pino";
 import { Webhook } from "standardwebhooks";
 import { guardedLookup } from "../net/address-guard";
+import type { Tracing, TraceSpan } from "../observability/tracing";
 import type { EventRecord, Store } from "../store/types";
 import { callbackAddressFilter, refusesLiteral } from "./address-policy";
 import { postEvent, type SendResult } from "./send";
@@ -17,6 +18,10 @@ export interface DeliveryOptions {
   publicUrl: string;
   /** This process, as the holder of the events it is delivering (several processes may share the outbox). */
   owner: string;
+  /** Told of each recorded attempt (metrics). */
+  onAttempt?: (outcome: "delivered" | "failed" | "dead") => void;
+  /** Each attempt is a span in the trace of the run whose event it delivers. */
+  tracing?: Tracing;
 }
 
 /**
@@ -118,10 +123,21 @@ export class DeliveryWorker {
   }
 
   private async deliver(event: EventRecord): Promise<void> {
-    const log = this.log.child({ runId: event.runId, eventId: event.id });
+    const traceId = event.traceparent?.split("-")[1];
+    const log = this.log.child({ runId: event.runId, eventId: event.id, ...(traceId && { traceId }) });
+    const span = this.options.tracing?.start("callback delivery", event.traceparent, { "http.request.method": "POST", "genserve.run.id": event.runId, "genserve.event.id": event.id, "genserve.delivery.attempt": event.attempts + 1 }, "client");
+    try {
+      await this.attempt(event, log, span);
+    } finally {
+      span?.end();
+    }
+  }
+
+  private async attempt(event: EventRecord, log: Logger, span: TraceSpan | undefined): Promise<void> {
     let result: SendResult;
     try {
       const url = new URL(event.url);
+      span?.set({ "server.address": url.hostname, "url.scheme": url.protocol.replace(":", "") });
       const allowed = await callbackAddressFilter(this.store, url, this.options);
       if (refusesLiteral(url, allowed)) {
         result = { error: "refused: the URL names a private address", refused: true, durationMs: 0 };
@@ -153,6 +169,9 @@ export class DeliveryWorker {
       },
       status,
     );
+    this.options.onAttempt?.(status === "pending" ? "failed" : status);
+    if ("statusCode" in result) span?.set({ "http.response.status_code": result.statusCode });
+    if (!ok) span?.fail(status === "dead" ? "delivery_dead" : "delivery_failed", "statusCode" in result ? `HTTP ${result.statusCode}` : result.error);
     const outcome = "statusCode" in result ? { statusCode: result.statusCode } : { error: result.error };
     if (ok) log.info({ attempt, ...outcome, durationMs: result.durationMs }, "callback delivered");
     else log.warn({ attempt, ...outcome, status, nextAttemptAt }, status === "dead" ? "callback given up" : "callback failed; will retry");

@@ -180,6 +180,25 @@ describe("JSON Schema → GBNF, checked by llama.cpp's grammar engine", () => {
     expect(unexpressed).toEqual(expect.arrayContaining(["multipleOf at /properties/n", "not at /properties/s"]));
   });
 
+  it("bounds its work: recursive references joined under allOf fall back to any JSON instead of running for ever", () => {
+    // Three mutually recursive chains under one allOf multiply the visits at every level.
+    const chain = (n: string, m: number) => ({
+      [`${n}0`]: { additionalProperties: { allOf: [{ $ref: `#/definitions/${n}1` }, { multipleOf: m }] }, required: [`${n}0`] },
+      [`${n}1`]: { additionalProperties: { $ref: `#/definitions/${n}0` }, required: ["a", `${n}1`] },
+    });
+    const schema = {
+      allOf: [{ $ref: "#/definitions/node" }, { $ref: "#/definitions/p0" }, { $ref: "#/definitions/q0" }, { $ref: "#/definitions/r0" }],
+      definitions: {
+        node: { type: "object", properties: { a: { $ref: "#/definitions/node" }, b: { type: "integer" } }, required: ["b"] },
+        ...chain("p", 2),
+        ...chain("q", 3),
+        ...chain("r", 5),
+      },
+    };
+    const compiled = compileGrammar(schema);
+    expect(compiled).toEqual({ gbnf: compileGrammar(true).gbnf, exact: false, unexpressed: ["grammar size"] });
+  });
+
   it("refuses schemas that admit no value", () => {
     expect(() => compileGrammar(false)).toThrow(UnsatisfiableSchemaError);
     expect(() => compileGrammar({ type: "object", properties: { a: false }, required: ["a"] })).toThrow(UnsatisfiableSchemaError);

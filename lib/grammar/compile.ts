@@ -46,6 +46,12 @@ const MAX_CHUNKS = 8;
 const MAX_RULES = 4000;
 /** Nesting beyond this (pathological schemas) is generated as any JSON and left to validation. */
 const MAX_DEPTH = 64;
+/**
+ * Subschema visits one compilation may make. Recursive references under `allOf` can make the
+ * visits grow exponentially with depth without adding rules (a Handwritten benchmark schema never
+ * finished); past this the schema is constrained as any JSON and left to validation.
+ */
+const MAX_VISITS = 20_000;
 
 class Compiler {
   private readonly rules = new Map<string, string>();
@@ -118,6 +124,7 @@ class Compiler {
       this.note("nesting depth", path);
       return this.primitive("value");
     }
+    if (++this.visits > MAX_VISITS) throw new GrammarTooLarge();
     this.depth++;
     try {
       return this.visitSchema(schema, path, hint);
@@ -127,6 +134,7 @@ class Compiler {
   }
 
   private depth = 0;
+  private visits = 0;
 
   private visitSchema(schema: unknown, path: string, hint: string): string | null {
     if (schema === true) return this.primitive("value");

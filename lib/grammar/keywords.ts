@@ -1,4 +1,5 @@
 import "server-only";
+import { schemaRegExp } from "../regex/pattern-engine.mjs";
 /**
  * What the compiler knows about single keywords, as plain functions: JSON types, numeric bounds
  * across drafts, checking literal values (enum/const candidates) against their sibling keywords,
@@ -75,7 +76,7 @@ export function satisfiesLocally(value: unknown, schema: Schema): boolean {
     if (typeof schema.maxLength === "number" && length > schema.maxLength) return false;
     if (typeof schema.pattern === "string") {
       try {
-        if (!new RegExp(schema.pattern, "u").test(value)) return false;
+        if (!schemaRegExp(schema.pattern).test(value)) return false;
       } catch {
         return false;
       }
@@ -102,7 +103,7 @@ export function satisfiesLocally(value: unknown, schema: Schema): boolean {
 
 export function safeTest(pattern: string, text: string): boolean {
   try {
-    return new RegExp(pattern, "u").test(text);
+    return schemaRegExp(pattern).test(text);
   } catch {
     return true; // unknown: assume it matches, which only makes the result more cautious
   }

@@ -65,7 +65,7 @@ export function parseWith<T extends z.ZodType>(schema: T, value: unknown, more: 
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw validationError([{ path: "", message: "the body must be a JSON object" }]);
   }
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { reportInput: true });
   const errors = [...(result.success ? [] : zodFieldErrors(result.error)), ...more];
   if (errors.length > 0 || !result.success) throw validationError(dedupeFieldErrors(errors));
   return result.data;

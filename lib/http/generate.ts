@@ -5,18 +5,18 @@ import type { Store } from "../store/types";
 import { generateObjectRequest, generateTextRequest } from "../api/requests";
 import { generateObjectResponse, generateTextResponse, queuedRunResponse } from "../api/responses";
 import { problemResponse, reply } from "./problem";
-import type { RouteContext } from "./route";
+import { quotaHeaders, type RouteContext } from "./route";
 
 const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /**
- * The shared flow of the two generate operations: auth and rate limit, body validation, then the
- * run — synchronous, or queued with `Prefer: respond-async` (202) — under an optional
+ * The shared flow of the two generate operations: auth, body validation, then the run (admitted
+ * against the key's limits and budgets, whose state the RateLimit headers report) — synchronous, or queued with `Prefer: respond-async` (202) — under an optional
  * `Idempotency-Key` (a repeat within 24 h replays the first response instead of running again).
  */
 export async function generate(ctx: RouteContext<Record<string, never>>, operation: "generate.object" | "generate.text"): Promise<Response> {
   const { request, runtime } = ctx;
-  const caller = await ctx.runCaller();
+  const caller = await ctx.principal();
   const key = request.headers.get("idempotency-key");
   if (key !== null && (key.length < 1 || key.length > 255)) {
     throw validationError([{ path: "Idempotency-Key", message: "must be 1-255 characters" }]);
@@ -24,21 +24,22 @@ export async function generate(ctx: RouteContext<Record<string, never>>, operati
   const respondAsync = /(^|[\s,;])respond-async([\s,;]|$)/i.test(request.headers.get("prefer") ?? "");
   const body = operation === "generate.object" ? { operation, request: await ctx.body(generateObjectRequest) } : { operation, request: await ctx.body(generateTextRequest) };
 
+  const origin = { traceparent: request.headers.get("traceparent") };
   const run = async (): Promise<Response> => {
     if (respondAsync) {
-      const { runId } = await runtime.runs.startAsync(caller, operation, body.request);
+      const { runId, quota } = await runtime.runs.startAsync(caller, operation, body.request, origin);
       return reply(
         queuedRunResponse,
         { runId, status: "queued" },
-        { status: 202, headers: { "X-Run-ID": runId, Location: `/api/v1/runs/${runId}`, "Preference-Applied": "respond-async" } },
+        { status: 202, headers: { "X-Run-ID": runId, Location: `/api/v1/runs/${runId}`, "Preference-Applied": "respond-async", ...quotaHeaders(quota) } },
       );
     }
     if (body.operation === "generate.object") {
-      const result = await runtime.runs.generateObject(caller, body.request);
-      return reply(generateObjectResponse, { object: result.object, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
+      const result = await runtime.runs.generateObject(caller, body.request, origin);
+      return reply(generateObjectResponse, { object: result.object, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId, ...quotaHeaders(result.quota) } });
     }
-    const result = await runtime.runs.generateText(caller, body.request);
-    return reply(generateTextResponse, { text: result.text, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId } });
+    const result = await runtime.runs.generateText(caller, body.request, origin);
+    return reply(generateTextResponse, { text: result.text, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId, ...quotaHeaders(result.quota) } });
   };
 
   if (key === null) return run();

@@ -2,6 +2,8 @@ import "server-only";
 import type { z } from "zod";
 import { GenserveError } from "../errors";
 import { authenticate, type Principal } from "../keys/keys";
+import { rateLimitHeaders } from "../keys/limits";
+import type { MeterState } from "../store/types";
 import { getRuntime, type Runtime } from "../server/runtime";
 import { parseWith, readJsonBody } from "./body";
 import { problemResponse } from "./problem";
@@ -12,10 +14,13 @@ export interface RouteContext<P> {
   params: P;
   /** The caller's key from the Api-Key header, or a 401. */
   principal(): Promise<Principal>;
-  /** The caller of a run operation: authenticated, then charged against the key's rate limit (429). */
-  runCaller(): Promise<Principal>;
   /** The JSON body, read within the size limit and validated against a request shape (and the caller's JSON Schema, if it has one). */
   body<T extends z.ZodType>(schema: T): Promise<z.infer<T>>;
+}
+
+/** The IETF RateLimit fields of a run's response, from the key's meters as its admission left them. */
+export function quotaHeaders(quota: readonly MeterState[]): Record<string, string> {
+  return rateLimitHeaders(quota, new Date());
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
@@ -26,21 +31,20 @@ const isObject = (value: unknown): value is Record<string, unknown> => value !==
  */
 export function route<P extends Record<string, string> = Record<string, never>>(handler: (ctx: RouteContext<P>) => Promise<Response>) {
   return async function handle(request: Request, segment: { params: Promise<P> }): Promise<Response> {
+    const started = performance.now();
     let runtime: Runtime | undefined;
+    let params = {} as P;
+    let response: Response;
     try {
       runtime = getRuntime();
       const rt = runtime;
       let principal: Promise<Principal> | undefined;
-      return await handler({
+      params = (await segment?.params) ?? ({} as P);
+      response = await handler({
         request,
         runtime: rt,
-        params: (await segment?.params) ?? ({} as P),
+        params,
         principal: () => (principal ??= authenticate(rt.store, request.headers.get("api-key"))),
-        runCaller: async () => {
-          const caller = await (principal ??= authenticate(rt.store, request.headers.get("api-key")));
-          rt.rateLimiter.take(caller.keyId);
-          return caller;
-        },
         body: async (shape) => {
           const raw = await readJsonBody(request, rt.config.limits.bodyBytes, rt.config.limits.jsonDepth);
           const schema = isObject(raw) ? raw.schema : undefined;
@@ -48,9 +52,36 @@ export function route<P extends Record<string, string> = Record<string, never>>(
         },
       });
     } catch (error) {
-      return problemResponse(error, runtime?.logger);
+      response = problemResponse(error, runtime?.logger);
+    }
+    runtime?.metrics.httpRequest(routePattern(new URL(request.url).pathname, params), request.method, response.status, (performance.now() - started) / 1000);
+    return response;
+  };
+}
+
+/**
+ * The route a request matched, as a bounded metrics label: each path parameter's value is put back
+ * as its name (`/api/v1/runs/run_01…/stream` → `/api/v1/runs/[id]/stream`).
+ */
+export function routePattern(pathname: string, params: Record<string, string | string[]>): string {
+  const decode = (segment: string) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      return segment;
     }
   };
+  const segments = pathname.split("/").map(decode);
+  for (const [name, value] of Object.entries(params)) {
+    if (Array.isArray(value)) {
+      // A catch-all: its segments are the path's last ones.
+      if (value.length > 0) segments.splice(segments.length - value.length, value.length, `[...${name}]`);
+    } else {
+      const i = segments.lastIndexOf(value);
+      if (i > 0) segments[i] = `[${name}]`;
+    }
+  }
+  return segments.join("/");
 }
 
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;

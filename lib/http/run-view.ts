@@ -63,6 +63,7 @@ export function runView(run: RunRecord) {
     outputTokenLimit: run.outputTokenLimit,
     createdAt: run.createdAt,
     finishedAt: run.finishedAt,
+    traceId: run.traceparent?.split("-")[1] ?? null,
   };
 }
 

@@ -135,9 +135,9 @@ export function streamHeaders(contentType: string, runId: string): Record<string
 export function streamResponse(
   hub: StreamHub,
   runId: string,
-  options: { accept: string | null; afterSeq?: number; keepAliveMs: number; onDisconnect?: () => void; ending?: StreamEnding },
+  options: { accept: string | null; afterSeq?: number; keepAliveMs: number; onDisconnect?: () => void; ending?: StreamEnding; headers?: Record<string, string> },
 ): Response {
   const encoder = encoderFor(chooseFormat(options.accept));
   const body = eventStream(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, onDisconnect: options.onDisconnect, ending: options.ending });
-  return new Response(body, { headers: streamHeaders(encoder.contentType, runId) });
+  return new Response(body, { headers: { ...options.headers, ...streamHeaders(encoder.contentType, runId) } });
 }

@@ -1,4 +1,5 @@
 import "server-only";
+import { GenserveError } from "../errors";
 import type { Principal } from "./keys";
 
 /**
@@ -6,3 +7,13 @@ import type { Principal } from "./keys";
  * keys. Anything else is answered as if it did not exist.
  */
 export const mayRead = (caller: Principal, ownerKeyId: string): boolean => caller.admin || caller.keyId === ownerKeyId;
+
+/** Refuses (403 `forbidden`, naming the field at `path`) a workflow outside the key's allowlist. */
+export function assertWorkflowAllowed(caller: Principal, slug: string, path: string): void {
+  const allowed = caller.limits.workflows;
+  if (allowed === null || allowed.includes(slug)) return;
+  throw new GenserveError("forbidden", {
+    detail: `This key may not run workflow "${slug}"; it may run ${allowed.length ? allowed.map((s) => `"${s}"`).join(", ") : "no workflow"}.`,
+    errors: [{ path, message: `workflow "${slug}" is not allowed for this key` }],
+  });
+}

@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { NO_LIMITS } from "../domain/limits";
 import { openSqliteStore } from "../store/sqlite";
 import type { Store } from "../store/types";
 import { authenticate, createKey, hashKey } from "./keys";
@@ -23,7 +24,7 @@ describe("API keys", () => {
   it("authenticates, records last use, and refuses revoked or unknown keys", async () => {
     store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-keys-")));
     const { key, record } = await createKey(store, { name: "a", admin: true });
-    expect(await authenticate(store, key)).toEqual({ keyId: record.id, name: "a", admin: true });
+    expect(await authenticate(store, key)).toEqual({ keyId: record.id, name: "a", admin: true, limits: NO_LIMITS });
     expect((await store.keys.get(record.id))?.lastUsedAt).not.toBeNull();
     await expect(authenticate(store, null)).rejects.toMatchObject({ code: "unauthorized" });
     await expect(authenticate(store, key.slice(0, -1) + (key.endsWith("A") ? "B" : "A"))).rejects.toMatchObject({ code: "unauthorized" });

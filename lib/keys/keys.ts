@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { NO_LIMITS, type KeyLimits } from "../domain/limits";
 import { GenserveError } from "../errors";
 import { newKeyId, newWebhookSecret } from "../ids";
 import type { ApiKeyRecord, Store } from "../store/types";
@@ -22,13 +23,13 @@ export async function createFirstKey(store: Store): Promise<CreatedKey | null> {
   return (await store.keys.insertFirst(created.record)) ? created : null;
 }
 
-export async function createKey(store: Store, options: { name: string; admin: boolean; now?: Date }): Promise<CreatedKey> {
+export async function createKey(store: Store, options: { name: string; admin: boolean; limits?: KeyLimits; now?: Date }): Promise<CreatedKey> {
   const created = newKey(options);
   await store.keys.insert(created.record);
   return created;
 }
 
-function newKey(options: { name: string; admin: boolean; now?: Date }): CreatedKey {
+function newKey(options: { name: string; admin: boolean; limits?: KeyLimits; now?: Date }): CreatedKey {
   const name = options.name.trim();
   if (name.length === 0 || name.length > 200) throw new Error("key name must be 1-200 characters");
   const key = KEY_PREFIX + randomBytes(32).toString("base64url");
@@ -42,6 +43,7 @@ function newKey(options: { name: string; admin: boolean; now?: Date }): CreatedK
     lastUsedAt: null,
     revokedAt: null,
     webhookSecret: newWebhookSecret(),
+    limits: options.limits ?? NO_LIMITS,
   };
   return { record, key };
 }
@@ -50,6 +52,7 @@ export interface Principal {
   keyId: string;
   name: string;
   admin: boolean;
+  limits: KeyLimits;
 }
 
 // last_used_at is advisory; writing it on every request would turn each read into a write.
@@ -71,5 +74,5 @@ export async function authenticate(store: Store, header: string | null, now = ne
   if (record.lastUsedAt === null || now.getTime() - Date.parse(record.lastUsedAt) > TOUCH_INTERVAL_MS) {
     await store.keys.touch(record.id, now.toISOString());
   }
-  return { keyId: record.id, name: record.name, admin: record.admin };
+  return { keyId: record.id, name: record.name, admin: record.admin, limits: record.limits };
 }

@@ -36,6 +36,8 @@ export interface LocalModelClient extends ModelClient {
   readonly status: LocalModelState;
   /** Starts loading now (otherwise the first run does). */
   warm(): Promise<void>;
+  /** Lanes in use and runs waiting for one, now. */
+  lanes(): { parallel: number; busy: number; waiting: number };
   dispose(): Promise<void>;
 }
 
@@ -44,6 +46,8 @@ export interface LlamaCppOptions {
   file: ModelFile;
   /** Log sink for engine messages. */
   log?: (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
+  /** Told how long each run waited for a lane (metrics). */
+  onLaneWait?: (alias: string, seconds: number) => void;
 }
 
 /** Tokens generated when neither the workflow nor the request sets a limit. */
@@ -207,7 +211,9 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     const loaded = await load();
     // Counted again here: a retry's prompt carries the previous output and its errors.
     const { maxTokens } = outputBudget(loaded, request);
+    const waitStarted = performance.now();
     const { lane, release } = await acquire(request.abortSignal);
+    options.onLaneWait?.(config.alias, (performance.now() - waitStarted) / 1000);
     const sequence = loaded.lanes[lane]!.getSequence();
     // The same template instance that counted the prompt's tokens.
     const chat = new loaded.LlamaChat({ contextSequence: sequence, chatWrapper: loaded.chatWrapper, autoDisposeSequence: false });
@@ -290,6 +296,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       const { text: _text, ...rest } = await finished;
       yield { type: "finish", ...rest };
     },
+    lanes: () => ({ parallel: config.parallel, busy: config.parallel - free.length, waiting: waiting.length }),
     async dispose() {
       if (!loading) return;
       const loaded = await loading.catch(() => undefined);

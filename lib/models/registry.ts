@@ -17,6 +17,7 @@ export interface RegistryOptions {
   /** What `genserve serve` found (or downloaded) for each local model, by alias. */
   localFiles?: Readonly<Record<string, ModelFile>>;
   log?: LlamaCppOptions["log"];
+  onLaneWait?: LlamaCppOptions["onLaneWait"];
 }
 
 /** One client per configured alias, created on first use. */
@@ -55,6 +56,13 @@ export class ModelRegistry {
     }));
   }
 
+  /** Each local model's lanes (only those loaded or loading: a model nobody used is not started for this). */
+  localEngines(): { alias: string; parallel: number; busy: number; waiting: number }[] {
+    return Object.values(this.config.models)
+      .filter((model) => model.provider === "llama-cpp" && this.clients.has(model.alias))
+      .map((model) => ({ alias: model.alias, ...(this.clients.get(model.alias) as LocalModelClient).lanes() }));
+  }
+
   async dispose(): Promise<void> {
     for (const client of this.clients.values()) await (client as Partial<LocalModelClient>).dispose?.();
   }
@@ -62,7 +70,7 @@ export class ModelRegistry {
   private create(model: ModelConfig): ModelClient {
     if (model.provider !== "llama-cpp") return createAiSdkModel(model);
     const file: ModelFile = this.options.localFiles?.[model.alias] ?? localFileOnly(model.path!);
-    return createLlamaCppModel(model, { file, log: this.options.log });
+    return createLlamaCppModel(model, { file, log: this.options.log, onLaneWait: this.options.onLaneWait });
   }
 }
 

@@ -3,10 +3,12 @@ import type { DecodingMode } from "../domain/runs";
 import { GenserveError, isGenserveError, type FieldError } from "../errors";
 import { PartialJsonParser } from "../json/partial";
 import { providerFailureDetails } from "../models/errors";
-import type { ChatMessage, ModelRequest, ModelResult } from "../models/types";
+import { messageText, type ChatMessage, type ModelRequest, type ModelResult } from "../models/types";
+import { estimateTokens } from "../domain/tokens";
 import type { SchemaCompiler } from "../schema/validator";
 import { PartialValidator } from "./partial-validator";
 import { retryFeedback } from "./prompt";
+import type { TraceSpan } from "../observability/tracing";
 import type { Execution, Plan } from "./types";
 
 /** What a successful run produced. */
@@ -45,15 +47,19 @@ export class Attempts {
     let problems: FieldError[] = [];
     const maxAttempts = plan.workflow.retries + 1;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      if (attempt > 1) await run.beforeAttempt?.(attempt);
       run.attempts = attempt;
       if (attempt > 1) streaming?.onRestart(attempt);
       const request = modelRequest(plan, messages, signal);
       let result: ModelResult;
       let parsed: Parsed;
+      const call = callSpan(run, attempt);
       try {
         if (streaming) {
           const streamed = await this.streamed(run, request, streaming.onText, signal);
           if ("doomed" in streamed) {
+            call.set({ "genserve.attempt.outcome": "stopped early: a closed part can never validate" });
+            call.end();
             problems = streamed.doomed;
             run.log.warn({ attempt, problems: problems.length, at: problems[0]?.path }, "stopped early: a closed part of the output can never validate");
             messages = [...plan.prompt.messages, ...retryFeedback(streamed.text, problems)];
@@ -66,12 +72,16 @@ export class Attempts {
           parsed = parseJsonOutput(result.text);
         }
       } catch (error) {
+        endCall(call, error);
         await this.beforeRetry(run, error, attempt, signal);
         continue;
       }
+      endCall(call, result);
       tally(run, result);
       if (parsed.ok) {
-        const check = await prepared.validate(parsed.value, { owner: plan.principal.keyId, signal });
+        const validation = run.span.child("validate", { "genserve.attempt": attempt });
+        const check = await prepared.validate(parsed.value, { owner: plan.principal.keyId, signal }).finally(() => validation.end());
+        validation.set({ "genserve.validation.valid": check.valid, ...(!check.valid && { "genserve.validation.errors": check.errors.length }) });
         if (check.valid) return { value: parsed.value, modelId: result.modelId };
         problems = check.errors;
       } else {
@@ -89,12 +99,16 @@ export class Attempts {
   /** The model's text; transient provider failures are retried within the budget. */
   async text(run: Execution, signal: AbortSignal): Promise<Attempted & { value: string }> {
     for (let attempt = 1; ; attempt++) {
+      if (attempt > 1) await run.beforeAttempt?.(attempt);
       run.attempts = attempt;
+      const call = callSpan(run, attempt);
       try {
         const result = await run.plan.client.generate(modelRequest(run.plan, run.plan.prompt.messages, signal));
+        endCall(call, result);
         tally(run, result);
         return { value: result.text, modelId: result.modelId };
       } catch (error) {
+        endCall(call, error);
         await this.beforeRetry(run, error, attempt, signal);
       }
     }
@@ -133,23 +147,31 @@ export class Attempts {
     const partial = new PartialValidator(plan.prepared!.schema, this.schemas, { owner: plan.principal.keyId, signal });
     let text = "";
     let finish: Omit<ModelResult, "text"> | undefined;
-    for await (const part of plan.client.stream({ ...request, abortSignal: AbortSignal.any([request.abortSignal, stop.signal]) })) {
-      if (part.type === "finish") {
-        finish = part;
-        continue;
+    try {
+      for await (const part of plan.client.stream({ ...request, abortSignal: AbortSignal.any([request.abortSignal, stop.signal]) })) {
+        if (part.type === "finish") {
+          finish = part;
+          continue;
+        }
+        text += part.text;
+        onText(part.text);
+        parser.push(part.text);
+        let doomed: FieldError[] = parser.error ? [{ path: "/", message: `the output is not valid JSON (${parser.error})` }] : [];
+        while (doomed.length === 0 && closed.length > 0) {
+          const [path, value] = closed.shift()!;
+          doomed = await partial.check(path, value);
+        }
+        if (doomed.length > 0) {
+          stop.abort();
+          tallyEstimate(run, request, text);
+          return { doomed, text };
+        }
       }
-      text += part.text;
-      onText(part.text);
-      parser.push(part.text);
-      let doomed: FieldError[] = parser.error ? [{ path: "/", message: `the output is not valid JSON (${parser.error})` }] : [];
-      while (doomed.length === 0 && closed.length > 0) {
-        const [path, value] = closed.shift()!;
-        doomed = await partial.check(path, value);
-      }
-      if (doomed.length > 0) {
-        stop.abort();
-        return { doomed, text };
-      }
+    } catch (error) {
+      // Cut short (cancelled, timed out, the connection dropped) after the model wrote: the
+      // provider reports no usage then, but the tokens were spent.
+      if (text.length > 0 && !finish) tallyEstimate(run, request, text);
+      throw error;
     }
     if (!finish) throw new GenserveError("model_error", { detail: "The model stream ended without finishing." });
     const parsed: Parsed = !parser.done
@@ -169,6 +191,38 @@ export function modelRequest(plan: Plan, messages: ChatMessage[], signal: AbortS
     json: plan.prepared && { schema: plan.prepared.schema, hash: plan.prepared.hash, name: "output" },
     abortSignal: signal,
   };
+}
+
+/** One model call as a child of the run's span: `chat {model}`, with the GenAI semantic-convention attributes. */
+function callSpan(run: Execution, attempt: number): TraceSpan {
+  const model = run.plan.client.modelId;
+  return run.span.child(`chat ${model}`, { "gen_ai.operation.name": "chat", "gen_ai.request.model": model, "genserve.attempt": attempt }, "client");
+}
+
+function endCall(span: TraceSpan, outcome: ModelResult | unknown): void {
+  if (outcome && typeof outcome === "object" && "usage" in outcome && "finishReason" in outcome) {
+    const result = outcome as ModelResult;
+    span.set({
+      "gen_ai.usage.input_tokens": result.usage.inputTokens,
+      "gen_ai.usage.output_tokens": result.usage.outputTokens,
+      "gen_ai.response.finish_reasons": [result.finishReason],
+      ...(result.modelId && { "gen_ai.response.model": result.modelId }),
+    });
+  } else {
+    const known = isGenserveError(outcome) ? outcome : null;
+    span.fail(known?.code ?? "internal", known?.detail ?? String((outcome as Error)?.message ?? outcome));
+  }
+  span.end();
+}
+
+/**
+ * An attempt stopped before the provider reported its usage: its prompt and the text it wrote so
+ * far, estimated, so that the run's tokens and cost (and what it settles to on the key's budgets)
+ * are never counted as nothing.
+ */
+function tallyEstimate(run: Execution, request: ModelRequest, text: string): void {
+  run.usage.inputTokens += estimateTokens(request.system.length + request.messages.reduce((n, m) => n + messageText(m.content).length, 0));
+  run.usage.outputTokens += estimateTokens(text);
 }
 
 /** Adds an attempt's tokens to the run's, and notes how its output was held to the schema. */

@@ -6,9 +6,12 @@ import type { CallbackSpec, DecodingMode, RunMetadata, RunOperation } from "../d
 import { GenserveError, isGenserveError, toProblem, type ProblemBody } from "../errors";
 import { providerFailureDetails } from "../models/errors";
 import { messageText, type TokenUsage } from "../models/types";
-import type { EventRecord, RunOutcome, RunRecord, Store } from "../store/types";
+import type { EventRecord, RunOutcome, RunRecord, Settlement, Store } from "../store/types";
 import type { Attempted } from "./attempt";
 import { computeCost } from "./cost";
+import type { Metering } from "./metering";
+import type { RunMetrics } from "../observability/metrics";
+import type { TraceSpan } from "../observability/tracing";
 import type { Execution } from "./types";
 
 /**
@@ -30,6 +33,8 @@ export interface RunLedger {
   usage: TokenUsage;
   attempts: number;
   decoding?: DecodingMode;
+  /** The run's span, ended with the outcome. */
+  span?: TraceSpan;
 }
 
 export interface OutcomeDeps {
@@ -40,6 +45,8 @@ export interface OutcomeDeps {
   onEventQueued?: () => void;
   /** This process: outcomes are written only for runs it still holds the lease of. */
   owner: string;
+  metering: Metering;
+  metrics?: RunMetrics;
   now: () => Date;
 }
 
@@ -76,6 +83,7 @@ export class Outcomes {
         finishedAt: finishedAt.toISOString(),
       },
       this.callbackEvent(ledger, { object: result.value, text: typeof result.value === "string" ? result.value : undefined }, metadata, finishedAt),
+      this.deps.metering.settlement(run.usage, metadata.cost),
     );
     if (!recorded) {
       // Another process reconciled the run while this one could not reach the database.
@@ -94,18 +102,39 @@ export class Outcomes {
         at,
       );
     }
+    this.observe(ledger, "succeeded", metadata);
+    ledger.span?.set(spanUsage(metadata, run.attempts));
+    ledger.span?.end();
     run.log.info({ status: "succeeded", durationMs: metadata.durationInMs, inputTokens: metadata.inputTokens, outputTokens: metadata.outputTokens, attempts: run.attempts }, "run finished");
     return metadata;
   }
 
+  private observe(run: RunLedger, status: "succeeded" | "failed", metadata: RunMetadata, errorCode?: string): void {
+    this.deps.metrics?.runEnded({
+      operation: run.operation,
+      workflow: run.workflowSlug,
+      model: run.modelAlias,
+      key: run.keyId,
+      status,
+      seconds: metadata.durationInMs / 1000,
+      inputTokens: metadata.inputTokens,
+      outputTokens: metadata.outputTokens,
+      costUsd: Number(metadata.cost),
+      errorCode,
+    });
+  }
+
   /** Records a failed run (and queues its run.failed event); returns the error as the caller sees it. */
-  async fail(run: RunLedger, error: unknown): Promise<GenserveError> {
+  async fail(run: RunLedger, error: unknown, options: { settle?: Settlement } = {}): Promise<GenserveError> {
     const known = isGenserveError(error) ? error : new GenserveError("internal", { detail: "An internal error occurred.", cause: error });
     known.runId = run.id;
     const problem: ProblemBody = toProblem(known, run.log);
     const finishedAt = this.deps.now();
     const durationMs = Math.max(0, finishedAt.getTime() - run.startedAt);
     const metadata = this.metadata(run, undefined, durationMs);
+    run.span?.set(spanUsage(metadata, run.attempts));
+    run.span?.fail(problem.code, problem.detail);
+    run.span?.end();
     try {
       const recorded = await this.record(
         run.id,
@@ -124,9 +153,13 @@ export class Outcomes {
           finishedAt: finishedAt.toISOString(),
         },
         this.callbackEvent(run, { error: problem }, metadata, finishedAt),
+        options.settle ?? this.deps.metering.settlement(run.usage, metadata.cost),
       );
       if (!recorded) run.log.warn("the run had already ended elsewhere (reconciled); this failure was not recorded");
-      else if (run.callback) this.deps.onEventQueued?.();
+      else {
+        if (run.callback) this.deps.onEventQueued?.();
+        this.observe(run, "failed", metadata, problem.code);
+      }
     } catch (storeError) {
       run.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
     }
@@ -140,11 +173,11 @@ export class Outcomes {
    * tried again until half the lease has passed — the run stays ours meanwhile — then the error
    * stands: nothing was written, and once the lease lapses a process reconciles the run.
    */
-  private async record(id: string, outcome: RunOutcome, event: Omit<EventRecord, "status" | "attempts"> | undefined): Promise<boolean> {
+  private async record(id: string, outcome: RunOutcome, event: Omit<EventRecord, "status" | "attempts"> | undefined, settle: Settlement): Promise<boolean> {
     const deadline = Date.now() + recordGraceMs(this.deps.config.limits.runLeaseMs);
     for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
       try {
-        return await this.deps.store.runs.finish(id, outcome, event, this.deps.owner);
+        return await this.deps.store.runs.finish(id, outcome, event, this.deps.owner, settle);
       } catch (error) {
         if (!isGenserveError(error) || error.code !== "storage_unavailable" || Date.now() + delay > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));
@@ -186,7 +219,7 @@ export class Outcomes {
   /** The callback event of a generate run, queued in the same transaction that finishes it. */
   private callbackEvent(run: RunLedger, outcome: { object?: unknown; text?: string; error?: ProblemBody }, metadata: RunMetadata, at: Date) {
     if (!run.callback || run.operation === "stream.object") return undefined;
-    return runEvent({ runId: run.id, keyId: run.keyId, operation: run.operation, workflowSlug: run.workflowSlug, callback: run.callback, outcome, metadata, at });
+    return { ...runEvent({ runId: run.id, keyId: run.keyId, operation: run.operation, workflowSlug: run.workflowSlug, callback: run.callback, outcome, metadata, at }), traceparent: run.span?.traceparent ?? null };
   }
 }
 
@@ -206,5 +239,17 @@ export function ledgerOf(run: Execution): RunLedger {
     usage: run.usage,
     attempts: run.attempts,
     decoding: run.decoding,
+    span: run.span,
+  };
+}
+
+/** The GenAI semantic-convention usage attributes of a run's span. */
+function spanUsage(metadata: RunMetadata, attempts: number) {
+  return {
+    "gen_ai.response.model": metadata.model.name,
+    "gen_ai.usage.input_tokens": metadata.inputTokens,
+    "gen_ai.usage.output_tokens": metadata.outputTokens,
+    "genserve.run.cost_usd": Number(metadata.cost),
+    "genserve.run.attempts": attempts,
   };
 }

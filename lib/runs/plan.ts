@@ -8,6 +8,7 @@ import type { RunOperation } from "../domain/runs";
 import { GenserveError, validationError, type FieldError } from "../errors";
 import { newRunId } from "../ids";
 import type { Principal } from "../keys/keys";
+import { assertWorkflowAllowed } from "../keys/access";
 import { windowExceeded } from "../models/errors";
 import type { ModelRegistry } from "../models/registry";
 import { canonicalJson, sha256 } from "../schema/canonical";
@@ -51,6 +52,7 @@ export class Planner {
     // A thread gives the run its history, and its workflow when the request names none.
     const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
     const workflow = await this.workflow(request, thread?.workflowSlug);
+    assertWorkflowAllowed(principal, workflow.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
     const model = config.models[workflow.model]!;
     const resolved = await this.contexts(workflow, request.contextSlugs ?? []);
     const { contexts, chunkIds } = fitContexts(resolved, model, request.input, config.limits);

@@ -88,13 +88,31 @@ describe("RunService in-process", () => {
       { chunks: ['{"number": "A", ', '"total": 1, ', '"currency": "GBP"', ', "more": "never sent"}'] },
       { chunks: [VALID.slice(0, 10), VALID.slice(10)] },
     );
-    const { runs, hub, principal } = await start(model);
+    const { runs, hub, store, principal } = await start(model);
     const { runId } = await runs.streamObject(principal, { input: "x", workflowSlug: "extract", schema: SCHEMA });
     const seen = await events(hub, runId);
     expect(seen.map((e) => e.kind)).toEqual(["item", "item", "item", "restart", "item", "item", "done"]);
     expect(model.aborted[0]).toBe(true); // the doomed attempt's model call was stopped
     const done = seen.at(-1)!;
     expect(done.kind === "done" && done.payload.object).toEqual(JSON.parse(VALID));
+    // The stopped attempt reported no usage: its prompt and the text it wrote are estimated, not left out.
+    const stored = (await store.runs.get(runId))!;
+    expect(stored.outputTokens).toBeGreaterThan(5);
+    expect(stored.inputTokens).toBeGreaterThan(10);
+  });
+
+  it("counts what a cancelled stream used (estimated when the provider could not report it), never nothing", async () => {
+    const model = new RecordingModel().reply({ chunks: ['{"number": "A-1", ', '"total": 12, ', '"currency": "EUR"}'], delayMs: 150 });
+    const { runs, store, principal } = await start(model);
+    const { runId } = await runs.streamObject(principal, { input: "Invoice A-1", workflowSlug: "extract", schema: SCHEMA });
+    await new Promise((r) => setTimeout(r, 400));
+    runs.clientGone(runId, true);
+    await runs.drain(5_000);
+    const stored = (await store.runs.get(runId))!;
+    expect(stored).toMatchObject({ status: "failed", error: { code: "cancelled" } });
+    expect(stored.outputTokens).toBeGreaterThan(0);
+    expect(stored.inputTokens).toBeGreaterThan(0);
+    expect(Number(stored.cost)).toBeGreaterThan(0);
   });
 
   it("refuses what cannot succeed before any run exists", async () => {

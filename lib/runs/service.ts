@@ -3,13 +3,18 @@ import type { Logger } from "pino";
 import type { RunMetadata, RunOperation } from "../domain/runs";
 import { GenserveError, isGenserveError, toProblem } from "../errors";
 import type { Principal } from "../keys/keys";
-import type { RunRecord } from "../store/types";
+import { NO_LIMITS } from "../domain/limits";
+import { refusal, sweepRules } from "../keys/limits";
+import type { MeterState, RunRecord } from "../store/types";
 import { AsyncQueue } from "./async-queue";
 import { Attempts, type Attempted } from "./attempt";
 import { ledgerOf, Outcomes } from "./outcome";
+import { Metering } from "./metering";
 import { Planner, type PlannerDeps } from "./plan";
 import type { StreamHub } from "./stream-hub";
-import type { Execution, Plan, RunRequest } from "./types";
+import type { RunMetrics } from "../observability/metrics";
+import { Tracing, type TraceSpan } from "../observability/tracing";
+import type { Execution, Plan, RunOrigin, RunRequest } from "./types";
 
 export interface RunServiceDeps extends PlannerDeps {
   logger: Logger;
@@ -18,16 +23,22 @@ export interface RunServiceDeps extends PlannerDeps {
   replicaId: string;
   /** Told when a run queued a callback event, so delivery starts at once. */
   onEventQueued?: () => void;
+  metrics?: RunMetrics;
+  /** Runs' traces (OpenTelemetry); absent, only incoming trace ids are recorded. */
+  tracing?: Tracing;
   now?: () => Date;
 }
 
 type ObjectRequest = RunRequest & { schema: Record<string, unknown> };
 
+/** How often a process has the store forget rate and budget meters of windows long over. */
+const SWEEP_EVERY_MS = 5 * 60_000;
+
 /**
  * The run pipeline's one orchestrator. Each operation goes through the same stages:
  *
  *   plan (plan.ts: resolve and check everything, or a 4xx — no run exists yet)
- *   → begin (store the run as running or queued)
+ *   → begin (admit it against the key's limits and budgets; store it as running or queued)
  *   → attempt (attempt.ts: call the model, validate, retry within the budget)
  *   → outcome (outcome.ts: record success or failure, queue the callback, append to the thread)
  *
@@ -40,20 +51,26 @@ export class RunService {
   private readonly attempts: Attempts;
   private readonly outcomes: Outcomes;
   private readonly queue: AsyncQueue;
+  private readonly metering: Metering;
   /** Runs executing in this process, by id: their leases are renewed while they run. */
   private readonly inflight = new Map<string, Promise<unknown>>();
   private heartbeat: NodeJS.Timeout | null = null;
+  /** When this process last had the store forget meters of windows long over. */
+  private lastSweep = 0;
   /** Streamed runs that a client may cancel by going away (`cancelOnDisconnect`). */
   private readonly cancellable = new Map<string, AbortController>();
   private readonly shutdown = new AbortController();
   private closing = false;
   private readonly now: () => Date;
+  private readonly tracing: Tracing;
 
   constructor(private readonly deps: RunServiceDeps) {
     this.now = deps.now ?? (() => new Date());
+    this.tracing = deps.tracing ?? new Tracing({ headers: {}, serviceName: "genserve", sampleRatio: 1, exportDelayMs: 1_000 }, "");
     this.planner = new Planner(deps);
     this.attempts = new Attempts(deps.schemas);
-    this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, onEventQueued: deps.onEventQueued, owner: deps.replicaId, now: this.now });
+    this.metering = new Metering({ config: deps.config, store: deps.store, now: this.now });
+    this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, onEventQueued: deps.onEventQueued, owner: deps.replicaId, metering: this.metering, metrics: deps.metrics, now: this.now });
     this.queue = new AsyncQueue({
       store: deps.store,
       logger: deps.logger,
@@ -79,16 +96,16 @@ export class RunService {
     return recovered;
   }
 
-  async generateObject(principal: Principal, request: ObjectRequest): Promise<{ runId: string; object: unknown; metadata: RunMetadata }> {
-    const run = await this.begin(await this.plan(principal, "generate.object", request), "running");
+  async generateObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; object: unknown; metadata: RunMetadata; quota: MeterState[] }> {
+    const run = await this.open(principal, "generate.object", request, origin, "running");
     const { value, metadata } = await this.track(run, (signal) => this.executeObject(run, signal));
-    return { runId: run.plan.id, object: value, metadata };
+    return { runId: run.plan.id, object: value, metadata, quota: run.quota };
   }
 
-  async generateText(principal: Principal, request: RunRequest): Promise<{ runId: string; text: string; metadata: RunMetadata }> {
-    const run = await this.begin(await this.plan(principal, "generate.text", request), "running");
+  async generateText(principal: Principal, request: RunRequest, origin: RunOrigin = {}): Promise<{ runId: string; text: string; metadata: RunMetadata; quota: MeterState[] }> {
+    const run = await this.open(principal, "generate.text", request, origin, "running");
     const { value, metadata } = await this.track(run, (signal) => this.executeText(run, signal));
-    return { runId: run.plan.id, text: value, metadata };
+    return { runId: run.plan.id, text: value, metadata, quota: run.quota };
   }
 
   /**
@@ -96,11 +113,13 @@ export class RunService {
    * stored as queued with its request, and the queue executes it; its result goes to the callback
    * and the run record.
    */
-  async startAsync(principal: Principal, operation: "generate.object" | "generate.text", request: RunRequest): Promise<{ runId: string }> {
-    const plan = await this.plan(principal, operation, request);
-    await this.begin(plan, "queued", request);
+  async startAsync(principal: Principal, operation: "generate.object" | "generate.text", request: RunRequest, origin: RunOrigin = {}): Promise<{ runId: string; quota: MeterState[] }> {
+    const run = await this.open(principal, operation, request, origin, "queued");
+    // The submission's span ends here; the execution continues the same trace from the stored run.
+    run.span.set({ "genserve.run.status": "queued" });
+    run.span.end();
     this.queue.kick();
-    return { runId: plan.id };
+    return { runId: run.plan.id, quota: run.quota };
   }
 
   /**
@@ -108,8 +127,8 @@ export class RunService {
    * stream hub, which the HTTP response follows. Validation, auth and planning errors are thrown
    * before the run exists; after that every failure ends the stream with an error event.
    */
-  async streamObject(principal: Principal, request: ObjectRequest): Promise<{ runId: string }> {
-    const run = await this.begin(await this.plan(principal, "stream.object", request), "running");
+  async streamObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; quota: MeterState[] }> {
+    const run = await this.open(principal, "stream.object", request, origin, "running");
     const { id } = run.plan;
     const writer = this.deps.hub.open(id, principal.keyId);
     const cancel = new AbortController();
@@ -120,6 +139,7 @@ export class RunService {
       async (signal) => {
         const result = await this.attempts.object(run, signal, {
           onText: (text) => {
+            if (sent === 0) this.deps.metrics?.firstItemAfter(run.plan.workflow.slug, run.plan.workflow.model, (Date.now() - run.startedAt) / 1000);
             sent++;
             writer.push({ kind: "item", text });
           },
@@ -137,7 +157,7 @@ export class RunService {
         writer.end();
         this.cancellable.delete(id);
       });
-    return { runId: id };
+    return { runId: id, quota: run.quota };
   }
 
   /**
@@ -170,7 +190,10 @@ export class RunService {
           await this.deps.store.runs.requeue(run.id, this.now().toISOString());
           counts.requeued++;
         } else {
-          await this.outcomes.fail(this.outcomes.ledgerOfRecord(run), new GenserveError("interrupted", { detail: "The server stopped while the run was in progress." }));
+          // What it used before its process died is unknown: its reservations are charged in full.
+          await this.outcomes.fail(this.outcomes.ledgerOfRecord(run), new GenserveError("interrupted", { detail: "The server stopped while the run was in progress." }), {
+            settle: "reserved",
+          });
           counts.failed++;
         }
       }
@@ -187,6 +210,11 @@ export class RunService {
       if (this.inflight.size > 0) await this.deps.store.runs.renewLeases(this.deps.replicaId, [...this.inflight.keys()], until);
       const recovered = await this.reconcile();
       if (recovered.failed + recovered.requeued > 0) this.deps.logger.warn(recovered, "reconciled runs whose process stopped");
+      const now = this.now();
+      if (now.getTime() - this.lastSweep > SWEEP_EVERY_MS) {
+        this.lastSweep = now.getTime();
+        await this.deps.store.usage.sweep(sweepRules(now));
+      }
     } catch (error) {
       this.deps.logger.warn({ err: { message: (error as Error).message } }, "run heartbeat failed; will retry");
     }
@@ -221,48 +249,90 @@ export class RunService {
     return this.inflight.size;
   }
 
-  private plan(principal: Principal, operation: RunOperation, request: RunRequest): Promise<Plan> {
+  /**
+   * The first stages of every operation under the run's span: plan (a child span), then begin. A
+   * refusal on the way (4xx, 429, 402) ends the span with its code; no run exists then.
+   */
+  private async open(principal: Principal, operation: RunOperation, request: RunRequest, origin: RunOrigin, status: "running" | "queued"): Promise<Execution> {
     if (this.closing) throw new GenserveError("service_unavailable", { detail: "The server is shutting down; retry shortly." });
-    return this.planner.plan(principal, operation, request);
+    const span = this.tracing.start(operation, origin.traceparent, { "genserve.operation": operation, "genserve.key.id": principal.keyId, "gen_ai.operation.name": "chat" }, "server");
+    try {
+      const planning = span.child("plan");
+      let plan: Plan;
+      try {
+        plan = await this.planner.plan(principal, operation, request);
+      } finally {
+        planning.end();
+      }
+      span.set({ ...planAttributes(plan), "gen_ai.provider.name": this.deps.config.models[plan.workflow.model]?.provider ?? "" });
+      return await this.begin(plan, status, request, span);
+    } catch (error) {
+      const known = isGenserveError(error) ? error : null;
+      span.fail(known?.code ?? "internal", known?.detail ?? "internal error");
+      span.end();
+      throw error;
+    }
   }
 
-  /** Stores the run (and a thread it starts); from here on it ends recorded, whatever happens. */
-  private async begin(plan: Plan, status: "running" | "queued", request?: RunRequest): Promise<Execution> {
+  /**
+   * Admits and stores the run (and a thread it starts): its worst case is reserved on the key's
+   * limits and budgets in the same transaction, or it is refused (429, 402) and nothing is stored.
+   * From here on it ends recorded, whatever happens.
+   */
+  private async begin(plan: Plan, status: "running" | "queued", request: RunRequest, span: TraceSpan): Promise<Execution> {
     const createdAt = this.now();
     const at = createdAt.toISOString();
+    // A queued run keeps its request until it finishes, so that it can be executed after a restart.
+    const admission = await this.deps.store.runs.insert(
+      {
+        ...plan.record,
+        createdAt: at,
+        status,
+        request: status === "queued" ? request : undefined,
+        lease: status === "running" ? this.lease() : undefined,
+        traceparent: span.traceparent,
+      },
+      this.metering.charges(plan, createdAt, { slot: status === "running" }),
+    );
+    if (!admission.ok) {
+      this.deps.metrics?.admission(admission.refused.meter.split(":")[0]!);
+      throw refusal(admission.refused, admission.states, createdAt);
+    }
+    this.deps.metrics?.admission("admitted");
     if (plan.thread?.isNew) {
       await this.deps.store.threads.create({ id: plan.thread.id, keyId: plan.principal.keyId, workflowSlug: plan.workflow.slug, createdAt: at, updatedAt: at });
     }
-    // A queued run keeps its request until it finishes, so that it can be executed after a restart.
-    await this.deps.store.runs.insert({
-      ...plan.record,
-      createdAt: at,
-      status,
-      request: status === "queued" ? request : undefined,
-      lease: status === "running" ? this.lease() : undefined,
-    });
-    const log = this.deps.logger.child({ runId: plan.id });
+    const log = this.deps.logger.child({ runId: plan.id, ...(span.traceId && { traceId: span.traceId }) });
     log.info({ operation: plan.operation, workflow: plan.workflow.slug, keyId: plan.principal.keyId, model: plan.workflow.model }, status === "queued" ? "run queued" : "run started");
-    return this.execution(plan, createdAt.getTime(), log);
+    return this.execution(plan, createdAt.getTime(), log, span, admission.states);
   }
 
-  private execution(plan: Plan, startedAt: number, log: Logger): Execution {
-    return { plan, log, startedAt, usage: { inputTokens: 0, outputTokens: 0 }, attempts: 0 };
+  private execution(plan: Plan, startedAt: number, log: Logger, span: TraceSpan, quota: MeterState[] = []): Execution {
+    const run: Execution = { plan, log, startedAt, usage: { inputTokens: 0, outputTokens: 0 }, attempts: 0, quota, span };
+    run.beforeAttempt = async () => {
+      this.deps.metrics?.retried(plan.workflow.slug, plan.workflow.model);
+      await this.metering.reserveRetry(run);
+    };
+    return run;
   }
 
   /** A queued run claimed by the queue: planned again (its workflow may have changed) and executed. */
   private async executeQueued(run: RunRecord & { request: unknown }): Promise<void> {
     const key = await this.deps.store.keys.get(run.keyId);
-    const principal: Principal = { keyId: run.keyId, name: key?.name ?? "", admin: key?.admin ?? false };
+    const principal: Principal = { keyId: run.keyId, name: key?.name ?? "", admin: key?.admin ?? false, limits: key?.limits ?? NO_LIMITS };
+    // The execution continues the trace of the request that queued the run.
+    const span = this.tracing.start(`${run.operation} (queued)`, run.traceparent, { "genserve.operation": run.operation, "genserve.key.id": run.keyId, "gen_ai.operation.name": "chat" });
     let plan: Plan;
     try {
       plan = await this.planner.plan(principal, run.operation, run.request as RunRequest, run.id);
     } catch (error) {
       // The request no longer plans (e.g. its workflow was removed from the configuration).
-      await this.outcomes.fail(this.outcomes.ledgerOfRecord(run), error);
+      await this.outcomes.fail({ ...this.outcomes.ledgerOfRecord(run), span }, error);
       return;
     }
-    const execution = this.execution(plan, this.now().getTime(), this.deps.logger.child({ runId: plan.id }));
+    span.set(planAttributes(plan));
+    const log = this.deps.logger.child({ runId: plan.id, ...(span.traceId && { traceId: span.traceId }) });
+    const execution = this.execution(plan, this.now().getTime(), log, span);
     const work = plan.operation === "generate.object" ? (signal: AbortSignal) => this.executeObject(execution, signal) : (signal: AbortSignal) => this.executeText(execution, signal);
     await this.track(execution, work).catch(() => undefined);
   }
@@ -293,4 +363,17 @@ export class RunService {
     void promise.catch(() => undefined).finally(() => this.inflight.delete(run.plan.id));
     return promise;
   }
+}
+
+/** What a planned run's span says about it (GenAI semantic conventions where they apply). */
+function planAttributes(plan: Plan) {
+  return {
+    "genserve.run.id": plan.id,
+    "genserve.workflow": plan.workflow.slug,
+    "genserve.model.alias": plan.workflow.model,
+    "gen_ai.request.model": plan.client.modelId,
+    "gen_ai.output.type": plan.operation === "generate.text" ? "text" : "json",
+    ...(plan.workflow.maxOutputTokens !== undefined && { "gen_ai.request.max_tokens": plan.workflow.maxOutputTokens }),
+    ...(plan.workflow.temperature !== undefined && { "gen_ai.request.temperature": plan.workflow.temperature }),
+  };
 }

@@ -5,7 +5,8 @@ import type { AttachmentInput, CallbackSpec, DecodingMode, RunOperation } from "
 import type { Principal } from "../keys/keys";
 import type { ModelClient, TokenUsage } from "../models/types";
 import type { PreparedSchema } from "../schema/validator";
-import type { NewRun } from "../store/types";
+import type { TraceSpan } from "../observability/tracing";
+import type { MeterState, NewRun } from "../store/types";
 import type { Prompt } from "./prompt";
 
 /** What a caller asks of a run, as the route hands it over (already shape-checked). */
@@ -50,4 +51,15 @@ export interface Execution {
   attempts: number;
   /** How the last attempt's output was held to the schema. */
   decoding?: DecodingMode;
+  /** The run's span (a stand-in when tracing is off); model attempts and validation are its children. */
+  span: TraceSpan;
+  /** The key's rate and concurrency meters as the run's admission left them (for RateLimit headers). */
+  quota: MeterState[];
+  /** Before each attempt after the first: reserves what it may cost (throws when a budget cannot hold it). */
+  beforeAttempt?: (attempt: number) => Promise<void>;
+}
+
+/** Where a run request came from, beyond its body: the caller's W3C `traceparent` header. */
+export interface RunOrigin {
+  traceparent?: string | null;
 }

@@ -1,10 +1,17 @@
-import safeRegex from "safe-regex2";
 import type { FieldError } from "../errors";
 import type { Limits } from "../config/schema";
 import { findTooDeep } from "../json/depth";
 import { toPointer } from "../json/pointer";
+import { translatePattern } from "../regex/pattern-engine.mjs";
 
 export type SchemaLimits = Pick<Limits, "schemaBytes" | "schemaDepth" | "schemaProperties" | "schemaEnumValues">;
+
+/** A pattern that RE2 cannot run (a back-reference, a lookaround, a count above 1,000), where it is, and why. */
+export interface JsOnlyPattern {
+  pattern: string;
+  path: string;
+  reason: string;
+}
 
 /**
  * Where subschemas live, by keyword (JSON Schema draft-04 to 2020-12). Everything else in a schema
@@ -41,15 +48,25 @@ interface Frame {
  * Browser-safe: the playground runs the same screening to lint the schema editor.
  *
  * Screens a caller's JSON Schema before anything compiles it: size, nesting, property and enum
- * counts, only local `$ref`s, no `$data`, and no regex that can backtrack catastrophically. Also
- * applies genserve's own rule for the top level. Returns every problem, with JSON Pointers under
- * `base` (the schema's place in the request body).
+ * counts, only local `$ref`s, no `$data`, and only valid regular expressions. Also applies
+ * genserve's own rule for the top level. Returns every problem, with JSON Pointers under `base`
+ * (the schema's place in the request body).
+ *
+ * Patterns run on RE2 (linear time, see pattern-engine.mjs). The few that RE2 cannot run are
+ * passed to `jsOnly`, if given: the server has them analysed for ReDoS before they may run on
+ * JavaScript's engine.
  *
  * The walk follows the keywords that hold subschemas, and the targets of local `$ref`s (which may
  * point anywhere in the document, and are compiled as schemas there). It is iterative and stops at
  * the depth limit, so no schema can exhaust the stack.
  */
-export function screenSchema(schema: unknown, limits: SchemaLimits, base: readonly string[] = ["schema"], topLevelRule = true): FieldError[] {
+export function screenSchema(
+  schema: unknown,
+  limits: SchemaLimits,
+  base: readonly string[] = ["schema"],
+  topLevelRule = true,
+  jsOnly?: (pattern: JsOnlyPattern) => void,
+): FieldError[] {
   const at = (segments: Segments) => toPointer([...base, ...segments]);
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
     return [{ path: at([]), message: "must be a JSON Schema object" }];
@@ -71,15 +88,10 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, base: readon
   const stack: Frame[] = [{ node: root, segments: [], depth: 1 }];
 
   const checkPattern = (pattern: string, segments: Segments) => {
-    try {
-      new RegExp(pattern, "u");
-    } catch {
-      errors.push({ path: at(segments), message: "is not a valid regular expression" });
-      return;
-    }
-    if (!safeRegex(pattern)) {
-      errors.push({ path: at(segments), message: "regular expression may backtrack catastrophically; simplify nested quantifiers" });
-    }
+    const translated = translatePattern(pattern);
+    if (translated.ok) return;
+    if (translated.invalid) errors.push({ path: at(segments), message: `is not a valid regular expression (${translated.reason})` });
+    else jsOnly?.({ pattern, path: at(segments), reason: translated.reason });
   };
 
   const push = (value: unknown, segments: Segments, depth: number) => {

@@ -14,8 +14,9 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((p) => p.close()));
 });
 
-// safe-regex2 does not see the overlap in (a|a)*; ajv's RegExp backtracks 2^n on "aaaa…a!".
-const HOSTILE = { type: "string", pattern: "^(a|a)*$" };
+// The pool is the last line of defence, behind the screening: patterns normally run on RE2, but
+// one with a lookaround runs on JavaScript's engine, where (a|a)* backtracks 2^n on "aaaa…a!".
+const HOSTILE = { type: "string", pattern: "^(a|a)*(?!b)$" };
 const SIMPLE = { type: "object", properties: { n: { type: "integer" } } };
 const hostileValue = `${"a".repeat(40)}!`;
 

@@ -87,6 +87,6 @@ export class SchemaWorkerPool {
 
 function timeout(what: string, limit: string): GenserveError {
   return new GenserveError("schema_timeout", {
-    detail: `${what} took longer than ${limit} and was stopped. A pattern in the schema may backtrack catastrophically on this value; simplify it (avoid nested or overlapping repetition such as (a|a)* or (a+)+).`,
+    detail: `${what} took longer than ${limit} and was stopped. Patterns run in linear time except those only JavaScript's engine can run (a back-reference, a lookahead or lookbehind, a count above 1,000): one of those may backtrack on this value; rewrite it without that construct.`,
   });
 }

@@ -10,6 +10,7 @@ import Ajv2020 from "ajv/dist/2020.js";
 import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { createRequire } from "node:module";
+import { schemaRegExp } from "../regex/pattern-engine.mjs";
 
 const require = createRequire(import.meta.url);
 const draft06 = require("ajv/dist/refs/json-schema-draft-06.json");
@@ -21,7 +22,8 @@ const OPTIONS = {
   validateFormats: true,
   logger: false,
   // Unoptimised code generation compiles about twice as fast; validation of model outputs is cheap either way.
-  code: { optimize: false },
+  // Patterns run on RE2 (linear time); the few it cannot run passed a ReDoS analysis first.
+  code: { optimize: false, regExp: Object.assign(schemaRegExp, { code: "schemaRegExp" }) },
 };
 
 const instances = new Map();
@@ -42,6 +44,10 @@ function newAjv(draft) {
     ajv = new Ajv(OPTIONS);
     if (draft === "draft-06") ajv.addMetaSchema(draft06);
   }
+  // `id` names a schema only in draft-04; in later drafts it is an unknown keyword, ignored (as the
+  // specification and mainstream validators have it) rather than refused as ajv does. Real schemas
+  // written against draft-04 habits and declared 07 or 2020-12 carry it often.
+  if (draft !== "draft-04") ajv.removeKeyword("id");
   addFormats(ajv);
   return ajv;
 }

@@ -14,6 +14,43 @@ const compiler = () => {
 afterAll(async () => Promise.all(compilers.map((c) => c.close())));
 
 describe("SchemaCompiler", () => {
+  it("runs patterns on RE2: one that backtracks 2^n on JavaScript's engine validates a hostile value at once", async () => {
+    const prepared = await compiler().prepare({ type: "object", properties: { s: { type: "string", pattern: "^(a|a)*$" } } });
+    expect(await prepared.validate({ s: "a".repeat(30) })).toEqual({ valid: true });
+    // On JavaScript's engine this takes minutes; the default validation time limit is 1 s.
+    const result = await prepared.validate({ s: `${"a".repeat(60)}!` });
+    expect(result).toMatchObject({ valid: false, errors: [{ path: "/s", message: expect.stringMatching(/must match pattern/) }] });
+  });
+
+  it("tolerates a draft-04 `id` in a schema of a later draft, and `definitions` in 2020-12, as mainstream validators do", async () => {
+    const c = compiler();
+    for (const $schema of ["http://json-schema.org/draft-07/schema#", "https://json-schema.org/draft/2019-09/schema", "https://json-schema.org/draft/2020-12/schema"]) {
+      const prepared = await c.prepare({
+        $schema,
+        id: "https://example.com/order.json",
+        type: "object",
+        properties: { a: { id: "#a", type: "string" }, b: { $ref: "#/definitions/count" } },
+        definitions: { count: { type: "integer" } },
+      });
+      expect(await prepared.validate({ a: "x", b: 1 })).toEqual({ valid: true });
+      expect((await prepared.validate({ a: 1, b: "s" })).valid).toBe(false);
+    }
+  });
+
+  it("lets a pattern RE2 cannot run through only when a ReDoS analysis finds it safe, and says why it refuses one", async () => {
+    const c = compiler();
+    const safe = await c.prepare({ type: "object", properties: { pair: { type: "string", pattern: "^(\\w+)-\\1$" } } });
+    expect(await safe.validate({ pair: "ab-ab" })).toEqual({ valid: true });
+    expect((await safe.validate({ pair: "ab-cd" })).valid).toBe(false);
+    const error = await c.prepare({ type: "object", properties: { s: { type: "string", pattern: "^(a|a)*(?!b)$" } } }).catch((e: unknown) => e);
+    expect(isGenserveError(error) && error.errors).toEqual([
+      {
+        path: "/schema/properties/s/pattern",
+        message: expect.stringMatching(/^the lookahead \(\?!b\) at offset 7 needs a backtracking engine, and on that engine it can backtrack in exponential time/),
+      },
+    ]);
+  });
+
   it("keeps callers' $id out of the shared instance: reusing a meta-schema's or another schema's id breaks nothing", async () => {
     const c = compiler();
     const draft06 = "http://json-schema.org/draft-06/schema#";

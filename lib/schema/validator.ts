@@ -3,10 +3,14 @@ import { LRUCache } from "lru-cache";
 import { dedupeFieldErrors, validationError, isGenserveError, type FieldError } from "../errors";
 import { schemaHash } from "./canonical";
 import type { Limits } from "../config/schema";
-import { screenSchema, type SchemaLimits } from "./guard";
+import { screenSchema, type JsOnlyPattern, type SchemaLimits } from "./guard";
+import { backtrackingVerdict } from "./redos";
 import { parsePointer, toPointer } from "../json/pointer";
 import { SchemaWorkerPool, type JobOptions, type RawAjvError } from "./schema-worker";
 import type { PoolStatus } from "../workers/pool";
+
+/** Longest a ReDoS analysis of one JavaScript-only pattern may take. */
+const REDOS_ANALYSIS_MS = 2_000;
 
 export type Draft = "draft-04" | "draft-06" | "draft-07" | "2019-09" | "2020-12";
 
@@ -81,8 +85,19 @@ export class SchemaCompiler {
     if (remembered) return remembered;
     const at = (segments: readonly (string | number)[]) => toPointer([...base, ...segments]);
     // The top-level rule is genserve's for requests; subschemas of a request are prepared without it.
-    const screened = screenSchema(schema, this.limits, base, topLevelRule);
+    const jsOnly: JsOnlyPattern[] = [];
+    const screened = screenSchema(schema, this.limits, base, topLevelRule, (pattern) => jsOnly.push(pattern));
     if (screened.length > 0) throw validationError(screened);
+    // Patterns RE2 cannot run are analysed before they may run on JavaScript's engine.
+    if (jsOnly.length > 0) {
+      const timeoutMs = Math.min(REDOS_ANALYSIS_MS, this.limits.schemaCompileTimeoutMs);
+      const verdicts = await Promise.all(jsOnly.map((p) => backtrackingVerdict(p.pattern, timeoutMs)));
+      const unsafe = jsOnly.flatMap((p, i) => {
+        const verdict = verdicts[i]!;
+        return verdict.safe ? [] : [{ path: p.path, message: `${p.reason}, and on that engine it ${verdict.detail}; rewrite it without that construct` }];
+      });
+      if (unsafe.length > 0) throw validationError(unsafe);
+    }
     const record = schema as Record<string, unknown>;
     const draft = detectDraft(record);
     if (draft === null) {

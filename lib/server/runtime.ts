@@ -5,13 +5,14 @@ import type { Config } from "../config/types";
 import { DocumentExtractor, EXTRACT_WORKER_FILE } from "../attachments/extract";
 import { Catalog } from "../catalog/catalog";
 import { DeliveryWorker } from "../delivery/worker";
-import { RateLimiter } from "../keys/rate-limit";
 import { ModelRegistry } from "../models/registry";
 import { RunService } from "../runs/service";
 import { StreamHub } from "../runs/stream-hub";
 import { SCHEMA_WORKER_FILE } from "../schema/schema-worker";
 import { SchemaCompiler } from "../schema/validator";
 import { randomBytes } from "node:crypto";
+import { Metrics } from "../observability/metrics";
+import { Tracing } from "../observability/tracing";
 import { openStore } from "../store/open";
 import type { Store } from "../store/types";
 import { getBootOptions, type BootOptions } from "./boot";
@@ -28,7 +29,7 @@ export interface Runtime {
   catalog: Catalog;
   models: ModelRegistry;
   logger: Logger;
-  rateLimiter: RateLimiter;
+  metrics: Metrics;
   version: string;
   /** Where callers reach the service (built-in inbox URLs are made from it). */
   publicUrl: string;
@@ -52,10 +53,15 @@ export function createRuntime(boot: BootOptions): Runtime {
   const replicaId = `replica_${randomBytes(6).toString("hex")}`;
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
   const extractor = new DocumentExtractor(path.join(boot.appRoot, EXTRACT_WORKER_FILE), boot.config.limits);
+  let metrics: Metrics | undefined;
   const models = new ModelRegistry(boot.config, {
     localFiles: boot.localModels,
     log: (level, message, fields) => logger[level](fields ?? {}, message),
+    onLaneWait: (alias, seconds) => metrics?.laneWaited(alias, seconds),
   });
+  const tracing = new Tracing(boot.config.observability.traces, boot.version);
+  if (tracing.enabled) logger.info({ endpoint: boot.config.observability.traces.endpoint }, "exporting traces (OTLP/HTTP)");
+  metrics = new Metrics({ backlog: () => store.stats(), pool: () => store.pool(), localEngines: () => models.localEngines() });
   models.warmLocal();
   // On PostgreSQL, streamed runs' events are shared through the database: a client may resume on any replica.
   const hub = new StreamHub({
@@ -74,11 +80,13 @@ export function createRuntime(boot: BootOptions): Runtime {
     pollMs: limits.callbackPollMs,
     publicUrl: boot.publicUrl,
     owner: replicaId,
+    onAttempt: (outcome) => metrics.deliveryAttempt(outcome),
+    tracing,
   });
   delivery.start({ exclusive: store.kind === "sqlite" });
   logger.debug({ workflows: Object.keys(boot.config.workflows).length }, "runtime ready");
   const catalog = new Catalog(boot.config, store);
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, replicaId, onEventQueued: () => delivery.kick() });
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, replicaId, metrics, tracing, onEventQueued: () => delivery.kick() });
   // Runs a previous process left behind are failed (with their callbacks) or queued again — all of
   // them on SQLite, which this process owns alone; on PostgreSQL, those whose lease ran out — then
   // the heartbeat and the asynchronous queue start.
@@ -101,7 +109,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     catalog,
     models,
     logger,
-    rateLimiter: new RateLimiter(boot.config.limits.runsPerMinute),
+    metrics,
     version: boot.version,
     publicUrl: boot.publicUrl,
     ready,
@@ -114,6 +122,7 @@ export function createRuntime(boot: BootOptions): Runtime {
         await extractor.close();
         await hub.close();
         await models.dispose();
+        await tracing.shutdown();
         await store.close();
       })();
       return closed;

@@ -1,5 +1,6 @@
 import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NO_LIMITS } from "../domain/limits";
 import { TRANSFER_TABLES } from "./migrations";
 import type { NewRun, Store, TransferRow, TransferTable } from "./types";
 
@@ -13,7 +14,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
   let keyId: string;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
   const keyRow = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, created_at: at(0), webhook_secret: "whsec_test" });
-  const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test" });
+  const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
   let firstKeys: boolean[] = [];
   beforeEach(async () => {
     store = await open.first();
@@ -231,6 +232,96 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       }
     });
 
+    it("changes a key's name and limits, and clears a limit with null", async () => {
+      expect(await store.keys.update(keyId, { name: "renamed", limits: { rpm: 5, workflows: ["a", "b"], budgetDailyNanos: 2_500_000_000 } })).toBe(true);
+      expect(await store.keys.get(keyId)).toMatchObject({ name: "renamed", limits: { rpm: 5, tpm: null, workflows: ["a", "b"], budgetDailyNanos: 2_500_000_000 } });
+      expect(await store.keys.update(keyId, { limits: { rpm: null } })).toBe(true);
+      expect((await store.keys.get(keyId))!.limits.rpm).toBeNull();
+      expect(await store.keys.update("key_none", { name: "x" })).toBe(false);
+    });
+
+    it("admits a run with its reservations or refuses both, extends them, and settles them to what the run used", async () => {
+      const charges = (amount: number) => [
+        { meter: "rpm:1", amount: 1, limit: 2 },
+        { meter: "daily:d", amount, limit: 100 },
+      ];
+      expect(await store.runs.insert(run("run_01M1"), charges(60))).toMatchObject({ ok: true, states: [{ meter: "daily:d", reserved: 60 }, { meter: "rpm:1", reserved: 1 }] });
+      const refused = await store.runs.insert(run("run_01M2"), charges(50));
+      expect(refused).toMatchObject({ ok: false, refused: { meter: "daily:d", used: 0, reserved: 60, limit: 100, amount: 50 } });
+      expect(await store.runs.get("run_01M2")).toBeNull();
+      expect(await store.keys.meters(keyId, ["rpm:1", "daily:d"])).toEqual([
+        { meter: "rpm:1", used: 0, reserved: 1 },
+        { meter: "daily:d", used: 0, reserved: 60 },
+      ]);
+      // A retry reserves more, within the limit.
+      expect((await store.runs.reserve("run_01M1", keyId, [{ meter: "daily:d", amount: 30, limit: 100 }], at(1))).ok).toBe(true);
+      expect((await store.runs.reserve("run_01M1", keyId, [{ meter: "daily:d", amount: 30, limit: 100 }], at(1))).ok).toBe(false);
+      // It ends having used 25: the 90 reserved are released, 25 are used.
+      await store.runs.finish("run_01M1", outcome, undefined, undefined, { rpm: 1, daily: 25 });
+      expect(await store.keys.meters(keyId, ["rpm:1", "daily:d"])).toEqual([
+        { meter: "rpm:1", used: 1, reserved: 0 },
+        { meter: "daily:d", used: 25, reserved: 0 },
+      ]);
+      // A run whose use is unknown (its process died) is charged what it reserved.
+      expect((await store.runs.insert(run("run_01M3"), charges(40))).ok).toBe(true);
+      expect((await store.runs.insert(run("run_01M4"), charges(1))).ok).toBe(false); // rpm: 2 a window
+      await store.runs.finish("run_01M3", outcome, undefined, undefined, "reserved");
+      expect((await store.keys.meters(keyId, ["daily:d"]))[0]).toEqual({ meter: "daily:d", used: 65, reserved: 0 });
+      await store.usage.sweep([{ prefix: "rpm:", before: "9999" }]);
+      expect(await store.keys.meters(keyId, ["rpm:1", "daily:d"])).toEqual([
+        { meter: "rpm:1", used: 0, reserved: 0 },
+        { meter: "daily:d", used: 65, reserved: 0 },
+      ]);
+    });
+
+    it("starts queued runs only while their key has a free slot, and frees the slot when a run ends or is queued again", async () => {
+      await store.keys.update(keyId, { limits: { concurrency: 1 } });
+      await store.keys.insert(key("key_free"));
+      await store.runs.insert(run("run_01C1", { status: "queued", request: {} }));
+      await store.runs.insert(run("run_01C2", { status: "queued", request: {} }));
+      await store.runs.insert(run("run_01C3", { status: "queued", request: {}, keyId: "key_free" }));
+      const lease = { owner: "p1", until: at(60_000) };
+      expect((await store.runs.claimQueued(at(1), lease))!.id).toBe("run_01C1");
+      // run_01C2's key is at its limit: the other key's run goes first.
+      expect((await store.runs.claimQueued(at(2), lease))!.id).toBe("run_01C3");
+      expect(await store.runs.claimQueued(at(3), lease)).toBeNull();
+      await store.runs.requeue("run_01C1", at(4));
+      expect((await store.runs.claimQueued(at(5), lease))!.id).toBe("run_01C1");
+      await store.runs.finish("run_01C1", outcome, undefined, "p1", { rpm: 1 });
+      expect((await store.runs.claimQueued(at(6), lease))!.id).toBe("run_01C2");
+      expect((await store.keys.meters(keyId, ["concurrency"]))[0]).toEqual({ meter: "concurrency", used: 0, reserved: 1 });
+    });
+
+    it("reports finished runs per group and over time: runs, errors, tokens, cost and duration percentiles", async () => {
+      const day = (d: number, h: number) => `2026-03-0${d}T${String(h).padStart(2, "0")}:15:00.000Z`;
+      const runs = [
+        { id: "run_01U1", workflowSlug: "a", createdAt: day(1, 9), durationMs: 100, cost: "0.25", status: "succeeded" as const },
+        { id: "run_01U2", workflowSlug: "a", createdAt: day(1, 9), durationMs: 300, cost: "0.000000001", status: "failed" as const },
+        { id: "run_01U3", workflowSlug: "a", createdAt: day(1, 10), durationMs: 200, cost: "0.5", status: "succeeded" as const },
+        { id: "run_01U4", workflowSlug: "b", createdAt: day(2, 8), durationMs: 50, cost: "1", status: "succeeded" as const },
+        { id: "run_01U5", workflowSlug: "b", createdAt: day(5, 8), durationMs: 1, cost: "9", status: "succeeded" as const }, // outside the range
+      ];
+      for (const r of runs) {
+        await store.runs.insert(run(r.id, { workflowSlug: r.workflowSlug, createdAt: r.createdAt }));
+        await store.runs.finish(r.id, { ...outcome, status: r.status, durationMs: r.durationMs, cost: r.cost });
+      }
+      await store.runs.insert(run("run_01U6", { createdAt: day(1, 9) })); // still running: not counted
+      const report = await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: null, groupBy: "workflow", bucket: "day" });
+      expect(report.groups).toEqual([
+        { group: "b", runs: 1, errors: 0, inputTokens: 3, outputTokens: 4, costUsd: "1", durationMsP50: 50, durationMsP95: 50 },
+        { group: "a", runs: 3, errors: 1, inputTokens: 9, outputTokens: 12, costUsd: "0.750000001", durationMsP50: 200, durationMsP95: 300 },
+      ]);
+      expect(report.series).toEqual([
+        { at: "2026-03-01T00:00:00.000Z", runs: 3, errors: 1, costUsd: "0.750000001" },
+        { at: "2026-03-02T00:00:00.000Z", runs: 1, errors: 0, costUsd: "1" },
+      ]);
+      const hourly = await store.usage.report({ from: day(1, 0), to: day(2, 0), keyId, groupBy: "model", bucket: "hour" });
+      expect(hourly.groups).toMatchObject([{ group: "m1", runs: 3 }]);
+      expect(hourly.series.map((s) => [s.at, s.runs])).toEqual([["2026-03-01T09:00:00.000Z", 2], ["2026-03-01T10:00:00.000Z", 1]]);
+      expect((await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: "key_other", groupBy: "key", bucket: "day" })).groups).toEqual([]);
+      expect(await store.stats()).toEqual({ pendingEvents: 0, queuedRuns: 0 });
+    });
+
     it("keeps an inbox's newest events within its limits", async () => {
       await store.inboxes.create({ id: "inb_1", keyId, host: "h", createdAt: at(0) });
       for (let i = 0; i < 5; i++) await store.inboxes.receive("inb_1", { receivedAt: at(i), headers: {}, body: String(i), verified: true }, 3, 60_000);
@@ -256,6 +347,13 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
 
         const attempts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? store : other).idempotency.begin(keyId, "same-key", "h", at(3), 60_000)));
         expect(attempts.filter((a) => a === null)).toHaveLength(1);
+
+        // 50 runs at once against a budget of 10 runs' worth: exactly 10 are admitted.
+        const admitted = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => (i % 2 ? store : other).runs.insert(run(`run_01B${String(i).padStart(2, "0")}`), [{ meter: "monthly:m", amount: 7, limit: 70 }])),
+        );
+        expect(admitted.filter((a) => a.ok)).toHaveLength(10);
+        expect((await store.keys.meters(keyId, ["monthly:m"]))[0]).toEqual({ meter: "monthly:m", used: 0, reserved: 70 });
       } finally {
         await other.close();
       }

@@ -211,6 +211,42 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX stream_events_final ON stream_events (final, created_at);
     `,
   },
+  {
+    version: 11,
+    name: "per-key limits and budgets: meters shared by every process, and each run's reservations on them",
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN rpm INTEGER;
+      ALTER TABLE api_keys ADD COLUMN tpm INTEGER;
+      ALTER TABLE api_keys ADD COLUMN concurrency INTEGER;
+      ALTER TABLE api_keys ADD COLUMN workflows TEXT;
+      ALTER TABLE api_keys ADD COLUMN budget_daily_nanos BIGINT;
+      ALTER TABLE api_keys ADD COLUMN budget_monthly_nanos BIGINT;
+      CREATE TABLE key_usage (
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        meter TEXT NOT NULL,
+        used BIGINT NOT NULL DEFAULT 0,
+        reserved BIGINT NOT NULL DEFAULT 0,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (key_id, meter)
+      );
+      CREATE TABLE usage_reservations (
+        run_id TEXT NOT NULL,
+        key_id TEXT NOT NULL,
+        meter TEXT NOT NULL,
+        amount BIGINT NOT NULL,
+        PRIMARY KEY (run_id, meter)
+      );
+    `,
+  },
+  {
+    version: 12,
+    name: "usage reports by time, and the trace each run and its callback belong to",
+    sql: `
+      ALTER TABLE runs ADD COLUMN traceparent TEXT;
+      ALTER TABLE events ADD COLUMN traceparent TEXT;
+      CREATE INDEX runs_created_at ON runs (created_at);
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */
@@ -229,6 +265,8 @@ export const TRANSFER_TABLES = [
   "inboxes",
   "inbox_events",
   "idempotency_keys",
+  "key_usage",
+  "usage_reservations",
 ] as const;
 export type TransferTable = (typeof TRANSFER_TABLES)[number];
 

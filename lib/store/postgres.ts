@@ -4,8 +4,10 @@ import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
-import { toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
-import type { IdempotencyRecord, Store, TransferRow, TransferTable } from "./types";
+import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
+import { usageReport, usageStatements } from "./usage-report";
+import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
   /** Connections this process keeps at most. */
@@ -31,6 +33,64 @@ function unavailable(error: unknown): boolean {
 }
 
 const INT8_OID = 20;
+
+const KEY_INSERT = `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
+                                          rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
+const keyValues = (key: ApiKeyRecord) => [
+  key.id,
+  key.name,
+  key.hash,
+  key.prefix,
+  key.admin,
+  key.createdAt,
+  key.lastUsedAt,
+  key.revokedAt,
+  key.webhookSecret,
+  key.limits.rpm,
+  key.limits.tpm,
+  key.limits.concurrency,
+  key.limits.workflows === null ? null : JSON.stringify(key.limits.workflows),
+  key.limits.budgetDailyNanos,
+  key.limits.budgetMonthlyNanos,
+];
+
+/** Reserves `charges` for a run within `client`'s transaction, all or none; meter rows are locked in name order. */
+async function reserveIn(client: pg.PoolClient, runId: string, keyId: string, charges: readonly MeterCharge[], at: string): Promise<Admission> {
+  const merged = mergeCharges(charges);
+  if (merged.length === 0) return { ok: true, states: [] };
+  const meters = merged.map((c) => c.meter);
+  await client.query(
+    "INSERT INTO key_usage (key_id, meter, used, reserved, updated_at) SELECT $1, m, 0, 0, $3 FROM unnest($2::text[]) AS m ON CONFLICT (key_id, meter) DO NOTHING",
+    [keyId, meters, at],
+  );
+  const { rows } = await client.query<MeterRow>("SELECT meter, used, reserved FROM key_usage WHERE key_id = $1 AND meter = ANY($2) ORDER BY meter FOR UPDATE", [keyId, meters]);
+  const admission = admit(merged, rows);
+  if (!admission.ok) return admission;
+  const amounts = merged.map((c) => c.amount);
+  await client.query(
+    `UPDATE key_usage SET reserved = key_usage.reserved + x.amount, updated_at = $4
+     FROM unnest($2::text[], $3::bigint[]) AS x(meter, amount) WHERE key_usage.key_id = $1 AND key_usage.meter = x.meter`,
+    [keyId, meters, amounts, at],
+  );
+  await client.query(
+    `INSERT INTO usage_reservations (run_id, key_id, meter, amount) SELECT $1, $2, m, a FROM unnest($3::text[], $4::bigint[]) AS x(m, a)
+     ON CONFLICT (run_id, meter) DO UPDATE SET amount = usage_reservations.amount + excluded.amount`,
+    [runId, keyId, meters, amounts],
+  );
+  return admission;
+}
+
+/** Settles a run's reservations (`only`: just that meter) within `client`'s transaction. */
+async function settleIn(client: pg.PoolClient, runId: string, settle: Settlement, at: string, only?: string): Promise<void> {
+  const { rows } = await client.query<{ key_id: string; meter: string; amount: number }>(
+    "DELETE FROM usage_reservations WHERE run_id = $1 AND ($2::text IS NULL OR meter = $2) RETURNING key_id, meter, amount",
+    [runId, only ?? null],
+  );
+  for (const r of rows.sort((a, b) => (a.meter < b.meter ? -1 : 1))) {
+    await client.query("UPDATE key_usage SET reserved = reserved - $1, used = used + $2, updated_at = $3 WHERE key_id = $4 AND meter = $5", [r.amount, settled(r, settle), at, r.key_id, r.meter]);
+  }
+}
 
 /** The channel appends to streamed runs are announced on (the payload is the run id). */
 const STREAM_CHANNEL = "genserve_streams";
@@ -136,6 +196,15 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
 
   return {
     kind: "postgres",
+    async stats() {
+      const { rows } = await query<{ pending_events: string; queued_runs: string }>(
+        "SELECT (SELECT COUNT(*) FROM events WHERE status = 'pending') AS pending_events, (SELECT COUNT(*) FROM runs WHERE status = 'queued') AS queued_runs",
+      );
+      return { pendingEvents: Number(rows[0]!.pending_events), queuedRuns: Number(rows[0]!.queued_runs) };
+    },
+    pool() {
+      return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
+    },
     async migrate() {
       await guard(async () => {
         const client = await pool.connect();
@@ -167,9 +236,8 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     keys: {
       async insert(key) {
         await query(
-          `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-          [key.id, key.name, key.hash, key.prefix, key.admin, key.createdAt, key.lastUsedAt, key.revokedAt, key.webhookSecret],
+          KEY_INSERT,
+          keyValues(key),
         );
       },
       async insertFirst(key) {
@@ -177,9 +245,8 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           await client.query("SELECT pg_advisory_xact_lock($1)", [FIRST_KEY_LOCK]);
           if ((await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM api_keys")).rows[0]!.n > 0) return false;
           await client.query(
-            `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-            [key.id, key.name, key.hash, key.prefix, key.admin, key.createdAt, key.lastUsedAt, key.revokedAt, key.webhookSecret],
+            KEY_INSERT,
+            keyValues(key),
           );
           return true;
         });
@@ -201,6 +268,16 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       async touch(id, at) {
         await query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2", [at, id]);
       },
+      async update(id, patch) {
+        const sets = keyPatch(patch);
+        if (sets.columns.length === 0) return (await query("SELECT 1 FROM api_keys WHERE id = $1", [id])).rowCount === 1;
+        const sql = `UPDATE api_keys SET ${sets.columns.map((c, i) => `${c} = $${i + 1}`).join(", ")} WHERE id = $${sets.columns.length + 1}`;
+        return ((await query(sql, [...sets.values, id])).rowCount ?? 0) > 0;
+      },
+      async meters(id, meters) {
+        const { rows } = await query<MeterRow>("SELECT meter, used, reserved FROM key_usage WHERE key_id = $1 AND meter = ANY($2)", [id, [...meters]]);
+        return meters.map((meter) => rows.find((r) => r.meter === meter) ?? { meter, used: 0, reserved: 0 });
+      },
       async secrets(id) {
         const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
         const row = rows[0];
@@ -213,12 +290,15 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       },
     },
     runs: {
-      async insert(run) {
-        await query(
+      async insert(run, charges = []) {
+        return transaction(async (client) => {
+          const admission = await reserveIn(client, run.id, run.keyId, charges, run.createdAt);
+          if (!admission.ok) return admission;
+          await client.query(
           `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments, callback, model_tag,
                              created_at, updated_at, request_json, context_chunks, workflow_version, context_versions, prompt_hash, schema_hash,
-                             prompt_tokens, output_token_limit, lease_owner, lease_until)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)`,
+                             prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
           [
             run.id,
             run.operation,
@@ -242,10 +322,16 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             run.outputTokenLimit ?? null,
             run.lease?.owner ?? null,
             run.lease?.until ?? null,
+            run.traceparent ?? null,
           ],
         );
+          return admission;
+        });
       },
-      async finish(id, outcome, event, owner) {
+      async reserve(runId, keyId, charges, at) {
+        return transaction((client) => reserveIn(client, runId, keyId, charges, at));
+      },
+      async finish(id, outcome, event, owner, settle = {}) {
         return transaction(async (client) => {
           const updated = await client.query(
             `UPDATE runs SET status = $2, output_json = $3, error_json = $4, model_name = $5, model_tag = $6, decoding = $7, input_tokens = $8,
@@ -257,11 +343,12 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           if ((updated.rowCount ?? 0) === 0) return false;
           if (event) {
             await client.query(
-              `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at)
-               VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $8, $8)`,
-              [event.id, event.runId, event.keyId, event.url, JSON.stringify(event.headers), event.payload, event.nextAttemptAt, event.createdAt],
+              `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent)
+               VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $8, $8, $9)`,
+              [event.id, event.runId, event.keyId, event.url, JSON.stringify(event.headers), event.payload, event.nextAttemptAt, event.createdAt, event.traceparent ?? null],
             );
           }
+          await settleIn(client, id, settle, outcome.finishedAt ?? new Date().toISOString());
           return true;
         });
       },
@@ -297,17 +384,30 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         return rows.sort((a, b) => (a.id < b.id ? -1 : 1)).map(toStranded);
       },
       async requeue(id, at) {
-        await query("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1", [id, at]);
+        await transaction(async (client) => {
+          await client.query("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1", [id, at]);
+          await settleIn(client, id, {}, at, CONCURRENCY_METER);
+        });
       },
       async claimQueued(at, lease) {
-        const { rows } = await query<RunRow & { request_json: string }>(
-          `UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = $2, lease_until = $3, updated_at = $1
-           WHERE id = (SELECT id FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-          [at, lease.owner, lease.until],
-        );
-        const row = rows[0];
-        return row ? { ...toRun(row), request: JSON.parse(row.request_json) as unknown } : null;
+        return transaction(async (client) => {
+          // The oldest queued run whose key has a free slot, not already being claimed by another process.
+          const { rows: candidates } = await client.query<{ id: string; key_id: string; concurrency: number | null }>(
+            `SELECT r.id, r.key_id, k.concurrency FROM runs r JOIN api_keys k ON k.id = r.key_id
+             WHERE r.status = 'queued' AND (k.concurrency IS NULL OR
+                   COALESCE((SELECT u.reserved FROM key_usage u WHERE u.key_id = r.key_id AND u.meter = 'concurrency'), 0) < k.concurrency)
+             ORDER BY r.id LIMIT 1 FOR UPDATE OF r SKIP LOCKED`,
+          );
+          const next = candidates[0];
+          if (!next) return null;
+          if (next.concurrency !== null && !(await reserveIn(client, next.id, next.key_id, [{ meter: CONCURRENCY_METER, amount: 1, limit: next.concurrency }], at)).ok) return null;
+          const { rows } = await client.query<RunRow & { request_json: string }>(
+            "UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = $2, lease_until = $3, updated_at = $1 WHERE id = $4 RETURNING *",
+            [at, lease.owner, lease.until, next.id],
+          );
+          const row = rows[0]!;
+          return { ...toRun(row), request: JSON.parse(row.request_json) as unknown };
+        });
       },
     },
     events: {
@@ -483,18 +583,32 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         return ((await query("DELETE FROM threads WHERE key_id = $1 AND id = $2", [keyId, id])).rowCount ?? 0) > 0;
       },
     },
+    usage: {
+      async report(q) {
+        const sql = usageStatements(q, { param: (n) => `$${n}`, cost: "CAST(cost AS NUMERIC)" });
+        const [totals, percentiles, series] = await Promise.all([query(sql.totals, sql.params), query(sql.percentiles, sql.params), query(sql.series, sql.params)]);
+        return usageReport(q, { totals: totals.rows as never, percentiles: percentiles.rows as never, series: series.rows as never });
+      },
+      async sweep(rules) {
+        for (const rule of rules) {
+          await query("DELETE FROM key_usage WHERE reserved = 0 AND starts_with(meter, $1) AND updated_at < $2", [rule.prefix, rule.before]);
+        }
+      },
+    },
     streams: {
       async append(runId, events, at) {
         if (events.length === 0) return;
-        // One statement for the batch; the notification goes out when it commits.
-        await transaction(async (client) => {
-          await client.query(
-            `INSERT INTO stream_events (run_id, seq, event, final, created_at)
-             SELECT $1, s, e, f, $5 FROM unnest($2::int[], $3::text[], $4::int[]) AS t(s, e, f)`,
-            [runId, events.map((e) => e.seq), events.map((e) => e.event), events.map((e) => (e.final ? 1 : 0)), at],
-          );
-          await client.query("SELECT pg_notify($1, $2)", [STREAM_CHANNEL, runId]);
-        });
+        // One statement, one round trip, for the batch and its announcement: the notification goes
+        // out when the statement's own transaction commits, and never for a write that failed.
+        await query(
+          `WITH written AS (
+             INSERT INTO stream_events (run_id, seq, event, final, created_at)
+             SELECT $1, s, e, f, $5 FROM unnest($2::int[], $3::text[], $4::int[]) AS t(s, e, f)
+             RETURNING 1
+           )
+           SELECT pg_notify($6, $1), (SELECT count(*) FROM written) AS written`,
+          [runId, events.map((e) => e.seq), events.map((e) => e.event), events.map((e) => (e.final ? 1 : 0)), at, STREAM_CHANNEL],
+        );
       },
       async after(runId, afterSeq, limit) {
         const { rows } = await query<{ seq: number; event: string; final: number }>("SELECT seq, event, final FROM stream_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [

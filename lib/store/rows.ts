@@ -1,4 +1,5 @@
 import "server-only";
+import type { KeyLimits } from "../domain/limits";
 import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./types";
 
 /**
@@ -18,6 +19,12 @@ export interface KeyRow {
   webhook_secret: string | null;
   previous_webhook_secret: string | null;
   previous_secret_until: string | null;
+  rpm: number | null;
+  tpm: number | null;
+  concurrency: number | null;
+  workflows: string | null;
+  budget_daily_nanos: number | null;
+  budget_monthly_nanos: number | null;
 }
 
 export interface CatalogRow {
@@ -49,6 +56,7 @@ export interface EventRow {
   attempts: number;
   next_attempt_at: string | null;
   created_at: string;
+  traceparent?: string | null;
 }
 
 export const toEvent = (row: EventRow): EventRecord => ({
@@ -62,6 +70,7 @@ export const toEvent = (row: EventRow): EventRecord => ({
   attempts: row.attempts,
   nextAttemptAt: row.next_attempt_at,
   createdAt: row.created_at,
+  traceparent: row.traceparent ?? null,
 });
 
 export interface RunRow {
@@ -97,6 +106,7 @@ export interface RunRow {
   async_starts?: number;
   prompt_tokens: number | null;
   output_token_limit: number | null;
+  traceparent?: string | null;
 }
 
 export const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -109,7 +119,37 @@ export const toKey = (row: KeyRow): ApiKeyRecord => ({
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,
   webhookSecret: row.webhook_secret ?? "",
+  limits: {
+    rpm: row.rpm,
+    tpm: row.tpm,
+    concurrency: row.concurrency,
+    workflows: row.workflows === null ? null : (JSON.parse(row.workflows) as string[]),
+    budgetDailyNanos: row.budget_daily_nanos === null ? null : Number(row.budget_daily_nanos),
+    budgetMonthlyNanos: row.budget_monthly_nanos === null ? null : Number(row.budget_monthly_nanos),
+  },
 });
+
+const LIMIT_COLUMNS: Record<keyof KeyLimits, string> = {
+  rpm: "rpm",
+  tpm: "tpm",
+  concurrency: "concurrency",
+  workflows: "workflows",
+  budgetDailyNanos: "budget_daily_nanos",
+  budgetMonthlyNanos: "budget_monthly_nanos",
+};
+
+/** The columns and values a key update writes (only the fields the patch names; null clears a limit). */
+export function keyPatch(patch: { name?: string; limits?: Partial<KeyLimits> }): { columns: string[]; values: (string | number | null)[] } {
+  const columns: string[] = [];
+  const values: (string | number | null)[] = [];
+  if (patch.name !== undefined) (columns.push("name"), values.push(patch.name));
+  for (const [field, value] of Object.entries(patch.limits ?? {}) as [keyof KeyLimits, KeyLimits[keyof KeyLimits]][]) {
+    if (value === undefined) continue;
+    columns.push(LIMIT_COLUMNS[field]);
+    values.push(field === "workflows" ? (value === null ? null : JSON.stringify(value)) : (value as number | null));
+  }
+  return { columns, values };
+}
 
 export const parseJson = <T>(text: string | null, fallback: T): T => (text === null ? fallback : (JSON.parse(text) as T));
 
@@ -144,6 +184,7 @@ export const toRun = (row: RunRow): RunRecord => ({
   createdAt: row.created_at,
   updatedAt: row.updated_at,
   finishedAt: row.finished_at,
+  traceparent: row.traceparent ?? null,
 });
 
 /** A stranded run with what reconciling it needs: its queued request, and how often it was started. */

@@ -4,9 +4,11 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
-import { toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
+import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
-import type { CatalogKind, NewRun, RunFilter, Store, TransferRow, TransferTable } from "./types";
+import { usageReport, usageStatements } from "./usage-report";
+import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 
@@ -37,8 +39,30 @@ export function openSqliteStore(dataDir: string): Store {
       "DELETE FROM stream_events WHERE run_id IN (SELECT run_id FROM stream_events WHERE final = 1 AND created_at < ?) OR created_at < ?",
     ),
     keyInsert: db.prepare(
-      `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret)
-       VALUES (@id, @name, @hash, @prefix, @admin, @createdAt, @lastUsedAt, @revokedAt, @webhookSecret)`,
+      `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
+                             rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)
+       VALUES (@id, @name, @hash, @prefix, @admin, @createdAt, @lastUsedAt, @revokedAt, @webhookSecret,
+               @rpm, @tpm, @concurrency, @workflows, @budgetDailyNanos, @budgetMonthlyNanos)`,
+    ),
+    meterGet: db.prepare<[string, string], MeterRow>("SELECT meter, used, reserved FROM key_usage WHERE key_id = ? AND meter = ?"),
+    meterReserve: db.prepare<[string, string, number, string]>(
+      `INSERT INTO key_usage (key_id, meter, used, reserved, updated_at) VALUES (?, ?, 0, ?, ?)
+       ON CONFLICT (key_id, meter) DO UPDATE SET reserved = reserved + excluded.reserved, updated_at = excluded.updated_at`,
+    ),
+    meterSettle: db.prepare<[number, number, string, string, string]>("UPDATE key_usage SET reserved = reserved - ?, used = used + ?, updated_at = ? WHERE key_id = ? AND meter = ?"),
+    reservationAdd: db.prepare<[string, string, string, number]>(
+      "INSERT INTO usage_reservations (run_id, key_id, meter, amount) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, meter) DO UPDATE SET amount = amount + excluded.amount",
+    ),
+    reservationsOf: db.prepare<[string], { key_id: string; meter: string; amount: number }>("SELECT key_id, meter, amount FROM usage_reservations WHERE run_id = ?"),
+    reservationDelete: db.prepare<[string, string]>("DELETE FROM usage_reservations WHERE run_id = ? AND meter = ?"),
+    meterSweep: db.prepare<[{ prefix: string; before: string }]>(
+      "DELETE FROM key_usage WHERE reserved = 0 AND substr(meter, 1, length(@prefix)) = @prefix AND updated_at < @before",
+    ),
+    runNextWithSlot: db.prepare<[], RunRow & { request_json: string; concurrency: number | null }>(
+      `SELECT r.*, k.concurrency AS concurrency FROM runs r JOIN api_keys k ON k.id = r.key_id
+       WHERE r.status = 'queued' AND (k.concurrency IS NULL OR
+             COALESCE((SELECT u.reserved FROM key_usage u WHERE u.key_id = r.key_id AND u.meter = 'concurrency'), 0) < k.concurrency)
+       ORDER BY r.id LIMIT 1`,
     ),
     keyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
     keyById: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE id = ?"),
@@ -50,8 +74,8 @@ export function openSqliteStore(dataDir: string): Store {
       "UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = ?, webhook_secret = ? WHERE id = ?",
     ),
     eventInsert: db.prepare(
-      `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt)`,
+      `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent)
+       VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt, @traceparent)`,
     ),
     eventsDue: db.prepare<[string, number], EventRow>(
       "SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
@@ -86,14 +110,13 @@ export function openSqliteStore(dataDir: string): Store {
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at, request_json, context_chunks,
                          workflow_version, context_versions, prompt_hash, schema_hash, prompt_tokens, output_token_limit,
-                         lease_owner, lease_until)
+                         lease_owner, lease_until, traceparent)
        VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
                @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks,
                @workflowVersion, @contextVersions, @promptHash, @schemaHash, @promptTokens, @outputTokenLimit,
-               @leaseOwner, @leaseUntil)`,
+               @leaseOwner, @leaseUntil, @traceparent)`,
     ),
     runRequeue: db.prepare<[string, string]>("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?"),
-    runNextQueued: db.prepare<[], RunRow & { request_json: string }>("SELECT * FROM runs WHERE status = 'queued' ORDER BY id LIMIT 1"),
     runClaim: db.prepare<[string, string, string, string]>(
       "UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
     ),
@@ -147,19 +170,73 @@ export function openSqliteStore(dataDir: string): Store {
     threadDelete: db.prepare<[string, string]>("DELETE FROM threads WHERE key_id = ? AND id = ?"),
   };
 
+  const keyParams = (key: ApiKeyRecord) => ({
+    ...key,
+    admin: key.admin ? 1 : 0,
+    rpm: key.limits.rpm,
+    tpm: key.limits.tpm,
+    concurrency: key.limits.concurrency,
+    workflows: key.limits.workflows === null ? null : JSON.stringify(key.limits.workflows),
+    budgetDailyNanos: key.limits.budgetDailyNanos,
+    budgetMonthlyNanos: key.limits.budgetMonthlyNanos,
+  });
+
+  const insertRun = (run: NewRun) =>
+    stmt.runInsert.run({
+      ...run,
+      status: run.status ?? "running",
+      contextChunks: run.contextChunks && run.contextChunks.length > 0 ? JSON.stringify(run.contextChunks) : null,
+      workflowVersion: run.workflowVersion ?? null,
+      contextVersions: run.contextVersions ? JSON.stringify(run.contextVersions) : null,
+      promptHash: run.promptHash ?? null,
+      schemaHash: run.schemaHash ?? null,
+      promptTokens: run.promptTokens ?? null,
+      outputTokenLimit: run.outputTokenLimit ?? null,
+      request: run.request === undefined ? null : JSON.stringify(run.request),
+      leaseOwner: run.lease?.owner ?? null,
+      leaseUntil: run.lease?.until ?? null,
+      traceparent: run.traceparent ?? null,
+      schema: run.schema === null ? null : JSON.stringify(run.schema),
+      contextSlugs: JSON.stringify(run.contextSlugs),
+      attachments: JSON.stringify(run.attachments),
+      callback: run.callback === null ? null : JSON.stringify(run.callback),
+    });
+
+  /** Reserves `charges` for a run, all or none (inside a transaction). */
+  const reserve = (runId: string, keyId: string, charges: readonly MeterCharge[], at: string): Admission => {
+    const merged = mergeCharges(charges);
+    const rows = merged.map((c) => stmt.meterGet.get(keyId, c.meter)).filter((r): r is MeterRow => r !== undefined);
+    const admission = admit(merged, rows);
+    if (!admission.ok) return admission;
+    for (const c of merged) {
+      stmt.meterReserve.run(keyId, c.meter, c.amount, at);
+      stmt.reservationAdd.run(runId, keyId, c.meter, c.amount);
+    }
+    return admission;
+  };
+
+  /** Settles a run's reservations (`only`: just that meter) to what it used (inside a transaction). */
+  const settleRun = (runId: string, settle: Settlement, at: string, only?: string) => {
+    for (const r of stmt.reservationsOf.all(runId)) {
+      if (only !== undefined && r.meter !== only) continue;
+      stmt.meterSettle.run(r.amount, settled(r, settle), at, r.key_id, r.meter);
+      stmt.reservationDelete.run(runId, r.meter);
+    }
+  };
+
   return {
     kind: "sqlite",
     // Applied when the store opened: SQLite's write lock serialises processes that open it together.
     async migrate() {},
     keys: {
       async insert(key) {
-        stmt.keyInsert.run({ ...key, admin: key.admin ? 1 : 0 });
+        stmt.keyInsert.run(keyParams(key));
       },
       async insertFirst(key) {
         return db
           .transaction(() => {
             if ((stmt.keyCount.get()?.n ?? 0) > 0) return false;
-            stmt.keyInsert.run({ ...key, admin: key.admin ? 1 : 0 });
+            stmt.keyInsert.run(keyParams(key));
             return true;
           })
           .immediate();
@@ -181,6 +258,15 @@ export function openSqliteStore(dataDir: string): Store {
       async touch(id, at) {
         stmt.keyTouch.run(at, id);
       },
+      async update(id, patch) {
+        const sets = keyPatch(patch);
+        if (sets.columns.length === 0) return stmt.keyById.get(id) !== undefined;
+        const sql = `UPDATE api_keys SET ${sets.columns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`;
+        return db.prepare(sql).run(...sets.values.map((v) => (typeof v === "boolean" ? Number(v) : v)), id).changes > 0;
+      },
+      async meters(id, meters) {
+        return meters.map((meter) => stmt.meterGet.get(id, meter) ?? { meter, used: 0, reserved: 0 });
+      },
       async secrets(id) {
         const row = stmt.keyById.get(id);
         if (!row || !row.webhook_secret) return null;
@@ -191,27 +277,19 @@ export function openSqliteStore(dataDir: string): Store {
       },
     },
     runs: {
-      async insert(run: NewRun) {
-        stmt.runInsert.run({
-          ...run,
-          status: run.status ?? "running",
-          contextChunks: run.contextChunks && run.contextChunks.length > 0 ? JSON.stringify(run.contextChunks) : null,
-          workflowVersion: run.workflowVersion ?? null,
-          contextVersions: run.contextVersions ? JSON.stringify(run.contextVersions) : null,
-          promptHash: run.promptHash ?? null,
-          schemaHash: run.schemaHash ?? null,
-          promptTokens: run.promptTokens ?? null,
-          outputTokenLimit: run.outputTokenLimit ?? null,
-          request: run.request === undefined ? null : JSON.stringify(run.request),
-          leaseOwner: run.lease?.owner ?? null,
-          leaseUntil: run.lease?.until ?? null,
-          schema: run.schema === null ? null : JSON.stringify(run.schema),
-          contextSlugs: JSON.stringify(run.contextSlugs),
-          attachments: JSON.stringify(run.attachments),
-          callback: run.callback === null ? null : JSON.stringify(run.callback),
-        });
+      async insert(run: NewRun, charges = []) {
+        return db
+          .transaction((): Admission => {
+            const admission = reserve(run.id, run.keyId, charges, run.createdAt);
+            if (admission.ok) insertRun(run);
+            return admission;
+          })
+          .immediate();
       },
-      async finish(id, outcome, event, owner) {
+      async reserve(runId, keyId, charges, at) {
+        return db.transaction(() => reserve(runId, keyId, charges, at)).immediate();
+      },
+      async finish(id, outcome, event, owner, settle = {}) {
         return db.transaction(() => {
           const changed = stmt.runFinish.run({
             id,
@@ -221,7 +299,8 @@ export function openSqliteStore(dataDir: string): Store {
             error: outcome.error === null ? null : JSON.stringify(outcome.error),
           }).changes;
           if (changed === 0) return false;
-          if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers) });
+          if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers), traceparent: event.traceparent ?? null });
+          settleRun(id, settle, outcome.finishedAt ?? new Date().toISOString());
           return true;
         })();
       },
@@ -253,14 +332,21 @@ export function openSqliteStore(dataDir: string): Store {
         }).immediate();
       },
       async requeue(id, at) {
-        stmt.runRequeue.run(at, id);
+        db.transaction(() => {
+          stmt.runRequeue.run(at, id);
+          settleRun(id, {}, at, CONCURRENCY_METER);
+        }).immediate();
       },
       async claimQueued(at, lease) {
-        return db.transaction(() => {
-          const row = stmt.runNextQueued.get();
-          if (!row || stmt.runClaim.run(lease.owner, lease.until, at, row.id).changes === 0) return null;
-          return { ...toRun({ ...row, status: "running" }), request: JSON.parse(row.request_json) as unknown };
-        }).immediate();
+        return db
+          .transaction(() => {
+            const row = stmt.runNextWithSlot.get();
+            if (!row) return null;
+            if (row.concurrency !== null && !reserve(row.id, row.key_id, [{ meter: CONCURRENCY_METER, amount: 1, limit: row.concurrency }], at).ok) return null;
+            if (stmt.runClaim.run(lease.owner, lease.until, at, row.id).changes === 0) return null;
+            return { ...toRun({ ...row, status: "running" }), request: JSON.parse(row.request_json) as unknown };
+          })
+          .immediate();
       },
     },
     events: {
@@ -372,6 +458,19 @@ export function openSqliteStore(dataDir: string): Store {
         return stmt.threadDelete.run(keyId, id).changes > 0;
       },
     },
+    usage: {
+      async report(q) {
+        const sql = usageStatements(q, { param: (n) => `@p${n}`, cost: "CAST(cost AS REAL)" });
+        const named = Object.fromEntries(sql.params.map((value, i) => [`p${i + 1}`, value]));
+        const all = <R>(text: string) => db.prepare(text).all(named) as R[];
+        return usageReport(q, { totals: all(sql.totals), percentiles: all(sql.percentiles), series: all(sql.series) });
+      },
+      async sweep(rules) {
+        db.transaction(() => {
+          for (const rule of rules) stmt.meterSweep.run({ prefix: rule.prefix, before: rule.before });
+        })();
+      },
+    },
     streams: {
       async append(runId, events, at) {
         db.transaction(() => {
@@ -428,6 +527,15 @@ export function openSqliteStore(dataDir: string): Store {
     },
     async ping() {
       db.prepare("SELECT 1").get();
+    },
+    async stats() {
+      const row = db
+        .prepare("SELECT (SELECT COUNT(*) FROM events WHERE status = 'pending') AS pending_events, (SELECT COUNT(*) FROM runs WHERE status = 'queued') AS queued_runs")
+        .get() as { pending_events: number; queued_runs: number };
+      return { pendingEvents: row.pending_events, queuedRuns: row.queued_runs };
+    },
+    pool() {
+      return null;
     },
     async close() {
       if (db.open) db.close();

@@ -14,6 +14,8 @@ const KEYS: Record<TransferTable, readonly string[]> = {
   inboxes: ["id"],
   inbox_events: ["seq"],
   idempotency_keys: ["key_id", "idempotency_key"],
+  key_usage: ["key_id", "meter"],
+  usage_reservations: ["run_id", "meter"],
 };
 
 const PAGE = 500;

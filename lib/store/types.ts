@@ -5,6 +5,7 @@
 
 import "server-only";
 import type { ProblemBody } from "../errors";
+import type { KeyLimits } from "../domain/limits";
 import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
 import type { TransferTable } from "./migrations";
 
@@ -26,7 +27,35 @@ export interface ApiKeyRecord {
   revokedAt: string | null;
   /** Signs this key's callback events (Standard Webhooks, `whsec_...`). */
   webhookSecret: string;
+  limits: KeyLimits;
 }
+
+/** A reservation a run makes on one of its key's meters (lib/keys/limits.ts names them). */
+export interface MeterCharge {
+  meter: string;
+  amount: number;
+  /** The most `used + reserved` may reach. */
+  limit: number;
+}
+
+/** A meter as a reservation found it: `amount` is what the run asked for. */
+export interface MeterState {
+  meter: string;
+  used: number;
+  reserved: number;
+  limit: number;
+  amount: number;
+}
+
+/** All of a run's charges reserved (states after them), or none, with the first that did not fit (states before). */
+export type Admission = { ok: true; states: MeterState[] } | { ok: false; refused: MeterState; states: MeterState[] };
+
+/**
+ * What a run's reservations settle to when it ends, by meter kind (the part of the meter's name
+ * before ":"); a kind left out settles to 0. "reserved": charge what was reserved (the run's real
+ * use is unknown: its process died).
+ */
+export type Settlement = Partial<Record<string, number>> | "reserved";
 
 export interface RunRecord {
   id: string;
@@ -64,6 +93,8 @@ export interface RunRecord {
   createdAt: string;
   updatedAt: string;
   finishedAt: string | null;
+  /** The run's span as a W3C traceparent (its trace id: the caller's trace, or a new one); null without tracing or an incoming trace. */
+  traceparent: string | null;
 }
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
@@ -79,6 +110,7 @@ export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyI
   request?: unknown;
   /** For a running run: the process executing it, and until when (renewed while it runs). */
   lease?: Lease;
+  traceparent?: string | null;
 };
 
 export interface IdempotencyRecord {
@@ -130,6 +162,8 @@ export interface EventRecord {
   attempts: number;
   nextAttemptAt: string | null;
   createdAt: string;
+  /** The run's span: deliveries are traced as its children. */
+  traceparent?: string | null;
 }
 
 export interface DeliveryAttempt {
@@ -196,6 +230,10 @@ export interface Store {
     insert(key: ApiKeyRecord): Promise<void>;
     /** Inserts the key only if no key was ever created (the first admin key: once, however many processes start together). */
     insertFirst(key: ApiKeyRecord): Promise<boolean>;
+    /** Changes a key's name or limits; false when no key has that id. */
+    update(id: string, patch: { name?: string; limits?: Partial<KeyLimits> }): Promise<boolean>;
+    /** The key's meters as they stand (absent ones: nothing used). */
+    meters(id: string, meters: readonly string[]): Promise<{ meter: string; used: number; reserved: number }[]>;
     findByHash(hash: string): Promise<ApiKeyRecord | null>;
     get(id: string): Promise<ApiKeyRecord | null>;
     list(): Promise<ApiKeyRecord[]>;
@@ -207,13 +245,19 @@ export interface Store {
     rotateSecret(id: string, secret: string, previousUntil: string): Promise<boolean>;
   };
   runs: {
-    insert(run: NewRun): Promise<void>;
+    /**
+     * Stores a run, reserving `charges` on its key's meters in the same transaction: both, or
+     * neither when a charge does not fit its limit.
+     */
+    insert(run: NewRun, charges?: readonly MeterCharge[]): Promise<Admission>;
+    /** Reserves more for a run in progress (a retry's cost), all or nothing. */
+    reserve(runId: string, keyId: string, charges: readonly MeterCharge[], at: string): Promise<Admission>;
     /**
      * Records the outcome and, in the same transaction, queues the run's callback event (outbox) —
      * only while the run is unfinished and, with `owner`, still leased to that process. False when
      * it was not (another process reconciled it, or it had ended): nothing is written then.
      */
-    finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">, owner?: string): Promise<boolean>;
+    finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">, owner?: string, settle?: Settlement): Promise<boolean>;
     get(id: string): Promise<RunRecord | null>;
     list(filter: RunFilter): Promise<RunRecord[]>;
     /** Extends the leases of runs `owner` executes (a heartbeat). */
@@ -223,9 +267,12 @@ export interface Store {
      * for the caller under `lease` — each by one caller however many ask at once — oldest first.
      */
     claimStranded(now: string, lease: Lease, limit: number): Promise<StrandedRun[]>;
-    /** Queues a claimed stranded asynchronous run again. */
+    /** Queues a claimed stranded asynchronous run again (its concurrency slot is freed). */
     requeue(id: string, at: string): Promise<void>;
-    /** Takes the oldest queued run and marks it running under `lease` (each by one caller); null when none is queued. */
+    /**
+     * Takes the oldest queued run whose key has a free concurrency slot, reserves the slot and marks
+     * the run running under `lease` (each by one caller); null when there is none.
+     */
     claimQueued(at: string, lease: Lease): Promise<(RunRecord & { request: unknown }) | null>;
   };
   events: {
@@ -296,8 +343,44 @@ export interface Store {
      */
     load(rows: AsyncIterable<{ table: TransferTable; row: TransferRow }>): Promise<Record<string, number>>;
   };
+  usage: {
+    /** Runs, errors, tokens, cost and duration percentiles of finished runs, per group and over time. */
+    report(query: UsageQuery): Promise<UsageReport>;
+    /** Forgets meters named `prefix…` last changed before `before` with nothing reserved (windows that ended). */
+    sweep(rules: readonly { prefix: string; before: string }[]): Promise<void>;
+  };
+  /** What the metrics read when scraped: backlogs, and the connection pool where there is one. */
+  stats(): Promise<{ pendingEvents: number; queuedRuns: number }>;
+  pool(): { total: number; idle: number; waiting: number; max: number } | null;
   /** Applies pending migrations (once, whoever else starts at the same time). */
   migrate(): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** GET /api/v1/usage: finished runs created in [from, to), of one key (or all: null). */
+export interface UsageQuery {
+  from: string;
+  to: string;
+  keyId: string | null;
+  groupBy: "workflow" | "model" | "key";
+  bucket: "hour" | "day";
+}
+
+export interface UsageReport {
+  from: string;
+  to: string;
+  groupBy: UsageQuery["groupBy"];
+  bucket: UsageQuery["bucket"];
+  groups: {
+    group: string;
+    runs: number;
+    errors: number;
+    inputTokens: number;
+    outputTokens: number;
+    costUsd: string;
+    durationMsP50: number | null;
+    durationMsP95: number | null;
+  }[];
+  series: { at: string; runs: number; errors: number; costUsd: string }[];
 }

@@ -60,34 +60,27 @@ describe("callback headers", () => {
 
 describe("schema validation is bounded in time and isolated", () => {
   it("screens a property named like a keyword as the subschema it is", async () => {
-    const res = await object({ schema: { type: "object", properties: { properties: { type: "string", pattern: "^(a+)+$" } } } });
+    const res = await object({ schema: { type: "object", properties: { properties: { type: "string", pattern: "^(a|a)*(?!b)$" } } } });
     expect(res.status).toBe(400);
-    expect(res.json.errors).toEqual([{ path: "/schema/properties/properties/pattern", message: expect.stringMatching(/backtrack/) }]);
+    expect(res.json.errors).toEqual([{ path: "/schema/properties/properties/pattern", message: expect.stringMatching(/backtrack in exponential time/) }]);
   });
 
-  it("stops a validation that backtracks, fails the run with schema_timeout, and serves other keys meanwhile", async () => {
-    // (a|a)* slips past the static screening; the model's answer makes ajv's regex backtrack 2^41 steps.
+  it("judges at once, on RE2, an answer that would backtrack 2^n on JavaScript's engine, and serves other keys meanwhile", async () => {
+    // On JavaScript's engine (a|a)* takes 2^41 steps on this answer; a worker would be stopped.
+    // The time limit itself (schema_timeout) is covered by the worker pool's tests.
+    const before = (await get(ctx.server, "/readyz", null)).json.schemaWorkers.replaced as number;
     const hostile = { type: "object", properties: { properties: { type: "string", pattern: "^(a|a)*$" } }, required: ["properties"] };
     ctx.upstream.reply({ content: JSON.stringify({ properties: `${"a".repeat(40)}!` }) });
-    const finished: string[] = [];
-    const attack = object({ schema: hostile }).then((r) => (finished.push("attack"), r));
+    const attack = object({ schema: hostile });
     await waitUntil(() => ctx.upstream.requests.length === 1, "the hostile run to reach the model");
     ctx.upstream.reply({ content: JSON.stringify({ number: "INV-1", total: 1, currency: "EUR" }) });
-    const bystander = await object({}, other.key).then((r) => (finished.push("bystander"), r));
-    expect(bystander.status).toBe(200);
+    expect((await object({}, other.key)).status).toBe(200);
     const attacked = await attack;
-    expect(finished).toEqual(["bystander", "attack"]);
-    expect(attacked.status).toBe(422);
-    expect(attacked.json).toMatchObject({ code: "schema_timeout", detail: expect.stringMatching(/limits\.validationTimeoutMs/) });
-    const run = await get(ctx.server, `/api/v1/runs/${attacked.json.runId}`, ctx.key);
-    expect(run.json).toMatchObject({ status: "failed", error: { code: "schema_timeout" } });
+    expect(attacked.status).toBe(502);
+    expect(attacked.json).toMatchObject({ code: "output_invalid", errors: [{ path: "/properties", message: expect.stringMatching(/must match pattern/) }] });
     const ready = await get(ctx.server, "/readyz", null);
     expect(ready.status).toBe(200);
-    expect(ready.json.schemaWorkers).toMatchObject({ stuck: 0, replaced: expect.any(Number) });
-    expect(ready.json.schemaWorkers.replaced).toBeGreaterThanOrEqual(1);
-    // The replacement worker serves the next run.
-    ctx.upstream.reply({ content: JSON.stringify({ number: "INV-2", total: 2, currency: "USD" }) });
-    expect((await object({})).status).toBe(200);
+    expect(ready.json.schemaWorkers).toMatchObject({ stuck: 0, replaced: before });
   });
 });
 

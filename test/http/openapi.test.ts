@@ -121,6 +121,32 @@ describe("responses follow the published OpenAPI document", () => {
     expect(api.validator.validateResponse({ keyId: "k", name: "n", admin: true, secret: "x" }, "me", 200).valid).toBe(false);
   });
 
+  it("keys, limits, usage: managed by admin keys; limit answers and usage reports", async () => {
+    const made = await call("POST", "/api/v1/keys", { body: { name: "oa-limited", limits: { rpm: 1, budgetDailyUsd: "5", workflows: ["no-retry"] } } });
+    expect(made.status).toBe(201);
+    expect((await call("POST", "/api/v1/keys", { body: { name: "", limits: { rpm: -1 } } })).status).toBe(400);
+    expect((await call("POST", "/api/v1/keys", { key: user, body: { name: "x" } })).status).toBe(403);
+    expect((await call("GET", "/api/v1/keys")).status).toBe(200);
+    expect((await call("GET", `/api/v1/keys/${made.json.id}`)).status).toBe(200);
+    expect((await call("GET", "/api/v1/keys/key_nope")).status).toBe(404);
+    expect((await call("PATCH", `/api/v1/keys/${made.json.id}`, { body: { limits: { tpm: 100000 } } })).status).toBe(200);
+    const body = { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" };
+    const first = await call("POST", "/api/v1/generate/text", { key: made.json.key, body });
+    expect(first.status).toBe(200);
+    expect(first.headers.get("ratelimit-policy")).toContain('"rpm";q=1;w=60');
+    expect((await call("POST", "/api/v1/generate/text", { key: made.json.key, body: { ...body, workflowSlug: "extract-invoice" } })).status).toBe(403);
+    const limited = await call("POST", "/api/v1/generate/text", { key: made.json.key, body });
+    if (limited.status !== 200) expect(limited.status).toBe(429); // (200 only when a new minute began in between)
+    expect((await call("PATCH", `/api/v1/keys/${made.json.id}`, { body: { limits: { rpm: null, workflows: null, budgetDailyUsd: "0.000000001" } } })).status).toBe(200);
+    expect((await call("POST", "/api/v1/generate/object", { key: made.json.key, body: { ...body, schema: INVOICE_SCHEMA, workflowSlug: "extract-invoice" } })).status).toBe(402);
+    expect((await call("GET", "/api/v1/usage?groupBy=model")).status).toBe(200);
+    expect((await call("GET", "/api/v1/usage?groupBy=nope")).status).toBe(400);
+    expect((await call("GET", "/api/v1/usage", { key: made.json.key })).status).toBe(200);
+    expect((await call("DELETE", `/api/v1/keys/${made.json.id}`)).status).toBe(204);
+    const me = await call("GET", "/api/v1/me");
+    expect((await call("DELETE", `/api/v1/keys/${me.json.keyId}`)).status).toBe(409);
+  });
+
   it("workflows and contexts: read, and managed by admin keys only", async () => {
     expect((await call("GET", "/api/v1/workflows")).status).toBe(200);
     expect((await call("GET", "/api/v1/workflows/no-retry")).status).toBe(200);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { INVOICE_SCHEMA, testConfig } from "../helpers/config";
 import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
-import { createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
+import { cli, createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
 import { freshDatabase, POSTGRES_URL, postgresAvailable } from "../helpers/postgres";
 import { startReceiver, waitUntil } from "../helpers/receiver";
 import { readSse, streamRequest } from "../helpers/streams";
@@ -115,6 +115,35 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
     expect(delivered).toHaveLength(12);
     expect(new Set(delivered.map((e) => e.data.runId))).toEqual(new Set(started.map((r) => r.json.runId)));
     expect(upstream.requests).toHaveLength(12);
+  });
+
+  it("hold a key's budget across replicas: 50 concurrent runs against 10 runs' worth never spend more than the budget", async () => {
+    // Each run costs 0.00045 USD (1000 prompt + 500 output tokens at 0.15 / 0.60 per million) and
+    // reserves its worst case (the prompt estimate + 1024 output tokens, ~0.00063) while it runs.
+    const made = JSON.parse(await cli(["keys", "create", "--name", "budgeted", "--budget-daily", "0.0045", "--json"], { dataDir: tempDir(), env: { DATABASE_URL: database.url } }));
+    upstream.reply(...Array.from({ length: 50 }, () => ({ delayMs: 300, usage: { prompt_tokens: 1000, completion_tokens: 500 } })));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => post(i % 2 ? a : b, "/api/v1/generate/text", { input: `order ${i}`, type: "event", workflowSlug: "extract-invoice", callback: sink() }, made.key)),
+    );
+    const ok = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status === 402);
+    expect(ok.length + refused.length, JSON.stringify(results.find((r) => r.status !== 200 && r.status !== 402)?.json)).toBe(50);
+    expect(ok.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]!.json).toMatchObject({ code: "budget_exceeded", budget: { period: "daily", limitUsd: "0.0045" } });
+    // Refused runs never reached the model; what the admitted ones cost is what the key has spent.
+    expect(upstream.requests).toHaveLength(ok.length);
+    const spentNanos = ok.reduce((sum, r) => sum + Math.round(Number(r.json.metadata.cost) * 1e9), 0);
+    expect(spentNanos).toBe(ok.length * 450_000);
+    expect(spentNanos).toBeLessThanOrEqual(4_500_000);
+    const quota = (await get(b, `/api/v1/keys/${made.id}`, key)).json.quotas.find((q: { policy: string }) => q.policy === "daily");
+    expect(quota).toMatchObject({ used: String(spentNanos / 1e9), reserved: "0" });
+
+    // Each replica counts its own admissions and refusals, and shows its connection pool.
+    const scrape = async (server: GenserveServer) => (await fetch(`${server.url}/metrics`, { headers: { "api-key": key } })).text();
+    const count = (text: string, pattern: RegExp) => Number(pattern.exec(text)?.[1] ?? 0);
+    const [ma, mb] = await Promise.all([scrape(a), scrape(b)]);
+    expect(count(ma, /^genserve_admissions_total\{outcome="daily"\} (\d+)$/m) + count(mb, /^genserve_admissions_total\{outcome="daily"\} (\d+)$/m)).toBe(refused.length);
+    expect(ma).toMatch(/^genserve_db_pool_connections\{state="max"\} 10$/m);
   });
 
   it("reconcile a run whose replica was killed: another replica fails it as interrupted once its lease runs out, callback included", async () => {

@@ -6,6 +6,7 @@ import { CALLBACK, testConfig } from "../helpers/config";
 import type { FakeUpstream } from "../helpers/fake-upstream";
 import { useGenserve } from "../helpers/suite";
 import { cli, createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
+import { awayFromMinuteEdge } from "../helpers/minute";
 
 const ctx = useGenserve();
 let upstream: FakeUpstream;
@@ -188,6 +189,7 @@ describe("process lifecycle", () => {
     try {
       const other = await createKey("other", { dataDir: `${dir}/data` });
       const run = (key: string) => post(srv, "/api/v1/generate/text", { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" }, key);
+      await awayFromMinuteEdge();
       expect((await run(srv.adminKey!)).status).toBe(200);
       expect((await run(srv.adminKey!)).status).toBe(200);
       const limited = await run(srv.adminKey!);

@@ -10,7 +10,7 @@ export const dynamic = "force-dynamic";
 
 export const GET = route(async ({ request, runtime, principal }) => {
   const caller = await principal();
-  const parsed = runListQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams));
+  const parsed = runListQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams), { reportInput: true });
   if (!parsed.success) throw validationError(zodFieldErrors(parsed.error).map((e) => ({ ...e, path: `?${e.path.slice(1)}` })));
   const { limit, cursor, status, operation, workflowSlug } = parsed.data;
   let beforeId: string | undefined;

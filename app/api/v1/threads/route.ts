@@ -4,6 +4,7 @@ import { threadSchema } from "@/lib/api/responses";
 import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
 import { newThreadId } from "@/lib/ids";
+import { assertWorkflowAllowed } from "@/lib/keys/access";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
@@ -11,6 +12,7 @@ export const dynamic = "force-dynamic";
 export const POST = route(async ({ runtime, principal, body }) => {
   const caller = await principal();
   const input = await body(createThreadRequest);
+  assertWorkflowAllowed(caller, input.workflowSlug, "/workflowSlug");
   if (!(await runtime.catalog.workflow(input.workflowSlug))) {
     throw new GenserveError("workflow_not_found", { detail: `No workflow "${input.workflowSlug}" is configured.`, errors: [{ path: "/workflowSlug", message: "unknown workflow" }] });
   }

@@ -1,0 +1,5 @@
+import { KeysPage } from "@/components/keys/keys-page";
+
+export default function Page() {
+  return <KeysPage />;
+}
