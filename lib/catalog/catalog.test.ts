@@ -56,4 +56,15 @@ describe("Catalog", () => {
     expect(await catalog.workflow("w")).toBeNull();
     expect(await codeOf(catalog.delete("workflow", "w", "key_1"))).toMatchObject({ code: "workflow_not_found" });
   });
+
+  it("finds nothing under names of Object members", async () => {
+    for (const name of ["toString", "constructor", "__proto__", "valueOf"]) {
+      expect(await catalog.workflow(name), name).toBeNull();
+      expect(await catalog.context(name), name).toBeNull();
+    }
+    expect(await codeOf(catalog.putWorkflow("w", { model: "toString" }, "key_1"))).toMatchObject({
+      code: "validation_failed",
+      errors: [{ path: "/model", message: 'unknown model alias "toString"' }],
+    });
+  });
 });

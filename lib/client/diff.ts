@@ -15,8 +15,8 @@ export function diffJson(left: unknown, right: unknown, path = ""): Difference[]
     const keys = [...new Set([...Object.keys(left), ...Object.keys(right)])];
     return keys.flatMap((k) => {
       const at = `${path}/${escape(k)}`;
-      if (!(k in right)) return [{ path: at, kind: "removed" as const, left: left[k] }];
-      if (!(k in left)) return [{ path: at, kind: "added" as const, right: right[k] }];
+      if (!Object.hasOwn(right, k)) return [{ path: at, kind: "removed" as const, left: left[k] }];
+      if (!Object.hasOwn(left, k)) return [{ path: at, kind: "added" as const, right: right[k] }];
       return diffJson(left[k], right[k], at);
     });
   }

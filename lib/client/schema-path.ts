@@ -1,4 +1,5 @@
 import { escapePointerSegment } from "../json/pointer";
+import { own } from "../json/own";
 /**
  * Where in a schema the rule for an instance location lives: `/lines/0/amount` in the output maps
  * to `/properties/lines/items/properties/amount` in the schema (following local $refs). Stops at
@@ -13,11 +14,11 @@ export function schemaPathFor(schema: unknown, instancePath: string): string {
   for (const segment of segments) {
     for (let hops = 0; typeof node?.$ref === "string" && node.$ref.startsWith("#/") && hops < 10; hops++) {
       const refPath = node.$ref.slice(1);
-      node = refPath.split("/").slice(1).reduce<Record<string, unknown>>((n, k) => (n?.[k.replace(/~1/g, "/").replace(/~0/g, "~")] as Record<string, unknown>), root);
+      node = refPath.split("/").slice(1).reduce<Record<string, unknown>>((n, k) => own(n, k.replace(/~1/g, "/").replace(/~0/g, "~")) as Record<string, unknown>, root);
       path = refPath;
     }
     const properties = node?.properties as Record<string, Record<string, unknown>> | undefined;
-    if (properties && segment in properties) {
+    if (properties && Object.hasOwn(properties, segment)) {
       node = properties[segment]!;
       path += `/properties/${escape(segment)}`;
     } else if (/^\d+$/.test(segment) && Array.isArray(node?.prefixItems) && node.prefixItems[Number(segment)]) {

@@ -61,6 +61,19 @@ describe("configuration", () => {
     expect(config.models.m!.pricing).toEqual({ input: 0, output: 0 });
   });
 
+  it("finds no inherited member under a caller's name (toString, __proto__)", () => {
+    const config = parse(VALID, { OPENAI_API_KEY: "sk-1" });
+    for (const name of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+      expect(config.workflows[name], name).toBeUndefined();
+      expect(config.models[name], name).toBeUndefined();
+      expect(config.contexts[name], name).toBeUndefined();
+    }
+    expect(problems("models:\n  m: { provider: ollama, model: x }\nworkflows:\n  w: { model: m, contexts: [toString] }\n")).toContainEqual({
+      path: "workflows.w.contexts.0",
+      message: expect.stringContaining('unknown context "toString"'),
+    });
+  });
+
   it("names the path and reason of each bad value", () => {
     expect(problems(VALID)).toEqual([{ path: "models.fast.apiKey", message: "environment variable OPENAI_API_KEY is not set" }]);
     expect(problems("models:\n  m: { provider: nope, model: x }\n")).toContainEqual({ path: "models.m.provider", message: expect.stringContaining('unknown provider "nope"') });

@@ -98,7 +98,7 @@ export function parseConfigText(text: string, file: string, env: LoadConfigOptio
 function buildConfig(file: string | null, data: FileConfig, baseDir: string): Config {
   const problems: { path: string; message: string }[] = [];
 
-  const models: Record<string, ModelConfig> = {};
+  const models = lookupTable<ModelConfig>();
   for (const [alias, m] of Object.entries(data.models)) {
     models[alias] = {
       alias,
@@ -118,7 +118,7 @@ function buildConfig(file: string | null, data: FileConfig, baseDir: string): Co
     };
   }
 
-  const contexts: Record<string, ContextConfig> = {};
+  const contexts = lookupTable<ContextConfig>();
   for (const [slug, c] of Object.entries(data.contexts)) {
     let content = c.content;
     if (c.file !== undefined) {
@@ -133,13 +133,13 @@ function buildConfig(file: string | null, data: FileConfig, baseDir: string): Co
     contexts[slug] = { slug, title: c.title ?? slug, content: content ?? "" };
   }
 
-  const workflows: Record<string, WorkflowConfig> = {};
+  const workflows = lookupTable<WorkflowConfig>();
   for (const [slug, w] of Object.entries(data.workflows)) {
     if (!models[w.model]) {
       problems.push({ path: `workflows.${slug}.model`, message: `unknown model alias "${w.model}"${hint(Object.keys(models))}` });
     }
     w.contexts.forEach((contextSlug, i) => {
-      if (!(contextSlug in data.contexts)) {
+      if (!Object.hasOwn(data.contexts, contextSlug)) {
         problems.push({ path: `workflows.${slug}.contexts.${i}`, message: `unknown context "${contextSlug}"${hint(Object.keys(data.contexts))}` });
       }
     });
@@ -183,6 +183,14 @@ function zodProblems(error: z.ZodError): { path: string; message: string }[] {
     if (issue.code === "invalid_type" && issue.input === undefined) return { path: where, message: "is required" };
     return { path: where, message: issue.message };
   });
+}
+
+/**
+ * A table keyed by names callers send (workflow slugs, model aliases): without a prototype, so
+ * "toString" or "__proto__" finds nothing instead of an inherited member.
+ */
+function lookupTable<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
 }
 
 function deepFreeze<T>(value: T): T {

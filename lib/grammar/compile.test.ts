@@ -129,6 +129,23 @@ const CASES: Case[] = [
     accept: ['{"kind":"circle","r":1}', '{"kind":"square"}', '{"kind":"square","side":2}'],
     reject: ['{"kind":"circle"}', '{"kind":"oval","r":1}'],
   },
+  {
+    name: "required keys named like Object members are written",
+    schema: { type: "object", properties: { a: { type: "integer" } }, required: ["toString", "__proto__"], additionalProperties: { type: "integer" } },
+    accept: ['{"toString":1,"__proto__":2}', '{"a":0,"toString":1,"__proto__":2}'],
+    reject: ["{}", '{"toString":1}', '{"__proto__":2}'],
+  },
+  {
+    name: "oneOf whose discriminator is named like an Object member",
+    schema: {
+      oneOf: [
+        { type: "object", properties: { constructor: { const: "a" }, toString: { type: "string" } }, required: ["toString", "constructor"] },
+        { type: "object", properties: { constructor: { const: "b" } }, required: ["constructor"] },
+      ],
+    },
+    accept: ['{"constructor":"a","toString":"x"}', '{"constructor":"b"}'],
+    reject: ['{"constructor":"a"}', '{"constructor":"c"}', '{"toString":"x"}'],
+  },
   { name: "formats the validator does not know constrain nothing", schema: { type: "string", format: "topic" }, accept: ['"anything"'], reject: ["1"] },
   { name: "long maxLength, beyond one llama.cpp repetition", schema: { type: "string", minLength: 2100, maxLength: 4500 }, accept: [JSON.stringify("x".repeat(2100)), JSON.stringify("y".repeat(4500))], reject: [JSON.stringify("x".repeat(2099)), JSON.stringify("y".repeat(4501))] },
   { name: "minLength at a chunk boundary", schema: { type: "string", minLength: 2000, maxLength: 4001 }, accept: [JSON.stringify("x".repeat(2000)), JSON.stringify("y".repeat(4001))], reject: [JSON.stringify("x".repeat(1999)), JSON.stringify("y".repeat(4002))] },
@@ -144,7 +161,7 @@ const CASES: Case[] = [
 
 describe("JSON Schema → GBNF, checked by llama.cpp's grammar engine", () => {
   let checker: GrammarChecker;
-  const ajv = new Ajv2020({ strict: false });
+  const ajv = new Ajv2020({ strict: false, ownProperties: true }); // as the validator
   addFormats(ajv);
 
   beforeAll(async () => {

@@ -23,6 +23,7 @@ import { patternToGbnf, singleClassPattern } from "./regex";
 import { mergeAllOf } from "./merge";
 import { ANNOTATIONS, declaredTypes, inferredTypes, possibleTypes, PRIMITIVE_DEPS, PRIMITIVES, UNEXPRESSED, VALIDATED_FORMATS, VALIDATION_KEYWORDS } from "./vocabulary";
 import { escapePointerSegment } from "../json/pointer";
+import { own } from "../json/own";
 
 
 export interface CompiledGrammar {
@@ -113,7 +114,7 @@ class Compiler {
     for (const raw of ref.slice(1).split("/").slice(1)) {
       const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
       if (!isObject(node) && !Array.isArray(node)) return null;
-      node = (node as Record<string, unknown>)[key];
+      node = own(node, key);
     }
     return isObject(node) || typeof node === "boolean" ? node : null;
   }
@@ -244,11 +245,11 @@ class Compiler {
     if (!isObject(schema) || types.some((t) => t !== "object")) return { types };
     const properties = isObject(schema.properties) ? schema.properties : {};
     const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-    const values: Record<string, string[]> = {};
+    const values = new Map<string, string[]>();
     for (const [name, sub] of Object.entries(properties)) {
       const target = this.inline(sub, "");
-      if (isObject(target) && "const" in target) values[name] = [JSON.stringify(target.const)];
-      else if (isObject(target) && Array.isArray(target.enum)) values[name] = target.enum.map((v) => JSON.stringify(v));
+      if (isObject(target) && "const" in target) values.set(name, [JSON.stringify(target.const)]);
+      else if (isObject(target) && Array.isArray(target.enum)) values.set(name, target.enum.map((v) => JSON.stringify(v)));
     }
     const generated = Object.keys(properties).filter((k) => properties[k] !== false);
     return { types, object: { generated: [...new Set([...generated, ...required])], required, values } };
@@ -372,7 +373,7 @@ class Compiler {
       if (!isObject(deps)) continue;
       for (const [name, dep] of Object.entries(deps)) {
         if (Array.isArray(dep)) dep.forEach((d) => required.add(String(d)));
-        else if (!(name in properties) && !required.has(name)) continue; // never written: nothing to satisfy
+        else if (!Object.hasOwn(properties, name) && !required.has(name)) continue; // never written: nothing to satisfy
         else this.note(`${key} (schema)`, path);
       }
     }
@@ -387,7 +388,7 @@ class Compiler {
       entries.push({ key, value, required: required.has(key) });
     }
     for (const key of required) {
-      if (key in properties) continue;
+      if (Object.hasOwn(properties, key)) continue;
       const value = additional === false ? null : this.visit(isObject(additional) ? additional : true, `${path}/additionalProperties`, `${hint}-extra`);
       if (value === null) return null;
       entries.push({ key, value, required: true });

@@ -37,7 +37,7 @@ export function numericBounds(schema: Schema) {
 export interface BranchShape {
   types: string[];
   /** Object-only branches: the keys its grammar can write, the keys it requires, const/enum values. */
-  object?: { generated: string[]; required: string[]; values: Record<string, string[]> };
+  object?: { generated: string[]; required: string[]; values: Map<string, string[]> };
 }
 
 /**
@@ -54,7 +54,11 @@ export function exclusive(shapes: BranchShape[]): boolean {
     const ao = a.object;
     const bo = b.object;
     if (bo.required.some((k) => !ao.generated.includes(k))) return true;
-    return ao.required.some((k) => ao.values[k] && bo.values[k] && !ao.values[k]!.some((v) => bo.values[k]!.includes(v)));
+    return ao.required.some((k) => {
+      const mine = ao.values.get(k);
+      const theirs = bo.values.get(k);
+      return mine !== undefined && theirs !== undefined && !mine.some((v) => theirs.includes(v));
+    });
   };
   return shapes.every((a, i) => shapes.every((b, j) => i === j || excludes(a, b)));
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { isObject, type Schema } from "./keywords";
 import { ANNOTATIONS } from "./vocabulary";
+import { setOwn } from "../json/own";
 
 /** Branches an allOf of two anyOfs may expand into. */
 const MAX_PRODUCT = 64;
@@ -15,8 +16,8 @@ export function mergeAllOf(parts: (Schema | boolean)[], note: (keyword: string) 
   for (const part of parts) {
     if (part === true) continue;
     for (const [key, value] of Object.entries(part as Schema)) {
-      if (!(key in out)) {
-        out[key] = value;
+      if (!Object.hasOwn(out, key)) {
+        setOwn(out, key, value);
         continue;
       }
       const current = out[key];
@@ -24,7 +25,7 @@ export function mergeAllOf(parts: (Schema | boolean)[], note: (keyword: string) 
       switch (key) {
         case "properties": {
           const merged: Schema = { ...(current as Schema) };
-          for (const [name, sub] of Object.entries(value as Schema)) merged[name] = name in merged ? { allOf: [merged[name], sub] } : sub;
+          for (const [name, sub] of Object.entries(value as Schema)) setOwn(merged, name, Object.hasOwn(merged, name) ? { allOf: [merged[name], sub] } : sub);
           out.properties = merged;
           break;
         }

@@ -60,6 +60,23 @@ describe("PartialJsonParser", () => {
     expect(() => parser.result()).toThrow(message);
   });
 
+  it("keeps keys named __proto__ or toString as data, polluting nothing", () => {
+    const text = '{"__proto__": {"polluted": "yes"}, "toString": {"x": "y"}, "a": 1}';
+    const parser = new PartialJsonParser();
+    for (const c of text) {
+      parser.push(c);
+      parser.snapshot();
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    const result = parser.result() as object;
+    expect(Object.getPrototypeOf(result)).toBe(Object.prototype);
+    expect(JSON.stringify(result)).toBe(JSON.stringify(JSON.parse(text)));
+    const half = new PartialJsonParser();
+    half.push('{"__proto__": {"polluted": "ye');
+    expect(half.snapshot()).toEqual({ value: JSON.parse('{"__proto__": {"polluted": "ye"}}'), streamingPath: "/__proto__/polluted" });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it("knows an incomplete document from a complete one", () => {
     const parser = new PartialJsonParser();
     parser.push('{"a": [1, 2]');

@@ -1,4 +1,5 @@
 import { escapePointerSegment } from "./pointer";
+import { own, setOwn } from "./own";
 /**
  * An incremental JSON parser: feed it text as it streams in and read the value built so far.
  * One pass over the text, constant work per character, so the total cost is linear in the output
@@ -80,13 +81,13 @@ export class PartialJsonParser {
     let target: unknown = value;
     for (const segment of frame.path.split("/").slice(1)) {
       const key = segment.replace(/~1/g, "/").replace(/~0/g, "~");
-      target = (target as Record<string, unknown>)[key];
+      target = own(target, key);
     }
     if (Array.isArray(target)) {
       target.push(partial);
       return { value, streamingPath: `${frame.path}/${target.length - 1}` };
     }
-    (target as Record<string, unknown>)[frame.key!] = partial;
+    setOwn(target as Record<string, unknown>, frame.key!, partial);
     return { value, streamingPath: `${frame.path}/${escapePointerSegment(frame.key!)}` };
   }
 
@@ -244,7 +245,7 @@ export class PartialJsonParser {
       frame.container.push(value);
       return `${frame.path}/${frame.container.length - 1}`;
     }
-    frame.container[frame.key!] = value;
+    setOwn(frame.container, frame.key!, value);
     return `${frame.path}/${escapePointerSegment(frame.key!)}`;
   }
 

@@ -21,6 +21,9 @@ const OPTIONS = {
   allErrors: true,
   validateFormats: true,
   logger: false,
+  // Instances are parsed JSON: only their own keys exist. Without this, `required: ["toString"]`
+  // is met by Object.prototype.toString.
+  ownProperties: true,
   // Unoptimised code generation compiles about twice as fast; validation of model outputs is cheap either way.
   // Patterns run on RE2 (linear time); the few it cannot run passed a ReDoS analysis first.
   code: { optimize: false, regExp: Object.assign(schemaRegExp, { code: "schemaRegExp" }) },

@@ -88,6 +88,12 @@ describe("SchemaCompiler", () => {
     }
   });
 
+  it("counts only an object's own keys: Object's members do not meet `required`", async () => {
+    const prepared = await compiler().prepare({ type: "object", required: ["toString", "constructor", "__proto__"] });
+    expect(await prepared.validate({})).toMatchObject({ valid: false, errors: [{ message: 'must have required property "toString"' }, {}, {}] });
+    expect(await prepared.validate(JSON.parse('{"toString": 1, "constructor": 2, "__proto__": 3}'))).toEqual({ valid: true });
+  });
+
   it("compiles once per schema content, whatever the key order, in a bounded cache", async () => {
     const c = compiler();
     const a = await c.prepare({ type: "object", properties: { x: { type: "string" } } });

@@ -65,6 +65,11 @@ describe("request validation", () => {
     const wf = await generate(body({ workflowSlug: "nope" }));
     expectProblem(wf, 404, "workflow_not_found");
     expect(wf.json.errors).toEqual([{ path: "/workflowSlug", message: 'unknown workflow "nope"' }]);
+    // Names of Object members are names like any other (the fuzzer found "toString" answering 500).
+    for (const name of ["toString", "constructor", "hasOwnProperty"]) {
+      expectProblem(await generate(body({ workflowSlug: name })), 404, "workflow_not_found");
+      expectProblem(await generate(body({ contextSlugs: [name] })), 404, "context_not_found");
+    }
     const ctx = await generate(body({ contextSlugs: ["tone", "missing"] }));
     expectProblem(ctx, 404, "context_not_found");
     expect(ctx.json.errors).toEqual([{ path: "/contextSlugs/1", message: 'unknown context "missing"' }]);
