@@ -130,6 +130,57 @@ const CASES: Case[] = [
     reject: ['{"kind":"circle"}', '{"kind":"oval","r":1}'],
   },
   {
+    name: "contradictory bounds admit no value: the property is never written (found by the grammar fuzzer)",
+    schema: {
+      type: "object",
+      properties: { s: { type: "string", minLength: 4, maxLength: 2 }, a: { type: "array", minItems: 2, maxItems: 1 }, n: { type: "integer" } },
+      additionalProperties: { type: "string", minLength: 3, maxLength: 1 },
+    },
+    accept: ["{}", '{"n":1}'],
+    reject: ['{"s":"ab"}', '{"s":"abcd"}', '{"a":[1]}', '{"a":[1,2]}', '{"n":1,"x":"a"}'],
+  },
+  {
+    name: "a format beside a one-class pattern with a length is left to validation (found by the grammar fuzzer)",
+    schema: { type: "string", format: "duration", minLength: 1, pattern: "^\\w*$" },
+    accept: ['"P1D"'],
+    reject: ['""', '"P-1"'],
+    exact: false,
+  },
+  {
+    name: "allOf: one part's additionalProperties governs the keys only another part declares (found by the grammar fuzzer)",
+    schema: {
+      type: "object",
+      properties: {
+        none: { allOf: [{ type: "object", properties: { a: { type: "string" } } }, { type: "object", properties: { b: { type: "integer" } }, additionalProperties: false }] },
+        typed: { allOf: [{ type: "object", properties: { a: { type: "string" } } }, { type: "object", additionalProperties: { type: "string", maxLength: 2 } }] },
+      },
+      additionalProperties: false,
+    },
+    accept: ['{"none":{"b":1}}', '{"typed":{"a":"xy"}}', '{"none":{}}'],
+    reject: ['{"none":{"a":"x"}}', '{"typed":{"a":"xyz"}}', '{"typed":{"c":1}}'],
+  },
+  {
+    name: "allOf: one part's items govern the positions another part's prefixItems describe (found by the grammar fuzzer)",
+    schema: { type: "array", allOf: [{ prefixItems: [{ type: ["integer", "null"] }, true], items: { type: "integer" } }, { items: { type: ["integer", "string"] } }] },
+    accept: ["[1,2]", "[1,2,3]", '[1,"x"]'],
+    reject: ["[null,1]", "[1,null]", '[1,"x","y"]'],
+  },
+  {
+    name: "minProperties that no key can meet admits no object (found by the grammar fuzzer)",
+    schema: {
+      type: "object",
+      properties: { m: { type: "object", additionalProperties: { type: "integer", minimum: 2, maximum: 1 }, minProperties: 1 }, r: { type: "object", minProperties: 3, maxProperties: 2 }, n: { type: "null" } },
+    },
+    accept: ["{}", '{"n":null}'],
+    reject: ['{"m":{}}', '{"r":{}}', '{"r":{"a":1,"b":2}}'],
+  },
+  {
+    name: "format url: labels without a double hyphen, as ajv-formats wants (found by the grammar fuzzer)",
+    schema: { type: "string", format: "url" },
+    accept: ['"https://a-b.example.com/x"'],
+    reject: ['"https://a--b.example.com"', '"ftp:/x"'],
+  },
+  {
     name: "required keys named like Object members are written",
     schema: { type: "object", properties: { a: { type: "integer" } }, required: ["toString", "__proto__"], additionalProperties: { type: "integer" } },
     accept: ['{"toString":1,"__proto__":2}', '{"a":0,"toString":1,"__proto__":2}'],

@@ -282,6 +282,7 @@ class Compiler {
     const { format, pattern } = schema;
     const min = typeof schema.minLength === "number" ? schema.minLength : 0;
     const max = typeof schema.maxLength === "number" ? schema.maxLength : undefined;
+    if (max !== undefined && min > max) return null; // no string fits (and llama.cpp would hang on `{4,2}`)
     const hasLength = min > 0 || max !== undefined;
     let content: string | null = null;
     if (typeof pattern === "string") {
@@ -294,6 +295,7 @@ class Compiler {
         const char = jsonStringChar(single.ranges);
         if (char === null) return lo === 0 ? this.rule(hint, '"\\"\\""') : null;
         content = this.lengthRange(this.rule(`${hint}-char`, char), lo, hi, path) || "";
+        if (typeof format === "string" && VALIDATED_FORMATS.has(format)) this.note(`format "${format}" with pattern`, path); // found by the grammar fuzzer
         return this.rule(hint, `"\\"" ${content ? `${content} ` : ""}"\\""`);
       }
       content = patternToGbnf(pattern);
@@ -396,6 +398,7 @@ class Compiler {
 
     const minProperties = typeof schema.minProperties === "number" ? schema.minProperties : 0;
     const maxProperties = typeof schema.maxProperties === "number" ? schema.maxProperties : Infinity;
+    if (minProperties > maxProperties) return null; // no object fits
     const requiredCount = entries.filter((e) => e.required).length;
     const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
 
@@ -424,7 +427,7 @@ class Compiler {
     if (!Object.keys(properties).length && additional !== false && !patterns.length && requiredCount === 0) {
       // A map: any keys, values of the additionalProperties schema.
       const value = this.visit(isObject(additional) ? additional : true, `${path}/additionalProperties`, `${hint}-value`);
-      if (value === null) return this.rule(hint, '"{" ws "}"');
+      if (value === null) return minProperties > 0 ? null : this.rule(hint, '"{" ws "}"'); // no key may appear (found by the grammar fuzzer)
       this.primitive("ws");
       this.primitive("string");
       return this.mapRule(hint, `string ":" ws ${value}`, minProperties, maxProperties, path);
@@ -479,20 +482,23 @@ class Compiler {
     const rest = Array.isArray(schema.prefixItems) ? schema.items : Array.isArray(schema.items) ? schema.additionalItems : schema.items;
     const minItems = typeof schema.minItems === "number" ? schema.minItems : 0;
     const maxItems = typeof schema.maxItems === "number" ? schema.maxItems : undefined;
+    if (maxItems !== undefined && minItems > maxItems) return null; // no array fits
     this.primitive("ws");
 
     const items: string[] = [];
+    let cut = false;
     for (let i = 0; i < prefix.length && (maxItems === undefined || i < maxItems); i++) {
       const expr = this.visit(prefix[i], `${path}/prefixItems/${i}`, `${hint}-${i}`);
       if (expr === null) {
-        // Items from here on cannot appear: the array stops before them.
+        // No value fits item i: the array stops before it, so no later item (tuple or rest) appears.
         if (i < minItems) return null;
+        cut = true;
         break;
       }
       items.push(expr);
     }
     const prefixLength = items.length;
-    const restExpr = rest === false ? null : this.visit(rest ?? true, `${path}/items`, `${hint}-item`);
+    const restExpr = rest === false || cut ? null : this.visit(rest ?? true, `${path}/items`, `${hint}-item`);
     const restMin = Math.max(0, minItems - prefixLength);
     let restMax = maxItems === undefined ? undefined : Math.max(0, maxItems - prefixLength);
     if (restExpr === null) {

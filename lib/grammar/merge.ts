@@ -12,10 +12,14 @@ const MAX_PRODUCT = 64;
  */
 export function mergeAllOf(parts: (Schema | boolean)[], note: (keyword: string) => void): Schema | boolean {
   if (parts.some((p) => p === false)) return false;
+  const schemas = parts.filter((p): p is Schema => p !== true);
+  const objectKeys = mergeObjectKeys(schemas, note);
+  const arrayKeys = mergeArrayKeys(schemas);
   const out: Schema = {};
-  for (const part of parts) {
-    if (part === true) continue;
-    for (const [key, value] of Object.entries(part as Schema)) {
+  for (const part of schemas) {
+    for (const [key, value] of Object.entries(part)) {
+      if (objectKeys && (key === "properties" || key === "additionalProperties")) continue;
+      if (arrayKeys && (key === "prefixItems" || key === "items" || key === "additionalItems")) continue;
       if (!Object.hasOwn(out, key)) {
         setOwn(out, key, value);
         continue;
@@ -80,5 +84,54 @@ export function mergeAllOf(parts: (Schema | boolean)[], note: (keyword: string) 
       }
     }
   }
+  if (objectKeys) Object.assign(out, objectKeys);
+  if (arrayKeys) Object.assign(out, arrayKeys);
   return out;
+}
+
+/**
+ * `properties` and `additionalProperties` of several parts, merged as allOf means them: a part's
+ * additionalProperties governs every key it does not declare, including keys another part
+ * declares, so `{properties: {a}}` and `{additionalProperties: false}` together allow no key at
+ * all. Undefined when at most one part has either keyword (nothing to merge).
+ */
+function mergeObjectKeys(parts: Schema[], note: (keyword: string) => void): Schema | undefined {
+  const objectParts = parts.filter((p) => p.properties !== undefined || p.additionalProperties !== undefined);
+  if (objectParts.length < 2) return undefined;
+  if (objectParts.some((p) => p.patternProperties !== undefined)) note("patternProperties in allOf"); // which keys they govern is left to validation
+  const propertiesOf = (p: Schema) => (isObject(p.properties) ? p.properties : {});
+  const names = [...new Set(objectParts.flatMap((p) => Object.keys(propertiesOf(p))))];
+  const properties: Schema = {};
+  for (const name of names) {
+    const constraints = objectParts.map((p) => (Object.hasOwn(propertiesOf(p), name) ? propertiesOf(p)[name] : (p.additionalProperties ?? true))).filter((c) => c !== true);
+    setOwn(properties, name, constraints.includes(false) ? false : constraints.length === 0 ? true : constraints.length === 1 ? constraints[0] : { allOf: constraints });
+  }
+  const additional = objectParts.map((p) => p.additionalProperties ?? true).filter((c) => c !== true);
+  const result: Schema = { properties };
+  if (additional.length > 0) result.additionalProperties = additional.includes(false) ? false : additional.length === 1 ? additional[0] : { allOf: additional };
+  return result;
+}
+
+/**
+ * `prefixItems` and `items` (or draft-07's array `items` and `additionalItems`) of several parts,
+ * merged by position: one part's rest schema also governs the positions another part's tuple
+ * describes. Undefined when at most one part has these keywords, or no part has a tuple (then
+ * `items` merges as a plain allOf).
+ */
+function mergeArrayKeys(parts: Schema[]): Schema | undefined {
+  const arrayParts = parts
+    .filter((p) => p.prefixItems !== undefined || p.items !== undefined || p.additionalItems !== undefined)
+    .map((p) => {
+      if (Array.isArray(p.prefixItems)) return { prefix: p.prefixItems as unknown[], rest: p.items ?? true };
+      if (Array.isArray(p.items)) return { prefix: p.items as unknown[], rest: p.additionalItems ?? true };
+      return { prefix: [] as unknown[], rest: p.items ?? true };
+    });
+  if (arrayParts.length < 2 || arrayParts.every((p) => p.prefix.length === 0)) return undefined;
+  const all = (constraints: unknown[]) => {
+    const kept = constraints.filter((c) => c !== true);
+    return kept.includes(false) ? false : kept.length === 0 ? true : kept.length === 1 ? kept[0] : { allOf: kept };
+  };
+  const length = Math.max(...arrayParts.map((p) => p.prefix.length));
+  const prefixItems = Array.from({ length }, (_, i) => all(arrayParts.map((p) => (i < p.prefix.length ? p.prefix[i] : p.rest))));
+  return { prefixItems, items: all(arrayParts.map((p) => p.rest)) };
 }

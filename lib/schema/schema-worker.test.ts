@@ -45,7 +45,7 @@ describe("SchemaWorkerPool", () => {
   });
 
   it("takes waiting jobs in turn per owner, so one owner's backlog does not starve another", async () => {
-    const p = pool(1, 250);
+    const p = pool(1, 1_000);
     const order: string[] = [];
     const jobs = [
       ...Array.from({ length: 3 }, () => p.validate("h", "2020-12", HOSTILE, hostileValue, { owner: "mallory" }).catch(() => order.push("mallory"))),

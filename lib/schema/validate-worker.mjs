@@ -11,8 +11,13 @@ import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { createRequire } from "node:module";
 import { schemaRegExp } from "../regex/pattern-engine.mjs";
+import { jsonEqual } from "./json-equal.mjs";
 
 const require = createRequire(import.meta.url);
+// Ajv's `enum`, `const` and `uniqueItems` call the function this module exports, as it is when a
+// schema is compiled: replace it before any compile with one that cannot throw on JSON (see json-equal.mjs).
+const ajvEqual = require("ajv/dist/runtime/equal");
+ajvEqual.default = Object.assign(jsonEqual, { code: ajvEqual.default.code });
 const draft06 = require("ajv/dist/refs/json-schema-draft-06.json");
 
 const OPTIONS = {
@@ -107,7 +112,17 @@ function validate({ key, value, draft, schema }) {
   if (!fn) return { missing: true };
   compiled.delete(key);
   compiled.set(key, fn);
-  return fn(value) ? { valid: true } : { valid: false, errors: plainErrors(fn.errors) };
+  let valid;
+  try {
+    valid = fn(value);
+  } catch (error) {
+    // Ajv's generated code can itself throw on some schemas, e.g. {"allOf":[{"anyOf":[{"additionalProperties":false}]}],
+    // "patternProperties":{"a":{}}} on {"abcdef":1} with allErrors. A value that could not be checked is
+    // not valid: the run retries, and never returns an unchecked object.
+    const message = `could not be checked: the validator failed on this value (${String(error?.message ?? error).slice(0, 200)})`;
+    return { valid: false, errors: [{ instancePath: "", keyword: "validator", params: {}, message }] };
+  }
+  return valid ? { valid: true } : { valid: false, errors: plainErrors(fn.errors) };
 }
 
 parentPort.on("message", (message) => {

@@ -94,6 +94,26 @@ describe("SchemaCompiler", () => {
     expect(await prepared.validate(JSON.parse('{"toString": 1, "constructor": 2, "__proto__": 3}'))).toEqual({ valid: true });
   });
 
+  it("validates enum, const and uniqueItems on objects with valueOf or toString keys (ajv#2624 would throw)", async () => {
+    const c = compiler();
+    const enumOf = await c.prepare({ type: "object", properties: { a: { enum: [{}, { valueOf: 0 }] } } });
+    expect(await enumOf.validate({ a: {} })).toEqual({ valid: true });
+    expect(await enumOf.validate({ a: { valueOf: 0 } })).toEqual({ valid: true });
+    expect(await enumOf.validate({ a: { toString: "" } })).toMatchObject({ valid: false, errors: [{ path: "/a" }] });
+    const unique = await c.prepare({ type: "array", uniqueItems: true });
+    expect(await unique.validate([{}, { toString: "" }])).toEqual({ valid: true });
+    expect(await unique.validate([{ valueOf: 1 }, { valueOf: 1 }])).toMatchObject({ valid: false });
+    const constant = await c.prepare({ type: "object", properties: { a: { const: { toString: null } } } });
+    expect(await constant.validate({ a: { toString: null } })).toEqual({ valid: true });
+    expect(await constant.validate({ a: {} })).toMatchObject({ valid: false });
+  });
+
+  it("reports a value the validator itself fails on as not valid, naming why (an ajv bug found by the grammar fuzzer)", async () => {
+    const prepared = await compiler().prepare({ type: "object", allOf: [{ anyOf: [{ additionalProperties: false }] }], patternProperties: { a: {} } });
+    expect(await prepared.validate({})).toEqual({ valid: true });
+    expect(await prepared.validate({ abcdef: 1 })).toMatchObject({ valid: false, errors: [{ path: "/", message: expect.stringContaining("could not be checked") }] });
+  });
+
   it("compiles once per schema content, whatever the key order, in a bounded cache", async () => {
     const c = compiler();
     const a = await c.prepare({ type: "object", properties: { x: { type: "string" } } });
