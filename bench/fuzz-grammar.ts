@@ -44,7 +44,7 @@ async function fuzzOne(schema: unknown, stats: FuzzStats, instances?: unknown[])
   try {
     await fuzzSchema(schema, { ...options, instances: instances as never }, stats);
   } catch (error) {
-    stats.disagreements.push({ schema, text: "", kind: "not-json", detail: `the fuzz threw: ${(error as Error).message}` });
+    stats.disagreements.push({ schema, text: "", kind: "error", detail: `the fuzz threw: ${(error as Error).message}` });
   }
 }
 

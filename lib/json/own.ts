@@ -13,9 +13,6 @@ export function own(value: unknown, key: string): unknown {
   return value !== null && typeof value === "object" && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
 
-/** Whether `key` is an own property of `value`. */
-export const hasOwn = (value: object, key: string): boolean => Object.hasOwn(value, key);
-
 /** Adds or replaces the own, enumerable property `key` (also when it is "__proto__"). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });

@@ -22,6 +22,7 @@ import type { LlamaGrammar } from "node-llama-cpp";
 import { compileGrammar, UnsatisfiableSchemaError } from "../../lib/grammar/compile";
 import type { SchemaCompiler } from "../../lib/schema/validator";
 import type { GrammarChecker } from "./grammar-check";
+import { setOwn } from "../../lib/json/own";
 
 export type Random = () => number;
 
@@ -209,7 +210,7 @@ function mutate(value: Json, random: Random): Json {
       const keys = Object.keys(value);
       if (keys.length > 0 && chance(random, 0.7)) {
         const key = pick(random, keys);
-        Object.defineProperty(value, key, { value: mutate(value[key]!, random), enumerable: true, writable: true, configurable: true });
+        setOwn(value, key, mutate(value[key]!, random));
         return value;
       }
     }
@@ -239,13 +240,13 @@ function change(value: Json, random: Random): Json {
         if (keys.length === 0) return other(random);
         const drop = pick(random, keys);
         const copy: { [key: string]: Json } = {};
-        for (const k of keys) if (k !== drop) Object.defineProperty(copy, k, { value: value[k], enumerable: true, writable: true, configurable: true });
+        for (const k of keys) if (k !== drop) setOwn(copy, k, value[k]);
         return copy;
       }
       case 1: {
         const copy: { [key: string]: Json } = {};
-        for (const k of keys) Object.defineProperty(copy, k, { value: value[k], enumerable: true, writable: true, configurable: true });
-        Object.defineProperty(copy, pick(random, NAMES), { value: literal(random), enumerable: true, writable: true, configurable: true });
+        for (const k of keys) setOwn(copy, k, value[k]);
+        setOwn(copy, pick(random, NAMES), literal(random));
         return copy;
       }
       default:
@@ -268,7 +269,8 @@ function other(random: Random): Json {
 export interface Disagreement {
   schema: unknown;
   text: string;
-  kind: "not-json" | "invalid" | "stuck";
+  /** not-json: a walk that does not parse; invalid: an exact grammar allowed an invalid value; stuck: a dead end in the grammar; error: llama.cpp refused the grammar, or the fuzzed code threw. */
+  kind: "not-json" | "invalid" | "stuck" | "error";
   detail: string;
 }
 
@@ -318,7 +320,7 @@ export async function fuzzSchema(schema: unknown, options: FuzzOptions, stats: F
   try {
     grammar = await checker.grammar(compiled.gbnf);
   } catch (error) {
-    stats.disagreements.push({ schema, text: compiled.gbnf.slice(0, 2000), kind: "not-json", detail: `llama.cpp refused the grammar: ${(error as Error).message}` });
+    stats.disagreements.push({ schema, text: compiled.gbnf.slice(0, 2000), kind: "error", detail: `llama.cpp refused the grammar: ${(error as Error).message}` });
     return;
   }
   stats.schemas++;
