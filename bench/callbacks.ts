@@ -61,7 +61,7 @@ async function queue(n: number): Promise<void> {
     at,
   });
   // As the pipeline does: the event is written with the run's outcome, then the worker is woken.
-  await store.runs.finish("none", { status: "succeeded", output: null, error: null, modelName: null, modelTag: null, decoding: null, inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 0, attempts: 1, finishedAt: at.toISOString() }, event);
+  await store.runs.finish("none", { status: "succeeded", output: null, error: null, modelName: null, modelTag: null, decoding: null, warnings: [], inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 0, attempts: 1, finishedAt: at.toISOString() }, event);
   queued.set(event.id, Date.now());
   worker.kick();
 }

@@ -15,6 +15,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ModelConfig } from "../lib/config/types";
+import { GRAMMAR_WORKER_FILE, GrammarWorkerPool } from "../lib/grammar/grammar-pool";
 import { createLlamaCppModel } from "../lib/models/llama-cpp";
 import type { ModelRequest } from "../lib/models/types";
 
@@ -41,7 +42,8 @@ const config: ModelConfig = {
   structuredOutputs: true,
   vision: false,
 };
-const client = createLlamaCppModel(config, { file: { ok: true, file: MODEL } });
+const grammars = new GrammarWorkerPool(path.resolve(import.meta.dirname, "..", GRAMMAR_WORKER_FILE), { size: 1, timeoutMs: 10_000 });
+const client = createLlamaCppModel(config, { file: { ok: true, file: MODEL }, grammars });
 await client.warm();
 
 const SCHEMA = {
@@ -140,4 +142,5 @@ console.log("\n| node-llama-cpp directly (design comparison) | tokens/s | ratio 
 console.log("|---|---|---|");
 for (const [name, values] of Object.entries(design)) console.log(`| ${name} | ${median(values).toFixed(1)} | ${(median(values) / base).toFixed(2)} |`);
 await client.dispose();
+await grammars.close();
 process.exit(0);

@@ -26,7 +26,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // Configuration and storage.
   config: ["domain"],
   store: ["config", "domain", "errors.ts", "ids.ts"],
-  grammar: ["json", "regex"],
+  grammar: ["json", "regex", "workers"],
   schema: ["config", "errors.ts", "json", "regex", "workers"],
   keys: ["domain", "errors.ts", "ids.ts", "store"],
   catalog: ["config", "errors.ts", "store"],
@@ -39,7 +39,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "keys", "models", "observability", "runs", "schema", "store"],
+  server: ["attachments", "catalog", "config", "delivery", "grammar", "keys", "models", "observability", "runs", "schema", "store"],
   http: ["api", "delivery", "domain", "errors.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
   cli: ["api", "config", "domain", "errors.ts", "http", "ids.ts", "keys", "models", "server", "store"],
 };

@@ -37,7 +37,7 @@ export function SchemaEditor({ value, onChange, problems, onRun, dark }: SchemaE
   useEffect(() => {
     const timer = setTimeout(() => {
       try {
-        setLint(screenSchema(JSON.parse(value), DEFAULT_LIMITS, ["schema"]));
+        setLint(screenSchema(JSON.parse(value), DEFAULT_LIMITS));
       } catch {
         setLint([]); // not JSON yet: Monaco's own diagnostics say so
       }

@@ -38,6 +38,10 @@ export const metadataSchema = z
     durationInMs: z.number(),
     inputTokens: z.number(),
     outputTokens: z.number(),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe("What the run tolerated or fell back from, e.g. a draft-04 `id` in a later draft's schema, or a grammar over its compile budget. Absent when nothing."),
   })
   .meta({ id: "RunMetadata" }) satisfies z.ZodType<RunMetadata>;
 

@@ -84,10 +84,14 @@ export const limitsSchema = z
     /** Nesting of objects and arrays a request body may have. */
     jsonDepth: z.number().int().min(16).max(1_000).default(128),
     inputBytes: z.number().int().positive().default(1 * MiB),
-    schemaBytes: z.number().int().positive().default(64 * KiB),
+    /**
+     * Callers' schemas: real ones (Kubernetes, SchemaStore) run to hundreds of KiB. What a schema
+     * costs is bounded by the time budgets below (compile, grammar, validation), not by these counts.
+     */
+    schemaBytes: z.number().int().positive().default(MiB),
     schemaDepth: z.number().int().positive().default(32),
-    schemaProperties: z.number().int().positive().default(1000),
-    schemaEnumValues: z.number().int().positive().default(1000),
+    schemaProperties: z.number().int().positive().default(50_000),
+    schemaEnumValues: z.number().int().positive().default(50_000),
     attachments: z.number().int().min(0).default(10),
     /** A context larger than this share of the model's window is cut to its most relevant chunks. */
     contextShare: z.number().gt(0).max(1).default(0.25),
@@ -144,6 +148,11 @@ export const limitsSchema = z
     validationTimeoutMs: z.number().int().min(10).default(2_000),
     /** Compiling one caller's schema may take this long (400 past it). */
     schemaCompileTimeoutMs: z.number().int().min(100).default(10_000),
+    /**
+     * Compiling one schema's grammar for a local model may take this long; past it the schema is
+     * constrained as any JSON and validated after generation (the run records a warning).
+     */
+    grammarCompileTimeoutMs: z.number().int().min(10).default(2_000),
     /** How long a graceful shutdown waits for in-flight runs. */
     shutdownGraceMs: z.number().int().min(0).default(30_000),
   })

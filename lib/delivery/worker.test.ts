@@ -36,7 +36,7 @@ const options = (extra: Partial<DeliveryOptions> = {}): DeliveryOptions => ({ al
 async function queueEvent(id: string, url: string, headers: Record<string, string> = {}) {
   const now = new Date().toISOString();
   await store.runs.insert({ id: `run_${id}`, operation: "generate.text", workflowSlug: "w", keyId: key.id, input: "x", schema: null, contextSlugs: [], attachments: [], callback: { url }, modelTag: "m", createdAt: now });
-  const outcome = { status: "succeeded" as const, output: "t", error: null, modelName: "m", modelTag: "m", decoding: "none" as const, inputTokens: 1, outputTokens: 1, cost: "0", durationMs: 1, attempts: 1, finishedAt: now };
+  const outcome = { status: "succeeded" as const, output: "t", error: null, modelName: "m", modelTag: "m", decoding: "none" as const, warnings: [], inputTokens: 1, outputTokens: 1, cost: "0", durationMs: 1, attempts: 1, finishedAt: now };
   await store.runs.finish(`run_${id}`, outcome, { id: `evt_${id}`, runId: `run_${id}`, keyId: key.id, url, headers, payload: JSON.stringify({ type: "run.succeeded", id: `evt_${id}` }), nextAttemptAt: now, createdAt: now });
 }
 const deliveries = async (id: string) => (await store.events.forRun(`run_${id}`))!;

@@ -27,6 +27,8 @@ export interface RunMetadata {
   durationInMs: number;
   inputTokens: number;
   outputTokens: number;
+  /** What the run tolerated or fell back from (present only when there was something). */
+  warnings?: string[];
 }
 
 /** Where a generate run's event is delivered. */

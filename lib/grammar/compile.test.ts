@@ -264,7 +264,7 @@ describe("JSON Schema → GBNF, checked by llama.cpp's grammar engine", () => {
       },
     };
     const compiled = compileGrammar(schema);
-    expect(compiled).toEqual({ gbnf: compileGrammar(true).gbnf, exact: false, unexpressed: ["grammar size"] });
+    expect(compiled).toEqual({ gbnf: compileGrammar(true).gbnf, exact: false, unexpressed: ["grammar size"], fallback: "grammar size" });
   });
 
   it("refuses schemas that admit no value", () => {

@@ -32,6 +32,8 @@ export interface CompiledGrammar {
   exact: boolean;
   /** What the grammar left to validation, as `keyword at /json/pointer`. */
   unexpressed: string[];
+  /** Set when the schema's own grammar was not built (over a work or time budget): why. */
+  fallback?: string;
 }
 
 class GrammarTooLarge extends Error {}
@@ -45,6 +47,11 @@ const MAX_REPEAT = 2000;
 const MAX_CHUNKS = 8;
 /** A grammar with more rules than this is not built (the schema is constrained as any JSON). */
 const MAX_RULES = 4000;
+/**
+ * Nor one longer than this: llama.cpp parses a grammar on the server's thread when it is first
+ * used (about 15 ms for 400 KB here), so its size is bounded like the compiler's own work.
+ */
+const MAX_GBNF_CHARS = 512 * 1024;
 /** Nesting beyond this (pathological schemas) is generated as any JSON and left to validation. */
 const MAX_DEPTH = 64;
 /**
@@ -536,11 +543,17 @@ export function compileGrammar(schema: Schema | boolean): CompiledGrammar {
   let gbnf: string;
   try {
     gbnf = compiler.compile();
+    if (gbnf.length > MAX_GBNF_CHARS) throw new GrammarTooLarge();
   } catch (error) {
     if (!(error instanceof GrammarTooLarge)) throw error;
-    // Any JSON value; validation and retry decide the rest.
-    return { gbnf: compileGrammar(true).gbnf, exact: false, unexpressed: ["grammar size"] };
+    return anyValueGrammar("grammar size");
   }
   const unexpressed = [...compiler.unexpressed];
   return { gbnf, exact: unexpressed.length === 0, unexpressed };
+}
+
+/** The grammar of any JSON value, for a schema whose own grammar was not built: validation and retry decide. */
+export function anyValueGrammar(reason: string): CompiledGrammar {
+  const compiler = new Compiler(true);
+  return { gbnf: compiler.compile(), exact: false, unexpressed: [reason], fallback: reason };
 }

@@ -56,6 +56,7 @@ export function runView(run: RunRecord) {
       durationInMs: run.durationMs ?? 0,
       inputTokens: run.inputTokens,
       outputTokens: run.outputTokens,
+      ...(run.warnings.length > 0 && { warnings: run.warnings }),
     },
     attempts: run.attempts,
     decoding: run.decoding,

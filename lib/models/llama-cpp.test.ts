@@ -5,20 +5,25 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTinyModel } from "../../test/helpers/tiny-gguf";
 import type { ModelConfig } from "../config/types";
 import { isGenserveError } from "../errors";
+import { GrammarWorkerPool } from "../grammar/grammar-pool";
 import { createLlamaCppModel, type LocalModelClient } from "./llama-cpp";
 
 // The llama.cpp adapter in-process, on a tiny random-weight model written here: preflight counts,
 // refusals before any decoding, and generation under a grammar.
 
 let model: LocalModelClient;
+const grammars = new GrammarWorkerPool(path.join(import.meta.dirname, "../grammar/grammar-worker.mjs"), { size: 1, timeoutMs: 10_000 });
 beforeAll(async () => {
   const file = path.join(mkdtempSync(path.join(os.tmpdir(), "genserve-llama-")), "tiny.gguf");
   writeTinyModel(file);
   const config: ModelConfig = { alias: "tiny", provider: "llama-cpp", model: "tiny.gguf", path: file, parallel: 1, queue: 1, threads: 1, pricing: { input: 0, output: 0 }, structuredOutputs: false, contextWindow: 256, vision: false };
-  model = createLlamaCppModel(config, { file: { ok: true, file } });
+  model = createLlamaCppModel(config, { file: { ok: true, file }, grammars });
   await model.warm();
 }, 60_000);
-afterAll(() => model?.dispose());
+afterAll(async () => {
+  await model?.dispose();
+  await grammars.close();
+});
 
 const request = (input: string, schema?: Record<string, unknown>) => ({ system: "Reply with JSON.", messages: [{ role: "user" as const, content: input }], maxOutputTokens: 64, ...(schema && { json: { schema } }) });
 

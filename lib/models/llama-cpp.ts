@@ -20,7 +20,8 @@ import { LRUCache } from "lru-cache";
 import type { ChatHistoryItem, ChatWrapper, Llama, LlamaContext, LlamaGrammar, LlamaModel } from "node-llama-cpp";
 import type { ModelConfig } from "../config/types";
 import { GenserveError } from "../errors";
-import { compileGrammar, type CompiledGrammar, UnsatisfiableSchemaError } from "../grammar/compile";
+import { type CompiledGrammar, UnsatisfiableSchemaError } from "../grammar/compile";
+import type { GrammarCompiler } from "../grammar/grammar-pool";
 import { schemaHash } from "../schema/canonical";
 import { toModelError, windowExceeded } from "./errors";
 import { MODEL_FIX, type ModelFile } from "./model-source";
@@ -44,6 +45,8 @@ export interface LocalModelClient extends ModelClient {
 export interface LlamaCppOptions {
   /** The model file, or why there is none (from `ensureModelFile`). */
   file: ModelFile;
+  /** Compiles schemas to grammars off the event loop, within a time budget (shared by the local models). */
+  grammars: GrammarCompiler;
   /** Log sink for engine messages. */
   log?: (level: "info" | "warn" | "error", message: string, fields?: Record<string, unknown>) => void;
   /** Told how long each run waited for a lane (metrics). */
@@ -90,7 +93,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
   // spin against Node's own thread and ran ~14x slower here (docs/benchmarks.md).
   const threads = config.threads ?? Math.max(1, Math.floor(availableParallelism() / config.parallel));
   // Compiled grammars by schema hash: a schema used again skips both compilers.
-  const compiledGrammars = new LRUCache<string, CompiledGrammar>({ max: 256 });
+  const compiledGrammars = new LRUCache<string, Promise<CompiledGrammar>>({ max: 256 });
   const grammars = new LRUCache<string, Promise<LlamaGrammar | null>>({ max: 256 });
 
   const free: number[] = Array.from({ length: config.parallel }, (_, i) => i);
@@ -158,27 +161,29 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     return handOut(given);
   };
 
-  /** The schema's grammar, compiled once per schema hash; a schema no value satisfies is a 400. */
-  const compiledFor = (json: NonNullable<ModelRequest["json"]>): { key: string; compiled: CompiledGrammar } => {
+  /**
+   * The schema's grammar, compiled once per schema hash in the grammar workers (concurrent requests
+   * for one schema share the compile, which is bounded by its budget, not by any one caller's
+   * signal); a schema no value satisfies is a 400.
+   */
+  const compiledFor = (json: NonNullable<ModelRequest["json"]>): Promise<{ key: string; compiled: CompiledGrammar }> => {
     const key = json.hash ?? schemaHash(json.schema);
-    const cached = compiledGrammars.get(key);
-    if (cached) return { key, compiled: cached };
-    let compiled: CompiledGrammar;
-    try {
-      compiled = compileGrammar(json.schema);
-    } catch (error) {
-      if (error instanceof UnsatisfiableSchemaError) {
-        throw new GenserveError("validation_failed", { detail: "The schema admits no value, so nothing can be generated.", errors: [{ path: "/schema", message: "admits no value" }] });
-      }
-      throw error;
+    let compiled = compiledGrammars.get(key);
+    if (!compiled) {
+      compiled = options.grammars.compile(json.schema).catch((error: unknown) => {
+        compiledGrammars.delete(key);
+        if (error instanceof UnsatisfiableSchemaError) {
+          throw new GenserveError("validation_failed", { detail: "The schema admits no value, so nothing can be generated.", errors: [{ path: "/schema", message: "admits no value" }] });
+        }
+        throw error;
+      });
+      compiledGrammars.set(key, compiled);
     }
-    compiledGrammars.set(key, compiled);
-    return { key, compiled };
+    return compiled.then((c) => ({ key, compiled: c }));
   };
 
   /** The grammar llama.cpp samples under, created once per schema hash from the compiled GBNF. */
-  const grammarFor = (loaded: Loaded, json: NonNullable<ModelRequest["json"]>) => {
-    const { key, compiled } = compiledFor(json);
+  const grammarFor = (loaded: Loaded, key: string, compiled: CompiledGrammar) => {
     let grammar = grammars.get(key);
     if (!grammar) {
       // Should llama.cpp refuse a grammar (a compiler bug), the run still works: unconstrained, validated.
@@ -188,7 +193,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       });
       grammars.set(key, grammar);
     }
-    return { compiled, grammar };
+    return grammar;
   };
 
   /** The prompt in tokens, rendered through the model's chat template as LlamaChat will evaluate it. */
@@ -211,6 +216,8 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     const loaded = await load();
     // Counted again here: a retry's prompt carries the previous output and its errors.
     const { maxTokens } = outputBudget(loaded, request);
+    // The grammar is ready before the run takes a lane: a slow compile never holds one.
+    const entry = request.json ? await compiledFor(request.json) : undefined;
     const waitStarted = performance.now();
     const { lane, release } = await acquire(request.abortSignal);
     options.onLaneWait?.(config.alias, (performance.now() - waitStarted) / 1000);
@@ -220,9 +227,8 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     try {
       let decoding: DecodingMode = "none";
       let grammar: LlamaGrammar | undefined;
-      if (request.json) {
-        const entry = grammarFor(loaded, request.json);
-        grammar = (await entry.grammar) ?? undefined;
+      if (entry) {
+        grammar = (await grammarFor(loaded, entry.key, entry.compiled)) ?? undefined;
         decoding = !grammar ? "prompt" : entry.compiled.exact ? "grammar" : "grammar+validate";
       }
       const response = await chat.generateResponse(history(request), {
@@ -239,6 +245,9 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
         modelId: loaded.name,
         finishReason: finishReason(response.metadata.stopReason),
         decoding,
+        ...(entry?.compiled.fallback && {
+          warnings: [`The schema's grammar was not built (${entry.compiled.fallback}): the output was sampled as any JSON value and held to the schema by validation.`],
+        }),
       };
     } catch (error) {
       throw toModelError(request.abortSignal.aborted ? (request.abortSignal.reason ?? error) : error, request.abortSignal);
@@ -264,7 +273,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     },
     async preflight(request) {
       // The grammar compiler finds a schema no value satisfies, whether or not the model is loaded.
-      if (request.json) compiledFor(request.json);
+      if (request.json) await compiledFor(request.json);
       if (status.state !== "ready") return undefined;
       const loaded = await load();
       const contextWindow = loaded.lanes[0]!.contextSize;

@@ -1,6 +1,7 @@
 import "server-only";
 import type { Config, ModelConfig } from "../config/types";
 import { createAiSdkModel } from "./ai-sdk";
+import type { GrammarCompiler } from "../grammar/grammar-pool";
 import { createLlamaCppModel, type LlamaCppOptions, type LocalModelClient, type LocalModelState } from "./llama-cpp";
 import { isRemoteSource } from "../config/model-path";
 import { MODEL_FIX, type ModelFile } from "./model-source";
@@ -16,6 +17,8 @@ export interface ModelStatus {
 export interface RegistryOptions {
   /** What `genserve serve` found (or downloaded) for each local model, by alias. */
   localFiles?: Readonly<Record<string, ModelFile>>;
+  /** The grammar compiler local models share (needed as soon as one is configured). */
+  grammars?: GrammarCompiler;
   log?: LlamaCppOptions["log"];
   onLaneWait?: LlamaCppOptions["onLaneWait"];
 }
@@ -70,7 +73,9 @@ export class ModelRegistry {
   private create(model: ModelConfig): ModelClient {
     if (model.provider !== "llama-cpp") return createAiSdkModel(model);
     const file: ModelFile = this.options.localFiles?.[model.alias] ?? localFileOnly(model.path!);
-    return createLlamaCppModel(model, { file, log: this.options.log, onLaneWait: this.options.onLaneWait });
+    const grammars = this.options.grammars;
+    if (!grammars) throw new Error(`local model ${model.alias} needs a grammar compiler (RegistryOptions.grammars)`);
+    return createLlamaCppModel(model, { file, grammars, log: this.options.log, onLaneWait: this.options.onLaneWait });
   }
 }
 

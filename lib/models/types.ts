@@ -51,6 +51,8 @@ export interface ModelResult {
   finishReason: string;
   /** Set by adapters that know; the pipeline fills it in otherwise. */
   decoding?: DecodingMode;
+  /** What the adapter fell back from for this call (recorded on the run). */
+  warnings?: string[];
 }
 
 export type ModelStreamPart = { type: "text"; text: string } | ({ type: "finish" } & Omit<ModelResult, "text">);

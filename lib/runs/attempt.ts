@@ -230,6 +230,7 @@ function tally(run: Execution, result: ModelResult): void {
   run.usage.inputTokens += result.usage.inputTokens;
   run.usage.outputTokens += result.usage.outputTokens;
   run.decoding = decodingOf(run.plan, result);
+  for (const warning of result.warnings ?? []) if (!run.warnings.includes(warning)) run.warnings.push(warning);
 }
 
 /** What held an attempt's output to the schema: the adapter says when it knows. */

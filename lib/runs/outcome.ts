@@ -33,6 +33,7 @@ export interface RunLedger {
   usage: TokenUsage;
   attempts: number;
   decoding?: DecodingMode;
+  warnings: string[];
   /** The run's span, ended with the outcome. */
   span?: TraceSpan;
 }
@@ -75,6 +76,7 @@ export class Outcomes {
         modelName: metadata.model.name,
         modelTag: metadata.model.tag,
         decoding: run.decoding ?? null,
+        warnings: run.warnings,
         inputTokens: metadata.inputTokens,
         outputTokens: metadata.outputTokens,
         cost: metadata.cost,
@@ -145,6 +147,7 @@ export class Outcomes {
           modelName: metadata.model.name,
           modelTag: metadata.model.tag,
           decoding: run.decoding ?? null,
+          warnings: run.warnings,
           inputTokens: run.usage.inputTokens,
           outputTokens: run.usage.outputTokens,
           cost: metadata.cost,
@@ -201,6 +204,7 @@ export class Outcomes {
       usage: { inputTokens: run.inputTokens, outputTokens: run.outputTokens },
       attempts: run.attempts,
       decoding: run.decoding ?? undefined,
+      warnings: run.warnings,
     };
   }
 
@@ -213,6 +217,7 @@ export class Outcomes {
       durationInMs: durationMs,
       inputTokens: run.usage.inputTokens,
       outputTokens: run.usage.outputTokens,
+      ...(run.warnings.length > 0 && { warnings: [...run.warnings] }),
     };
   }
 
@@ -239,6 +244,7 @@ export function ledgerOf(run: Execution): RunLedger {
     usage: run.usage,
     attempts: run.attempts,
     decoding: run.decoding,
+    warnings: run.warnings,
     span: run.span,
   };
 }

@@ -308,7 +308,7 @@ export class RunService {
   }
 
   private execution(plan: Plan, startedAt: number, log: Logger, span: TraceSpan, quota: MeterState[] = []): Execution {
-    const run: Execution = { plan, log, startedAt, usage: { inputTokens: 0, outputTokens: 0 }, attempts: 0, quota, span };
+    const run: Execution = { plan, log, startedAt, usage: { inputTokens: 0, outputTokens: 0 }, attempts: 0, warnings: [...(plan.prepared?.warnings ?? [])], quota, span };
     run.beforeAttempt = async () => {
       this.deps.metrics?.retried(plan.workflow.slug, plan.workflow.model);
       await this.metering.reserveRetry(run);

@@ -76,7 +76,7 @@ describe("StreamHub over shared storage", () => {
     streaming.open("run_1", "key_a").push({ kind: "item", text: "{" });
     await new Promise((r) => setTimeout(r, 30));
     const following = collect(other.follow("run_1", 0));
-    await store.runs.finish("run_1", { status: "failed", output: null, error: null, modelName: null, modelTag: "m", decoding: null, inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 1, attempts: 1, finishedAt: at });
+    await store.runs.finish("run_1", { status: "failed", output: null, error: null, modelName: null, modelTag: "m", decoding: null, warnings: [], inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 1, attempts: 1, finishedAt: at });
     expect((await following).map((e) => e.kind)).toEqual(["item"]);
     await close();
   });

@@ -51,6 +51,8 @@ export interface Execution {
   attempts: number;
   /** How the last attempt's output was held to the schema. */
   decoding?: DecodingMode;
+  /** What the run tolerated or fell back from (the schema's, then each attempt's), without repeats. */
+  warnings: string[];
   /** The run's span (a stand-in when tracing is off); model attempts and validation are its children. */
   span: TraceSpan;
   /** The key's rate and concurrency meters as the run's admission left them (for RateLimit headers). */

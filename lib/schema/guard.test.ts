@@ -13,7 +13,7 @@ describe("screenSchema", () => {
       properties: { a: { type: "string", pattern: "^(a+)+$" }, b: { pattern: "^(\\w+)-\\1$" }, c: { pattern: "(?<!x)y" } },
       patternProperties: { "^(x|x)*$": {} },
     };
-    expect(screenSchema(schema, DEFAULT_LIMITS, ["schema"], true, (p) => jsOnly.push(`${p.path}: ${p.reason}`))).toEqual([]);
+    expect(screenSchema(schema, DEFAULT_LIMITS, { jsOnly: (p) => jsOnly.push(`${p.path}: ${p.reason}`) })).toEqual([]);
     expect(jsOnly).toEqual([
       "/schema/properties/c/pattern: the lookbehind (?<!x) at offset 0 needs a backtracking engine",
       "/schema/properties/b/pattern: the back-reference \\1 at offset 7 needs a backtracking engine",

@@ -6,6 +6,24 @@ import { translatePattern } from "../regex/pattern-engine.mjs";
 
 export type SchemaLimits = Pick<Limits, "schemaBytes" | "schemaDepth" | "schemaProperties" | "schemaEnumValues">;
 
+/** Where a screened schema uses an older draft's keyword that later drafts read differently. */
+export interface LegacyKeyword {
+  /** `id` (draft-04's `$id`) or `definitions` (`$defs` before 2019-09). */
+  keyword: "id" | "definitions";
+  path: string;
+}
+
+export interface ScreenOptions {
+  /** Where the schema sits in the request body (errors' paths start here). */
+  base?: readonly string[];
+  /** genserve's rule for the top level of a request's schema (not for subschemas). */
+  topLevelRule?: boolean;
+  /** Told of each pattern RE2 cannot run: the server has it analysed for ReDoS before it may run. */
+  jsOnly?: (pattern: JsOnlyPattern) => void;
+  /** Told of each older-draft keyword, for the warning a run records when the draft reads it differently. */
+  legacy?: (found: LegacyKeyword) => void;
+}
+
 /** A pattern that RE2 cannot run (a back-reference, a lookaround, a count above 1,000), where it is, and why. */
 export interface JsOnlyPattern {
   pattern: string;
@@ -54,19 +72,14 @@ interface Frame {
  *
  * Patterns run on RE2 (linear time, see pattern-engine.mjs). The few that RE2 cannot run are
  * passed to `jsOnly`, if given: the server has them analysed for ReDoS before they may run on
- * JavaScript's engine.
+ * JavaScript's engine. Older drafts' `id` and `definitions` are passed to `legacy`.
  *
  * The walk follows the keywords that hold subschemas, and the targets of local `$ref`s (which may
  * point anywhere in the document, and are compiled as schemas there). It is iterative and stops at
  * the depth limit, so no schema can exhaust the stack.
  */
-export function screenSchema(
-  schema: unknown,
-  limits: SchemaLimits,
-  base: readonly string[] = ["schema"],
-  topLevelRule = true,
-  jsOnly?: (pattern: JsOnlyPattern) => void,
-): FieldError[] {
+export function screenSchema(schema: unknown, limits: SchemaLimits, options: ScreenOptions = {}): FieldError[] {
+  const { base = ["schema"], topLevelRule = true, jsOnly, legacy } = options;
   const at = (segments: Segments) => toPointer([...base, ...segments]);
   if (schema === null || typeof schema !== "object" || Array.isArray(schema)) {
     return [{ path: at([]), message: "must be a JSON Schema object" }];
@@ -128,6 +141,8 @@ export function screenSchema(
       if (target) refTargets.push({ value: target.value, segments: target.segments, depth: depth + 1 });
     }
     if (typeof node.pattern === "string") checkPattern(node.pattern, [...segments, "pattern"]);
+    if (typeof node.id === "string") legacy?.({ keyword: "id", path: at([...segments, "id"]) });
+    if (isRecord(node.definitions)) legacy?.({ keyword: "definitions", path: at([...segments, "definitions"]) });
     if (node.properties && typeof node.properties === "object" && !Array.isArray(node.properties)) properties += Object.keys(node.properties).length;
     if (Array.isArray(node.enum)) enumValues += node.enum.length;
 
@@ -203,3 +218,5 @@ function checkTopLevel(schema: Record<string, unknown>, at: (s: Segments) => str
   if (type === undefined) return [{ path: at(["type"]), message: 'is required at the top level: "object", "array" or "string" (with enum)' }];
   return [{ path: at(["type"]), message: `must be "object", "array" or "string" (with enum) at the top level, not ${JSON.stringify(type)}` }];
 }
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);

@@ -3,6 +3,8 @@ import path from "node:path";
 import { LRUCache } from "lru-cache";
 import { GenserveError } from "../errors";
 import { WorkerPool, type JobOptions, type PoolStatus } from "../workers/pool";
+import type { SchemaLimits } from "./guard";
+import type { Inspection, InspectOptions } from "./inspect";
 
 export type { JobOptions } from "../workers/pool";
 
@@ -46,6 +48,17 @@ export class SchemaWorkerPool {
     private readonly options: SchemaPoolOptions,
   ) {
     this.pool = new WorkerPool(file, { size: options.size, configure: { op: "configure", capacity: options.capacity } }, () => new LRUCache({ max: options.capacity }));
+  }
+
+  /** Screens a large schema (its JSON text, or the object) in a worker: see inspect.ts. */
+  async inspect(schema: string | unknown, limits: SchemaLimits, options: InspectOptions, job: JobOptions = {}): Promise<Inspection> {
+    const reply = await this.pool.run({
+      ...job,
+      timeoutMs: this.options.compileTimeoutMs,
+      timedOut: () => timeout("Screening the schema", `${this.options.compileTimeoutMs} ms (limits.schemaCompileTimeoutMs)`),
+      message: () => ({ op: "inspect", ...(typeof schema === "string" ? { text: schema } : { schema }), limits, ...options }),
+    });
+    return reply.inspection as Inspection;
   }
 
   async compile(key: string, draft: string, schema: Record<string, unknown>, options: JobOptions = {}): Promise<CompileReply> {

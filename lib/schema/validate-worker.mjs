@@ -11,11 +11,11 @@ import AjvDraft04 from "ajv-draft-04";
 import addFormats from "ajv-formats";
 import { createRequire } from "node:module";
 import { schemaRegExp } from "../regex/pattern-engine.mjs";
-import { jsonEqual } from "./json-equal.mjs";
+import { jsonEqual } from "../json/json-equal.mjs";
 
 const require = createRequire(import.meta.url);
 // Ajv's `enum`, `const` and `uniqueItems` call the function this module exports, as it is when a
-// schema is compiled: replace it before any compile with one that cannot throw on JSON (see json-equal.mjs).
+// schema is compiled: replace it before any compile with one that cannot throw on JSON (see lib/json/json-equal.mjs).
 const ajvEqual = require("ajv/dist/runtime/equal");
 ajvEqual.default = Object.assign(jsonEqual, { code: ajvEqual.default.code });
 const draft06 = require("ajv/dist/refs/json-schema-draft-06.json");
@@ -125,13 +125,23 @@ function validate({ key, value, draft, schema }) {
   return valid ? { valid: true } : { valid: false, errors: plainErrors(fn.errors) };
 }
 
-parentPort.on("message", (message) => {
+// Screening a large schema (inspect.ts, TypeScript shared with the server): loaded on first use, so a
+// worker that never sees a large schema never loads the TypeScript loader.
+let inspector;
+async function inspect({ text, schema, limits, base, topLevelRule }) {
+  inspector ??= import("../workers/typescript.mjs").then(() => import("./inspect.ts"));
+  const { inspectSchema } = await inspector;
+  return { inspection: inspectSchema(text === undefined ? schema : JSON.parse(text), limits, { base, topLevelRule }) };
+}
+
+parentPort.on("message", async (message) => {
   let result;
   try {
     if (message.op === "configure") {
       capacity = message.capacity;
       result = { ok: true };
     } else if (message.op === "compile") result = compile(message);
+    else if (message.op === "inspect") result = await inspect(message);
     else result = validate(message);
   } catch (error) {
     result = { failure: String(error?.message ?? error) };

@@ -2,7 +2,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../config/load";
 import { isGenserveError } from "../errors";
-import { detectDraft, SchemaCompiler } from "./validator";
+import { detectDraft } from "./inspect";
+import { SchemaCompiler } from "./validator";
 
 const workerFile = fileURLToPath(new URL("./validate-worker.mjs", import.meta.url));
 const compilers: SchemaCompiler[] = [];
@@ -34,7 +35,18 @@ describe("SchemaCompiler", () => {
       });
       expect(await prepared.validate({ a: "x", b: 1 })).toEqual({ valid: true });
       expect((await prepared.validate({ a: 1, b: "s" })).valid).toBe(false);
+      // Tolerated, and said: the run records these warnings.
+      const draft = detectDraft({ $schema })!;
+      expect(prepared.warnings).toEqual([
+        `The schema is ${draft} but uses draft-04's "id" (at /schema/id and 1 more place); it was ignored as an unknown keyword. Use "$id" to name a schema.`,
+        ...(draft === "draft-07" ? [] : [`The schema is ${draft} but keeps subschemas in "definitions" (at /schema/definitions), the name before 2019-09; they were used as "$defs".`]),
+      ]);
     }
+    // A draft-04 schema's `id` is its own; `definitions` without "$schema" is the common spelling.
+    expect((await c.prepare({ $schema: "http://json-schema.org/draft-04/schema#", id: "x", type: "object" })).warnings).toEqual([]);
+    expect((await c.prepare({ type: "object", properties: { b: { $ref: "#/definitions/n" } }, definitions: { n: { type: "integer" } } })).warnings).toEqual([]);
+    // A property named "id" is a name, not the keyword.
+    expect((await c.prepare({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { id: { type: "string" } } })).warnings).toEqual([]);
   });
 
   it("lets a pattern RE2 cannot run through only when a ReDoS analysis finds it safe, and says why it refuses one", async () => {

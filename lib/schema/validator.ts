@@ -1,9 +1,9 @@
 import "server-only";
 import { LRUCache } from "lru-cache";
 import { dedupeFieldErrors, validationError, isGenserveError, type FieldError } from "../errors";
-import { schemaHash } from "./canonical";
 import type { Limits } from "../config/schema";
-import { screenSchema, type JsOnlyPattern, type SchemaLimits } from "./guard";
+import type { SchemaLimits } from "./guard";
+import { type Draft, type Inspection, inspectSchema } from "./inspect";
 import { backtrackingVerdict } from "./redos";
 import { parsePointer, toPointer } from "../json/pointer";
 import { SchemaWorkerPool, type JobOptions, type RawAjvError } from "./schema-worker";
@@ -11,8 +11,10 @@ import type { PoolStatus } from "../workers/pool";
 
 /** Longest a ReDoS analysis of one JavaScript-only pattern may take. */
 const REDOS_ANALYSIS_MS = 2_000;
+/** Schemas larger than this (as JSON) are inspected in a worker: screening them takes milliseconds per 100 KB. */
+const INSPECT_ON_LOOP_CHARS = 64 * 1024;
 
-export type Draft = "draft-04" | "draft-06" | "draft-07" | "2019-09" | "2020-12";
+export type { Draft } from "./inspect";
 
 export type ValidationResult = { valid: true } | { valid: false; errors: FieldError[] };
 
@@ -20,36 +22,14 @@ export interface PreparedSchema {
   hash: string;
   draft: Draft;
   schema: Record<string, unknown>;
+  /** What was tolerated in the schema (an older draft's keyword), recorded on the runs that use it. */
+  warnings: string[];
   /**
    * Validates a generated value; errors are JSON Pointers into the value. Bounded in time: past
    * `limits.validationTimeoutMs` it throws `schema_timeout`. `owner` (the caller's key) gets a fair
    * turn at the workers; `signal` gives up waiting.
    */
   validate(value: unknown, options?: JobOptions): Promise<ValidationResult>;
-}
-
-/** Which draft a schema is written in: its `$schema`, else 2020-12 unless it uses draft-07-only forms. */
-export function detectDraft(schema: Record<string, unknown>): Draft | null {
-  const declared = schema.$schema;
-  if (typeof declared === "string") {
-    if (declared.includes("draft-04")) return "draft-04";
-    if (declared.includes("draft-06")) return "draft-06";
-    if (declared.includes("draft-07")) return "draft-07";
-    if (declared.includes("2019-09")) return "2019-09";
-    if (declared.includes("2020-12")) return "2020-12";
-    return null;
-  }
-  // `id` (not `$id`) names a schema only in draft-04; later drafts' validators refuse the keyword.
-  if (typeof schema.id === "string" && schema.$id === undefined) return "draft-04";
-  return usesDraft7Forms(schema, 0) ? "draft-07" : "2020-12";
-}
-
-function usesDraft7Forms(node: unknown, depth: number): boolean {
-  if (node === null || typeof node !== "object" || depth > 64) return false;
-  if (Array.isArray(node)) return node.some((n) => usesDraft7Forms(n, depth + 1));
-  const record = node as Record<string, unknown>;
-  if (Array.isArray(record.items) || "additionalItems" in record) return true;
-  return Object.values(record).some((v) => usesDraft7Forms(v, depth + 1));
 }
 
 /**
@@ -85,9 +65,8 @@ export class SchemaCompiler {
     if (remembered) return remembered;
     const at = (segments: readonly (string | number)[]) => toPointer([...base, ...segments]);
     // The top-level rule is genserve's for requests; subschemas of a request are prepared without it.
-    const jsOnly: JsOnlyPattern[] = [];
-    const screened = screenSchema(schema, this.limits, base, topLevelRule, (pattern) => jsOnly.push(pattern));
-    if (screened.length > 0) throw validationError(screened);
+    const { errors, jsOnly, draft, hash, warnings } = await this.inspect(schema, { base, topLevelRule });
+    if (errors.length > 0) throw validationError(errors);
     // Patterns RE2 cannot run are analysed before they may run on JavaScript's engine.
     if (jsOnly.length > 0) {
       const timeoutMs = Math.min(REDOS_ANALYSIS_MS, this.limits.schemaCompileTimeoutMs);
@@ -99,23 +78,34 @@ export class SchemaCompiler {
       if (unsafe.length > 0) throw validationError(unsafe);
     }
     const record = schema as Record<string, unknown>;
-    const draft = detectDraft(record);
-    if (draft === null) {
-      throw validationError([{ path: at(["$schema"]), message: "unknown $schema; use draft-04, -06, -07, 2019-09 or 2020-12" }]);
-    }
-    const hash = schemaHash(record);
     const key = `${draft}:${hash}`;
     let prepared: PreparedSchema | undefined = this.cache.get(key);
     if (!prepared) {
       let pending = this.compiling.get(key);
       if (!pending) {
-        pending = this.compile(key, draft, hash, record, at).finally(() => this.compiling.delete(key));
+        pending = this.compile(key, draft!, hash, record, at).finally(() => this.compiling.delete(key));
         this.compiling.set(key, pending);
       }
       prepared = await pending;
     }
+    if (warnings.length > 0) prepared = { ...prepared, warnings };
     if (topLevelRule) this.byObject.set(record, prepared);
     return prepared;
+  }
+
+  /**
+   * Screening, draft, warnings and hash: on the event loop for a small schema, in a schema worker for
+   * a large one (sent as its JSON text, which is cheaper to pass than the object).
+   */
+  private async inspect(schema: unknown, options: { base: readonly string[]; topLevelRule: boolean }): Promise<Inspection> {
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(schema);
+    } catch {
+      // Nested past what JSON.stringify can walk: the worker's screening says how deep is too deep.
+    }
+    if (text !== undefined && text.length <= INSPECT_ON_LOOP_CHARS) return inspectSchema(schema, this.limits, options);
+    return this.pool.inspect(text ?? schema, this.limits, options);
   }
 
   /** The problems `prepare` would throw for, as a list (empty when the schema is usable). */
@@ -167,6 +157,7 @@ export class SchemaCompiler {
       hash,
       draft,
       schema,
+      warnings: [],
       async validate(value, options) {
         const result = await pool.validate(key, draft, schema, value, options);
         if (result.valid) return { valid: true };

@@ -9,6 +9,7 @@ import { ModelRegistry } from "../models/registry";
 import { RunService } from "../runs/service";
 import { StreamHub } from "../runs/stream-hub";
 import { SCHEMA_WORKER_FILE } from "../schema/schema-worker";
+import { GRAMMAR_WORKER_FILE, GrammarWorkerPool } from "../grammar/grammar-pool";
 import { SchemaCompiler } from "../schema/validator";
 import { randomBytes } from "node:crypto";
 import { Metrics } from "../observability/metrics";
@@ -53,9 +54,17 @@ export function createRuntime(boot: BootOptions): Runtime {
   const replicaId = `replica_${randomBytes(6).toString("hex")}`;
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
   const extractor = new DocumentExtractor(path.join(boot.appRoot, EXTRACT_WORKER_FILE), boot.config.limits);
+  // Grammars for local models, as many workers as for validators, started on first use (compiles are
+  // cached by schema): one slow schema's compile does not hold up another's.
+  const grammars = new GrammarWorkerPool(path.join(boot.appRoot, GRAMMAR_WORKER_FILE), {
+    size: boot.config.limits.schemaWorkers,
+    timeoutMs: boot.config.limits.grammarCompileTimeoutMs,
+    onFallback: (reason) => logger.warn({ reason }, "a schema's grammar was not built; its runs are constrained as any JSON and validated"),
+  });
   let metrics: Metrics | undefined;
   const models = new ModelRegistry(boot.config, {
     localFiles: boot.localModels,
+    grammars,
     log: (level, message, fields) => logger[level](fields ?? {}, message),
     onLaneWait: (alias, seconds) => metrics?.laneWaited(alias, seconds),
   });
@@ -122,6 +131,7 @@ export function createRuntime(boot: BootOptions): Runtime {
         await extractor.close();
         await hub.close();
         await models.dispose();
+        await grammars.close();
         await tracing.shutdown();
         await store.close();
       })();

@@ -43,7 +43,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
     createdAt: at(0),
     ...extra,
   });
-  const outcome = { status: "succeeded" as const, output: { a: 1 }, error: null, modelName: "m1", modelTag: "m", decoding: "provider" as const, inputTokens: 3, outputTokens: 4, cost: "0.1", durationMs: 5, attempts: 1, finishedAt: at(10) };
+  const outcome = { status: "succeeded" as const, output: { a: 1 }, error: null, modelName: "m1", modelTag: "m", decoding: "provider" as const, warnings: ["a draft-04 `id` was ignored"], inputTokens: 3, outputTokens: 4, cost: "0.1", durationMs: 5, attempts: 1, finishedAt: at(10) };
   const event = (id: string, runId: string) => ({ id, runId, keyId, url: "https://example.com/h", headers: { "X-A": "1" }, payload: "{}", nextAttemptAt: at(0), createdAt: at(0) });
 
   describe(`${name} store`, () => {
@@ -58,8 +58,8 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.runs.insert(run("run_01A", { promptTokens: 12, outputTokenLimit: 30, contextVersions: { c: "config" } }));
       await store.runs.insert(run("run_01B", { operation: "stream.object", workflowSlug: "v" }));
       await store.runs.finish("run_01A", outcome, event("evt_1", "run_01A"));
-      expect(await store.runs.get("run_01A")).toMatchObject({ status: "succeeded", output: { a: 1 }, promptTokens: 12, outputTokenLimit: 30, contextVersions: { c: "config" }, callback: { headers: { Authorization: "Bearer s" } } });
-      expect((await store.runs.list({ limit: 10 })).map((r) => r.id)).toEqual(["run_01B", "run_01A"]);
+      expect(await store.runs.get("run_01A")).toMatchObject({ status: "succeeded", output: { a: 1 }, warnings: ["a draft-04 `id` was ignored"], promptTokens: 12, outputTokenLimit: 30, contextVersions: { c: "config" }, callback: { headers: { Authorization: "Bearer s" } } });
+      expect((await store.runs.list({ limit: 10 })).map((r) => [r.id, r.warnings])).toEqual([["run_01B", []], ["run_01A", ["a draft-04 `id` was ignored"]]]);
       expect((await store.runs.list({ limit: 10, operation: "stream.object" })).map((r) => r.id)).toEqual(["run_01B"]);
       expect((await store.runs.list({ limit: 10, beforeId: "run_01B" })).map((r) => r.id)).toEqual(["run_01A"]);
       expect((await store.runs.list({ limit: 10, keyId: "key_other" })).length).toBe(0);

@@ -247,6 +247,11 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_created_at ON runs (created_at);
     `,
   },
+  {
+    version: 13,
+    name: "what a run tolerated or fell back from (a schema's draft mix, a grammar over its budget)",
+    sql: `ALTER TABLE runs ADD COLUMN warnings_json TEXT;`,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */

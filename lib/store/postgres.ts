@@ -4,7 +4,7 @@ import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
-import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
@@ -336,9 +336,9 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           const updated = await client.query(
             `UPDATE runs SET status = $2, output_json = $3, error_json = $4, model_name = $5, model_tag = $6, decoding = $7, input_tokens = $8,
                     output_tokens = $9, cost = $10, duration_ms = $11, attempts = $12, finished_at = $13, updated_at = $13,
-                    request_json = NULL, lease_owner = NULL, lease_until = NULL
+                    request_json = NULL, lease_owner = NULL, lease_until = NULL, warnings_json = $15
              WHERE id = $1 AND status IN ('running', 'queued') AND ($14::text IS NULL OR lease_owner = $14)`,
-            [id, outcome.status, json(outcome.output), json(outcome.error), outcome.modelName, outcome.modelTag, outcome.decoding, outcome.inputTokens, outcome.outputTokens, outcome.cost, outcome.durationMs, outcome.attempts, outcome.finishedAt, owner ?? null],
+            [id, outcome.status, json(outcome.output), json(outcome.error), outcome.modelName, outcome.modelTag, outcome.decoding, outcome.inputTokens, outcome.outputTokens, outcome.cost, outcome.durationMs, outcome.attempts, outcome.finishedAt, owner ?? null, warningsJson(outcome.warnings)],
           );
           if ((updated.rowCount ?? 0) === 0) return false;
           if (event) {

@@ -102,6 +102,7 @@ export interface RunRow {
   updated_at: string;
   finished_at: string | null;
   decoding: string | null;
+  warnings_json?: string | null;
   request_json?: string | null;
   async_starts?: number;
   prompt_tokens: number | null;
@@ -151,6 +152,9 @@ export function keyPatch(patch: { name?: string; limits?: Partial<KeyLimits> }):
   return { columns, values };
 }
 
+/** A run's warnings as stored: none is NULL. */
+export const warningsJson = (warnings: readonly string[]): string | null => (warnings.length === 0 ? null : JSON.stringify(warnings));
+
 export const parseJson = <T>(text: string | null, fallback: T): T => (text === null ? fallback : (JSON.parse(text) as T));
 
 export const toRun = (row: RunRow): RunRecord => ({
@@ -174,6 +178,7 @@ export const toRun = (row: RunRow): RunRecord => ({
   modelName: row.model_name,
   modelTag: row.model_tag,
   decoding: row.decoding as RunRecord["decoding"],
+  warnings: parseJson(row.warnings_json ?? null, []),
   promptTokens: row.prompt_tokens,
   outputTokenLimit: row.output_token_limit,
   inputTokens: row.input_tokens,

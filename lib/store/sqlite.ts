@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
-import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
@@ -146,7 +146,7 @@ export function openSqliteStore(dataDir: string): Store {
       "UPDATE idempotency_keys SET state = 'done', run_id = ?, response_status = ?, response_body = ? WHERE key_id = ? AND idempotency_key = ?",
     ),
     runFinish: db.prepare(
-      `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL, decoding = @decoding,
+      `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL, decoding = @decoding, warnings_json = @warnings,
               model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
               duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt,
               lease_owner = NULL, lease_until = NULL
@@ -297,6 +297,7 @@ export function openSqliteStore(dataDir: string): Store {
             ...outcome,
             output: outcome.output === null ? null : JSON.stringify(outcome.output),
             error: outcome.error === null ? null : JSON.stringify(outcome.error),
+            warnings: warningsJson(outcome.warnings),
           }).changes;
           if (changed === 0) return false;
           if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers), traceparent: event.traceparent ?? null });

@@ -81,6 +81,8 @@ export interface RunRecord {
   modelTag: string | null;
   /** How the output was held to the schema; null before the run finishes. */
   decoding: DecodingMode | null;
+  /** What the run tolerated or fell back from, for the caller to know (empty when nothing). */
+  warnings: string[];
   /** The prompt in the model's own tokens, when the engine could count them before the run (local models). */
   promptTokens: number | null;
   /** The most tokens the output was allowed: the workflow's limit, cut to what the context window left. */
@@ -122,7 +124,7 @@ export interface IdempotencyRecord {
   createdAt: string;
 }
 
-export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "decoding" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt">;
+export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "decoding" | "warnings" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt">;
 
 export interface RunFilter {
   /** Only runs of this key; undefined lists every key's runs (admin). */
