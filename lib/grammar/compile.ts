@@ -21,6 +21,7 @@ import { integerRange, numberRange } from "./numbers";
 import { type BranchShape, exclusive, isObject, jsonType, LOCALLY_CHECKED, numericBounds, safeTest, satisfiesLocally, type Schema } from "./keywords";
 import { patternToGbnf, singleClassPattern } from "./regex";
 import { mergeAllOf } from "./merge";
+import { decide } from "./decide";
 import { ANNOTATIONS, declaredTypes, inferredTypes, possibleTypes, PRIMITIVE_DEPS, PRIMITIVES, UNEXPRESSED, VALIDATED_FORMATS, VALIDATION_KEYWORDS } from "./vocabulary";
 import { escapePointerSegment } from "../json/pointer";
 import { own } from "../json/own";
@@ -126,6 +127,24 @@ class Compiler {
     return isObject(node) || typeof node === "boolean" ? node : null;
   }
 
+  /**
+   * An enum's or const's values that validate, each checked against every keyword beside it by the
+   * validator's rules (decide.ts): exact whatever those keywords are (not, if/then/else,
+   * uniqueItems, multipleOf…). Undefined when a verdict is uncertain; the usual path then applies.
+   */
+  private finiteDomain(schema: Schema, hint: string): string | null | undefined {
+    const values = Object.hasOwn(schema, "const") ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : undefined;
+    if (!values) return undefined;
+    const kept: unknown[] = [];
+    for (const value of values) {
+      const verdict = decide(value, schema, this.root);
+      if (verdict === undefined) return undefined;
+      if (verdict && !kept.some((k) => JSON.stringify(k) === JSON.stringify(value))) kept.push(value);
+    }
+    if (kept.length === 0) return null;
+    return kept.length === 1 ? this.literalValue(kept[0]) : this.rule(hint, kept.map((v) => this.literalValue(v)).join(" | "));
+  }
+
   /** A GBNF expression for values of `schema`, or null when no value is allowed. */
   visit(schema: unknown, path: string, hint: string): string | null {
     if (this.depth >= MAX_DEPTH) {
@@ -148,6 +167,8 @@ class Compiler {
     if (schema === true) return this.primitive("value");
     if (schema === false) return null;
     if (!isObject(schema)) return this.primitive("value");
+    const finite = this.finiteDomain(schema, hint);
+    if (finite !== undefined) return finite;
 
     for (const keyword of UNEXPRESSED) if (keyword in schema) this.note(keyword, path);
 

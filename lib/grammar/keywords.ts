@@ -90,7 +90,7 @@ export function satisfiesLocally(value: unknown, schema: Schema): boolean {
     const b = numericBounds(schema);
     if (b.min !== undefined && (b.exclusiveMin ? value <= b.min : value < b.min)) return false;
     if (b.max !== undefined && (b.exclusiveMax ? value >= b.max : value > b.max)) return false;
-    if (typeof schema.multipleOf === "number" && !Number.isInteger(value / schema.multipleOf)) return false;
+    if (typeof schema.multipleOf === "number" && !passesMultipleOf(value, schema.multipleOf)) return false;
   }
   if (Array.isArray(value)) {
     if (typeof schema.minItems === "number" && value.length < schema.minItems) return false;
@@ -103,6 +103,15 @@ export function satisfiesLocally(value: unknown, schema: Schema): boolean {
     if (Array.isArray(schema.required) && !schema.required.every((k) => keys.includes(k as string))) return false;
   }
   return true;
+}
+
+/**
+ * `multipleOf` exactly as ajv decides it: the quotient must equal its own `parseInt`, which also
+ * refuses quotients too large to print without an exponent (1e21 is not a multiple of 1 to ajv).
+ */
+export function passesMultipleOf(value: number, multipleOf: number): boolean {
+  const quotient = value / multipleOf;
+  return quotient === Number.parseInt(String(quotient), 10);
 }
 
 export function safeTest(pattern: string, text: string): boolean {

@@ -16,7 +16,8 @@
  * every type with its bounds, formats, patterns, enum/const, objects with required keys (declared
  * or not, some named like Object's members), additionalProperties, dependencies, arrays with
  * items/prefixItems/bounds, anyOf/oneOf/allOf, $ref into $defs, and the keywords a grammar cannot
- * express (not, if/then, multipleOf, uniqueItems) to check they are reported rather than ignored.
+ * express (not, if/then, multipleOf, uniqueItems) to check they are reported rather than ignored,
+ * and finite domains (enum, const) beside any of those, which the compiler filters value by value.
  */
 import type { LlamaGrammar } from "node-llama-cpp";
 import { compileGrammar, UnsatisfiableSchemaError } from "../../lib/grammar/compile";
@@ -167,8 +168,22 @@ function randomSubschema(random: Random, depth: number, defs: string[]): Schema 
     return { [keyword]: Array.from({ length: int(random, 1, 3) }, () => randomSubschema(random, depth + 1, defs)) };
   }
   const base = randomSubschema(random, depth + 1, defs);
-  const extra = pick(random, ["not", "if", "type-list", "nullable-ref"]);
+  const extra = pick(random, ["not", "if", "type-list", "nullable-ref", "finite", "finite-allOf"]);
   if (extra === "not") return { ...(typeof base === "object" ? base : {}), not: { const: literal(random) } };
+  if (extra === "finite" || extra === "finite-allOf") {
+    // A finite domain beside keywords a grammar cannot express: the compiler filters the values.
+    const values = Array.from({ length: int(random, 1, 4) }, () => literal(random));
+    const sibling = pick(random, [
+      { not: base },
+      { if: base, then: randomSubschema(random, depth + 1, defs), else: randomSubschema(random, depth + 1, defs) },
+      { uniqueItems: true },
+      { contains: base },
+      { multipleOf: pick(random, [2, 0.5, 0.1]) },
+      { propertyNames: { maxLength: 1 } },
+      { oneOf: [base, randomSubschema(random, depth + 1, defs)] },
+    ]);
+    return extra === "finite" ? { enum: values, ...sibling } : { allOf: [{ enum: values }, sibling] };
+  }
   if (extra === "if") return { type: "object", if: { properties: { kind: { const: "a" } } }, then: { required: ["a"] } };
   if (extra === "type-list") return { type: ["object", "null"], properties: { a: stringSchema(random) } };
   return { anyOf: [base, { type: "null" }] };
