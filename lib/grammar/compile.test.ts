@@ -105,6 +105,30 @@ const CASES: Case[] = [
   { name: "exclusive integer bounds", schema: { type: "integer", exclusiveMinimum: 0, exclusiveMaximum: 10 }, accept: ["1", "9"], reject: ["0", "10"] },
   { name: "number bounds", schema: { type: "number", minimum: 0, maximum: 1 }, accept: ["0", "0.5", "1"], reject: ["1.5", "-0.1", "2"] },
   { name: "number bounds with negatives", schema: { type: "number", minimum: -90, maximum: 90 }, accept: ["-90", "-45.5", "0", "89.99", "90"], reject: ["-90.5", "90.1", "100"] },
+  {
+    name: "fractional bounds, digit by digit",
+    schema: { type: "number", minimum: 0.05, maximum: 99.99 },
+    accept: ["0.05", "0.06", "0.5", "1", "12.345", "99", "99.99", "99.5"],
+    reject: ["0.04", "0.049", "0", "99.991", "100", "-1"],
+  },
+  {
+    name: "fractional exclusive bounds within one integer part",
+    schema: { type: "number", exclusiveMinimum: 0.1, exclusiveMaximum: 0.2 },
+    accept: ["0.11", "0.15", "0.19"],
+    reject: ["0.1", "0.10", "0.2", "0.20", "0.25", "0"],
+  },
+  {
+    name: "fractional bounds across zero",
+    schema: { type: "number", minimum: -2.5, exclusiveMaximum: 0.5 },
+    accept: ["-2.5", "-2", "-0.5", "0", "0.49", "0.4"],
+    reject: ["-2.6", "-3", "0.5", "0.50", "1"],
+  },
+  {
+    name: "a fractional lower bound only",
+    schema: { type: "number", exclusiveMinimum: 1.5 },
+    accept: ["1.51", "1.6", "2", "1000.25"],
+    reject: ["1.5", "1.50", "1.4", "1", "-2"],
+  },
   { name: "false property must be absent", schema: { type: "object", properties: { a: { type: "integer" }, b: false } }, accept: ['{"a":1}'], reject: ['{"b":1}'] },
   {
     name: "patternProperties as keys",

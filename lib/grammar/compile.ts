@@ -5,7 +5,7 @@
  * keywords it expresses. Where a schema allows more than one spelling (whitespace, property
  * order, extra properties the schema tolerates but does not describe), the grammar picks the
  * natural subset: declared properties in declaration order, compact whitespace. Keywords the
- * grammar cannot express (uniqueItems, not, if/then/else, multipleOf, fractional bounds…) are
+ * grammar cannot express (uniqueItems, not, if/then/else, multipleOf, bounds finer than 5 digits…) are
  * listed in `unexpressed`; the run then uses mode "grammar+validate" and the usual validation and
  * retry decide. `exact` means nothing was left out, so every output validates.
  *
@@ -382,14 +382,12 @@ class Compiler {
     const bounded = bounds.min !== undefined || bounds.max !== undefined;
     if (!bounded) return this.primitive(type);
     const expr = type === "integer" ? integerRange(bounds) : numberRange(bounds);
-    if (expr === null) {
-      // Fractional bounds: say as much as a sign, leave the rest to validation.
-      if (type === "number" && (bounds.min === undefined || bounds.min <= (bounds.max ?? Infinity))) {
-        this.note("fractional minimum/maximum", path);
-        return this.primitive(type);
-      }
-      return null;
+    if (expr === undefined) {
+      // Bounds too fine to write digit by digit: leave them to validation.
+      this.note("fractional minimum/maximum", path);
+      return this.primitive(type);
     }
+    if (expr === null) return null;
     return this.rule(hint, expr);
   }
 
