@@ -125,6 +125,26 @@ test.describe("playground", () => {
     await page.screenshot({ path: `${SHOTS}/playground-schema-error.png`, fullPage: true });
   });
 
+  test("says before Run how the workflow's model holds the output to the schema", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate object" });
+    await p.workflow().selectOption("on-device");
+    const support = page.getByLabel("How the model holds the output to this schema");
+    await p.typeSchema(JSON.stringify({ type: "object", properties: { legs: { type: "integer", minimum: 3, maximum: 4 } }, required: ["legs"] }));
+    await expect(support).toContainText("Every keyword is enforced while “tiny” generates");
+    await p.typeSchema(JSON.stringify({ type: "object", properties: { tags: { type: "array", items: { type: "string" }, uniqueItems: true } }, required: ["tags"] }));
+    await expect(support).toContainText("checked after generation");
+    await expect(support).toContainText("uniqueItems at /properties/tags");
+    await support.screenshot({ path: `${SHOTS}/playground-schema-support.png` });
+    await p.workflow().selectOption("extract-invoice");
+    await expect(support).toContainText("genserve validates every output");
+    await p.typeSchema(JSON.stringify({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", id: "x" }));
+    await expect(support).toContainText('uses draft-04\'s "id"');
+    await expectAccessible(page);
+  });
+
   test("copies the request as curl", async ({ page, context }) => {
     await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: BASE() });
     const p = new PlaygroundPage(page);

@@ -132,7 +132,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         <InputField c={c} update={update} errorsAt={errorsAt} />
         <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} />
         {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
-        {isObject ? <SchemaSection schemaText={c.schemaText} onChange={(text) => update("schemaText", text)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} /> : null}
+        {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} /> : null}
         <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
           Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
         </p>

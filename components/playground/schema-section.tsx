@@ -8,10 +8,11 @@ import { useTheme } from "../theme";
 import { Button } from "../ui/button";
 import { Field, Select, TextArea } from "../ui/field";
 import { SchemaEditor } from "./schema-editor";
+import { SchemaSupport } from "./schema-support";
 import { pretty } from "./use-composition";
 
 /** The schema of an object run: Monaco, templates, and a schema made from a pasted example. */
-export function SchemaSection({ schemaText, onChange, problems, onRun }: { schemaText: string; onChange(text: string): void; problems: FieldProblem[]; onRun(): void }) {
+export function SchemaSection({ schemaText, workflowSlug, onChange, problems, onRun }: { schemaText: string; workflowSlug: string; onChange(text: string): void; problems: FieldProblem[]; onRun(): void }) {
   const { dark } = useTheme();
   const [showExample, setShowExample] = useState(false);
   const [exampleText, setExampleText] = useState("");
@@ -64,6 +65,7 @@ export function SchemaSection({ schemaText, onChange, problems, onRun }: { schem
         </div>
       ) : null}
       <SchemaEditor value={schemaText} onChange={onChange} problems={problems} onRun={onRun} dark={dark} />
+      <SchemaSupport schemaText={schemaText} workflowSlug={workflowSlug} />
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES } from "../errors";
-import { createKeyRequest, createThreadRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, updateKeyRequest } from "./requests";
+import { checkSchemaRequest, createKeyRequest, createThreadRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, updateKeyRequest } from "./requests";
 import * as responses from "./responses";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -14,7 +14,7 @@ const body = (description: string, id: string, headers?: Record<string, unknown>
  * global registry.
  */
 function components(): Record<string, unknown> {
-  void [generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses];
+  void [checkSchemaRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses];
   const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
@@ -161,6 +161,17 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           responses: {
             "200": { description: "The stream.", content: { "text/event-stream": { schema: ref("StreamItem") }, "application/x-ndjson": { schema: ref("StreamItem") } } },
             ...problemResponses(["unauthorized", "run_not_found", "stream_unavailable"]),
+          },
+        },
+      },
+      "/api/v1/schemas/check": {
+        post: {
+          operationId: "checkSchema",
+          summary: "What an object run would make of a schema, for a workflow's model, without running anything",
+          requestBody: { required: true, content: { "application/json": { schema: ref("CheckSchemaRequest") } } },
+          responses: {
+            "200": body("Problems that would refuse the schema, warnings, and how the workflow's model holds outputs to it.", "SchemaCheck"),
+            ...problemResponses(["validation_failed", "unauthorized", "forbidden", "workflow_not_found"]),
           },
         },
       },

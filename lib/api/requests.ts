@@ -115,6 +115,15 @@ export const createThreadRequest = z
   .strict()
   .meta({ id: "CreateThreadRequest" });
 
+export const checkSchemaRequest = z
+  .object({
+    schema: jsonSchemaValue,
+    workflowSlug: slug("workflow").optional().describe("The workflow whose model the schema is checked for; without it, only whether genserve accepts the schema."),
+  })
+  .strict()
+  .meta({ id: "CheckSchemaRequest" });
+export type CheckSchemaRequest = z.infer<typeof checkSchemaRequest>;
+
 const runStatus = z.enum(RUN_STATUSES);
 
 export const runListQuery = z

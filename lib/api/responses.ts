@@ -161,6 +161,26 @@ export const contextListSchema = z.strictObject({ contexts: z.array(contextSumma
 
 export const contextDefinition = z.strictObject({ slug: z.string(), title: z.string(), content: z.string(), ...versioned }).meta({ id: "ContextDefinition" });
 
+export const schemaCheckSchema = z
+  .strictObject({
+    accepted: z.boolean().describe("Whether object runs would take this schema (no problems)."),
+    problems: z.array(z.strictObject({ path: z.string(), message: z.string() })).describe("What a run would refuse the schema for (400 validation_failed), by JSON Pointer into the request."),
+    warnings: z.array(z.string()).describe("What would be tolerated, and recorded on each run."),
+    model: z.strictObject({ alias: z.string(), provider: z.string() }).nullable().describe("The workflow's model; null without workflowSlug."),
+    support: z
+      .strictObject({
+        mode: z.enum(["grammar", "provider", "prompt"]),
+        exact: z.boolean(),
+        strict: z.boolean().optional(),
+        notes: z.array(z.string()),
+      })
+      .nullable()
+      .describe(
+        "How the model holds outputs to the schema: `grammar` (local engine; `exact` when every keyword is in the grammar, else `notes` lists what is checked after generation), `provider` (native structured output; for OpenAI, `strict` and what keeps strict mode off) or `prompt`. Every output is validated either way. Null when the schema is refused or no workflow is given.",
+      ),
+  })
+  .meta({ id: "SchemaCheck" });
+
 export const threadSchema = z
   .strictObject({
     id: z.string(),

@@ -141,10 +141,20 @@ export interface ApiClient {
   putEntry(kind: "workflows" | "contexts", slug: string, body: unknown): Promise<Record<string, unknown>>;
   deleteEntry(kind: "workflows" | "contexts", slug: string): Promise<void>;
   getInbox(id: string, signal?: AbortSignal): Promise<{ id: string; url: string; events: InboxEvent[] }>;
+  checkSchema(body: { schema: Record<string, unknown>; workflowSlug?: string }, signal?: AbortSignal): Promise<SchemaCheck>;
   generateObject(body: GenerateObjectRequest, signal?: AbortSignal): Promise<{ object: unknown; metadata: RunMetadata }>;
   generateText(body: GenerateTextRequest, signal?: AbortSignal): Promise<{ text: string; metadata: RunMetadata }>;
   /** Starts a stream; resolves with the run id once the response headers arrive, then yields events. */
   streamObject(body: StreamObjectRequest, signal?: AbortSignal): Promise<{ runId: string; events: AsyncIterable<StreamEvent> }>;
+}
+
+/** POST /api/v1/schemas/check: what an object run would make of a schema on a workflow's model. */
+export interface SchemaCheck {
+  accepted: boolean;
+  problems: FieldProblem[];
+  warnings: string[];
+  model: { alias: string; provider: string } | null;
+  support: { mode: "grammar" | "provider" | "prompt"; exact: boolean; strict?: boolean; notes: string[] } | null;
 }
 
 export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
@@ -164,6 +174,7 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
     (await (await request(path, { method: "POST", body: JSON.stringify(body), signal })).json()) as T;
 
   return {
+    checkSchema: (body, signal) => postJson<SchemaCheck>("/api/v1/schemas/check", body, signal),
     listWorkflows: async (signal) => (await getJson<{ workflows: WorkflowSummary[] }>("/api/v1/workflows", signal)).workflows,
     listModels: async (signal) => (await getJson<{ models: ModelStatus[] }>("/api/v1/models", signal)).models,
     listContexts: async (signal) => (await getJson<{ contexts: ContextSummary[] }>("/api/v1/contexts", signal)).contexts,

@@ -10,4 +10,5 @@ export const queryKeys = {
   me: (key: string) => [...queryKeys.all, key, "me"] as const,
   models: (key: string) => [...queryKeys.all, key, "models"] as const,
   inbox: (key: string, id: string) => [...queryKeys.all, key, "inbox", id] as const,
+  schemaCheck: (key: string, workflowSlug: string, schemaText: string) => [...queryKeys.all, key, "schema-check", workflowSlug, schemaText] as const,
 };

@@ -15,7 +15,11 @@ export interface RouteContext<P> {
   /** The caller's key from the Api-Key header, or a 401. */
   principal(): Promise<Principal>;
   /** The JSON body, read within the size limit and validated against a request shape (and the caller's JSON Schema, if it has one). */
-  body<T extends z.ZodType>(schema: T): Promise<z.infer<T>>;
+  /**
+   * The request body shaped by `schema`; a `schema` field in it (a caller's JSON Schema) is screened
+   * and compiled too, its problems refused with the body's, unless `callerSchema` is "as data".
+   */
+  body<T extends z.ZodType>(schema: T, options?: { callerSchema?: "checked" | "as data" }): Promise<z.infer<T>>;
 }
 
 /** The IETF RateLimit fields of a run's response, from the key's meters as its admission left them. */
@@ -45,9 +49,9 @@ export function route<P extends Record<string, string> = Record<string, never>>(
         runtime: rt,
         params,
         principal: () => (principal ??= authenticate(rt.store, request.headers.get("api-key"))),
-        body: async (shape) => {
+        body: async (shape, options) => {
           const raw = await readJsonBody(request, rt.config.limits.bodyBytes, rt.config.limits.jsonDepth);
-          const schema = isObject(raw) ? raw.schema : undefined;
+          const schema = isObject(raw) && options?.callerSchema !== "as data" ? raw.schema : undefined;
           return parseWith(shape, raw, isObject(schema) ? await rt.schemas.problems(schema) : []);
         },
       });

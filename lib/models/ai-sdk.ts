@@ -7,7 +7,7 @@ import { createOllama } from "ollama-ai-provider-v2";
 import type { ModelConfig } from "../config/types";
 import { StreamUnwrapper, unwrapText, wrapSchema } from "./envelope";
 import { toModelError } from "./errors";
-import { fitsOpenAIStrict } from "./openai-strict";
+import { fitsOpenAIStrict, openAIStrictProblems } from "./openai-strict";
 import { messageText, type ModelCapabilities, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
 
 type ProviderOptions = Parameters<typeof generateText>[0]["providerOptions"];
@@ -107,6 +107,13 @@ export function createAiSdkModel(config: ModelConfig): ModelClient {
     alias: config.alias,
     modelId: config.model,
     capabilities: adapter.capabilities,
+
+    async schemaSupport(schema) {
+      if (!adapter.capabilities.nativeStructuredOutput) return { mode: "prompt", exact: false, notes: [] };
+      if (config.provider !== "openai") return { mode: "provider", exact: false, notes: [] };
+      const notes = openAIStrictProblems(schema);
+      return { mode: "provider", exact: false, strict: notes.length === 0, notes };
+    },
 
     async generate(request): Promise<ModelResult> {
       const { wrap, call } = prepare(request);

@@ -280,6 +280,10 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       const used = promptTokens(loaded, request);
       return { promptTokens: used, contextWindow, maxOutputTokens: Math.min(request.maxOutputTokens ?? DEFAULT_MAX_TOKENS, contextWindow - used) };
     },
+    async schemaSupport(schema) {
+      const { compiled } = await compiledFor({ schema });
+      return { mode: "grammar", exact: compiled.exact, notes: compiled.unexpressed };
+    },
     generate: (request) => run(request),
     async *stream(request): AsyncIterable<ModelStreamPart> {
       // Text arrives through a callback; hand it to the iterator through a small queue.

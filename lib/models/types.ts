@@ -71,6 +71,22 @@ export interface PromptMeasure {
   maxOutputTokens: number;
 }
 
+/** How a model holds outputs to a schema, said before any run (the playground's schema lint). */
+export interface SchemaSupport {
+  /**
+   * grammar: the local engine samples under a grammar compiled from the schema; provider: the
+   * provider's structured output (`strict` when it constrains decoding to the schema); prompt: the
+   * schema is in the prompt only. In every mode genserve validates each output and retries.
+   */
+  mode: "grammar" | "provider" | "prompt";
+  /** Every keyword is enforced while generating (a grammar for the whole schema). */
+  exact: boolean;
+  /** OpenAI only: whether strict mode is used. */
+  strict?: boolean;
+  /** What is left to validation after generation (grammar), or what keeps strict mode off (provider), as `what at /pointer`. */
+  notes: string[];
+}
+
 export interface ModelClient {
   readonly alias: string;
   /** The configured model id (used as model.name when the provider reports none). */
@@ -83,6 +99,8 @@ export interface ModelClient {
    * model is loaded), else undefined. Adapters that cannot check anything leave it out.
    */
   preflight?(request: Omit<ModelRequest, "abortSignal">): Promise<PromptMeasure | undefined>;
+  /** How this model would hold outputs to the schema (may throw 400 for a schema no value satisfies). */
+  schemaSupport(schema: Record<string, unknown>): Promise<SchemaSupport>;
   generate(request: ModelRequest): Promise<ModelResult>;
   /** Yields text deltas, then exactly one finish part; throws on failure. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;

@@ -1,4 +1,5 @@
 import "server-only";
+import { checkSchema, type SchemaCheck } from "./schema-check";
 import type { Logger } from "pino";
 import type { RunMetadata, RunOperation } from "../domain/runs";
 import { GenserveError, isGenserveError, toProblem } from "../errors";
@@ -94,6 +95,11 @@ export class RunService {
     this.heartbeat.unref();
     this.queue.kick();
     return recovered;
+  }
+
+  /** What an object run would make of a schema, for a workflow's model (see schema-check.ts); runs nothing. */
+  checkSchema(principal: Principal, request: { schema: Record<string, unknown>; workflowSlug?: string }): Promise<SchemaCheck> {
+    return checkSchema(this.deps, principal, request);
   }
 
   async generateObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; object: unknown; metadata: RunMetadata; quota: MeterState[] }> {

@@ -1,5 +1,5 @@
 import { toModelError } from "../../lib/models/errors";
-import type { ModelCapabilities, ModelClient, ModelRequest, ModelResult, ModelStreamPart, TokenUsage } from "../../lib/models/types";
+import type { ModelCapabilities, ModelClient, ModelRequest, ModelResult, ModelStreamPart, SchemaSupport, TokenUsage } from "../../lib/models/types";
 
 /** One scripted answer: text (streamed in `chunks` when given), or an error to throw. */
 export interface Turn {
@@ -35,6 +35,10 @@ export class RecordingModel implements ModelClient {
   reply(...turns: Turn[]): this {
     this.script.push(...turns);
     return this;
+  }
+
+  async schemaSupport(): Promise<SchemaSupport> {
+    return { mode: this.capabilities.nativeStructuredOutput ? "provider" : "prompt", exact: false, notes: [] };
   }
 
   async generate(request: ModelRequest): Promise<ModelResult> {

@@ -115,6 +115,10 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", path)).status).toBe(200);
     expect((await call("GET", "/api/v1/me")).status).toBe(200);
     expect((await call("GET", "/api/v1/models")).status).toBe(200);
+    const check = await call("POST", "/api/v1/schemas/check", { body: { schema: { type: "object", properties: { a: { type: "string" } } }, workflowSlug: "no-retry" } });
+    expect(check.json).toMatchObject({ accepted: true, model: { alias: "free" }, support: { mode: "provider" } });
+    expect((await call("POST", "/api/v1/schemas/check", { body: { schema: { type: "number" } } })).json).toMatchObject({ accepted: false, support: null });
+    expect((await call("POST", "/api/v1/schemas/check", { body: { schema: [] } })).status).toBe(400);
     expect((await call("GET", "/api/v1/openapi.json", { key: null })).status).toBe(200);
     // The check can fail: a wrong type, and a field the document does not list.
     expect(api.validator.validateResponse({ keyId: 1, name: "n", admin: true }, "me", 200).valid).toBe(false);

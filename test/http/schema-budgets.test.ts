@@ -39,6 +39,16 @@ models:
     baseURL: ${upstream.url}
     model: fake-structured
     structuredOutputs: true
+  oai:
+    provider: openai
+    baseURL: ${upstream.url}
+    model: gpt-test
+    apiKey: sk-test
+  plain:
+    provider: openai-compatible
+    baseURL: ${upstream.url}
+    model: fake-plain
+    structuredOutputs: false
 workflows:
   local:
     model: tiny
@@ -48,6 +58,10 @@ workflows:
   remote:
     model: remote
     retries: 0
+  oai:
+    model: oai
+  plain:
+    model: plain
 `,
   );
   server = await startGenserve({ configFile: config, dataDir: path.join(dir, "data") });
@@ -189,5 +203,42 @@ describe("schema preparation within budgets", () => {
     const plain = await post(server, "/api/v1/generate/object", { ...EVENT, workflowSlug: "remote", input: "x", schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] } }, key);
     expect(plain.status, plain.text).toBe(200);
     expect(plain.json.metadata).not.toHaveProperty("warnings");
+  });
+
+  it("says before any run what a workflow's model makes of a schema: exact grammar, checked after, strict mode, refused, warnings", async () => {
+    upstream.reset();
+    const check = async (body: Record<string, unknown>) => {
+      const res = await post(server, "/api/v1/schemas/check", body, key);
+      expect(res.status, res.text).toBe(200);
+      return res.json;
+    };
+    const exact = { type: "object", properties: { ok: { type: "boolean" }, n: { type: "number", minimum: 0.5, maximum: 2 } }, required: ["ok", "n"], additionalProperties: false };
+    expect(await check({ schema: exact, workflowSlug: "local" })).toEqual({
+      accepted: true,
+      problems: [],
+      warnings: [],
+      model: { alias: "tiny", provider: "llama-cpp" },
+      support: { mode: "grammar", exact: true, notes: [] },
+    });
+    const unique = { type: "object", properties: { tags: { type: "array", items: { type: "string" }, uniqueItems: true } }, required: ["tags"] };
+    expect((await check({ schema: unique, workflowSlug: "local" })).support).toEqual({ mode: "grammar", exact: false, notes: ["uniqueItems at /properties/tags"] });
+    // A provider: strict mode on OpenAI when the schema fits, and what keeps it off when not.
+    expect((await check({ schema: exact, workflowSlug: "oai" })).support).toEqual({ mode: "provider", exact: false, strict: true, notes: [] });
+    expect((await check({ schema: unique, workflowSlug: "oai" })).support).toEqual({ mode: "provider", exact: false, strict: false, notes: ["additionalProperties is not false at /"] });
+    expect((await check({ schema: exact, workflowSlug: "remote" })).support).toEqual({ mode: "provider", exact: false, notes: [] });
+    expect((await check({ schema: exact, workflowSlug: "plain" })).support).toEqual({ mode: "prompt", exact: false, notes: [] });
+    // What a run would refuse, named; a schema no value satisfies is found by the local model's compiler.
+    const refused = await check({ schema: { type: "number" }, workflowSlug: "local" });
+    expect(refused).toMatchObject({ accepted: false, support: null, problems: [{ path: "/schema/type", message: expect.stringContaining('must be "object"') }] });
+    const impossible = await check({ schema: { type: "object", properties: { a: false }, required: ["a"] }, workflowSlug: "local" });
+    expect(impossible).toMatchObject({ accepted: false, problems: [{ path: "/schema", message: "admits no value" }] });
+    // Tolerated draft mixes, and no workflow at all.
+    const mixed = await check({ schema: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", id: "x" } });
+    expect(mixed).toMatchObject({ accepted: true, model: null, support: null, warnings: [expect.stringContaining('draft-04\'s "id"')] });
+    // Nothing was run.
+    expect(upstream.requests).toHaveLength(0);
+    const unknown = await post(server, "/api/v1/schemas/check", { schema: exact, workflowSlug: "nope" }, key);
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ code: "workflow_not_found", errors: [{ path: "/workflowSlug" }] });
   });
 });
