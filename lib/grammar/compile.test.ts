@@ -232,6 +232,19 @@ const CASES: Case[] = [
     reject: ['{"card":"1"}'],
   },
   { name: "uniqueItems is left to validation", schema: { type: "array", items: { type: "integer" }, uniqueItems: true }, accept: ["[1,2]"], reject: ['["a"]'], exact: false },
+  {
+    name: "uniqueItems over an enum: distinct values in declared order",
+    schema: { type: "array", items: { enum: ["a", "b", "c"] }, uniqueItems: true, minItems: 1, maxItems: 2 },
+    accept: ['["a"]', '["a","c"]', '["b", "c"]'],
+    reject: ["[]", '["a","a"]', '["a","b","c"]', '["d"]'],
+  },
+  { name: "uniqueItems over booleans", schema: { type: "array", items: { type: "boolean" }, uniqueItems: true }, accept: ["[]", "[false]", "[false,true]", "[true]"], reject: ["[true,true]", "[false,false]", "[1]"] },
+  {
+    name: "uniqueItems over a referenced enum that another keyword filters",
+    schema: { type: "array", items: { $ref: "#/$defs/c" }, uniqueItems: true, minItems: 2, $defs: { c: { enum: ["r", "g", "b"], not: { const: "g" } } } },
+    accept: ['["r","b"]'],
+    reject: ['["r"]', '["r","g"]', '["b","b"]', "[]"],
+  },
 ];
 
 describe("JSON Schema → GBNF, checked by llama.cpp's grammar engine", () => {

@@ -5,9 +5,9 @@
  * keywords it expresses. Where a schema allows more than one spelling (whitespace, property
  * order, extra properties the schema tolerates but does not describe), the grammar picks the
  * natural subset: declared properties in declaration order, compact whitespace. Keywords the
- * grammar cannot express (uniqueItems, not, if/then/else, multipleOf, bounds finer than 5 digits…) are
- * listed in `unexpressed`; the run then uses mode "grammar+validate" and the usual validation and
- * retry decide. `exact` means nothing was left out, so every output validates.
+ * grammar cannot express (uniqueItems over open item sets, not, if/then/else, multipleOf, bounds
+ * finer than 5 digits…) are listed in `unexpressed`; the run then uses mode "grammar+validate" and
+ * the usual validation and retry decide. `exact` means nothing was left out, so every output validates.
  *
  * The compiler is one recursive visitor (one class) because every visit shares its rule table,
  * rule names and notes; what needs none of them lives beside it: the keyword tables and type
@@ -22,6 +22,7 @@ import { type BranchShape, exclusive, isObject, jsonType, LOCALLY_CHECKED, numer
 import { patternToGbnf, singleClassPattern } from "./regex";
 import { mergeAllOf } from "./merge";
 import { decide } from "./decide";
+import { jsonEqual } from "../json/json-equal.mjs";
 import { ANNOTATIONS, declaredTypes, inferredTypes, possibleTypes, PRIMITIVE_DEPS, PRIMITIVES, UNEXPRESSED, VALIDATED_FORMATS, VALIDATION_KEYWORDS } from "./vocabulary";
 import { escapePointerSegment } from "../json/pointer";
 import { own } from "../json/own";
@@ -44,6 +45,8 @@ export class UnsatisfiableSchemaError extends Error {}
 
 /** Counts above this are not written out as repetitions (llama.cpp stops enforcing larger ones). */
 const MAX_REPEAT = 2000;
+/** `uniqueItems` is written into the grammar for item sets of at most this many known values. */
+const MAX_DISTINCT_VALUES = 12;
 /** Length ranges up to MAX_CHUNKS × MAX_REPEAT are written out exactly. */
 const MAX_CHUNKS = 8;
 /** A grammar with more rules than this is not built (the schema is constrained as any JSON). */
@@ -145,6 +148,63 @@ class Compiler {
     return kept.length === 1 ? this.literalValue(kept[0]) : this.rule(hint, kept.map((v) => this.literalValue(v)).join(" | "));
   }
 
+  /**
+   * The values a schema allows when they are few and known exactly: an enum or const (filtered as in
+   * finiteDomain), a boolean or null type, behind plain references. Undefined otherwise.
+   */
+  private finiteValues(schema: unknown, path: string): unknown[] | undefined {
+    let node = schema;
+    for (let hops = 0; isObject(node) && typeof node.$ref === "string" && Object.keys(node).every((k) => k === "$ref" || ANNOTATIONS.has(k)); hops++) {
+      const target = hops < 16 ? this.resolve(node.$ref, path) : null;
+      if (target === null) return undefined;
+      node = target;
+    }
+    if (node === false) return [];
+    if (!isObject(node)) return undefined;
+    const candidates = Object.hasOwn(node, "const") ? [node.const] : Array.isArray(node.enum) ? node.enum : node.type === "boolean" ? [false, true] : node.type === "null" ? [null] : undefined;
+    if (!candidates) return undefined;
+    const kept: unknown[] = [];
+    for (const value of candidates) {
+      const verdict = decide(value, node, this.root);
+      if (verdict === undefined) return undefined;
+      if (verdict && !kept.some((k) => jsonEqual(k, value))) kept.push(value);
+    }
+    return kept;
+  }
+
+  /**
+   * `uniqueItems` over a few known item values: the arrays of distinct values in their declared
+   * order (a sound subset: any order would do), min..max of them. One rule per (next value, count).
+   */
+  private distinctList(items: unknown, min: number, max: number | undefined, path: string, hint: string): string | null | undefined {
+    const values = this.finiteValues(items ?? true, `${path}/items`);
+    if (values === undefined || values.length > MAX_DISTINCT_VALUES) return undefined;
+    const n = values.length;
+    const hi = Math.min(max ?? n, n);
+    if (min > hi) return null;
+    const literals = values.map((v) => this.literalValue(v));
+    // after[i][k]: the rest of the array once k values are written, the next one chosen from index i on.
+    const after: (string | null)[][] = Array.from({ length: n + 1 }, () => []);
+    for (let i = n; i >= 0; i--) {
+      for (let k = hi; k >= 1; k--) {
+        const options = k >= min ? ['"]"'] : [];
+        if (k < hi) {
+          for (let j = i; j < n; j++) {
+            const rest = after[j + 1]![k + 1];
+            if (rest) options.push(`"," ws ${literals[j]} ${rest}`);
+          }
+        }
+        after[i]![k] = options.length ? this.rule(`${hint}-distinct`, options.join(" | ")) : null;
+      }
+    }
+    const first = min === 0 ? ['"]"'] : [];
+    for (let j = 0; j < n && hi >= 1; j++) {
+      const rest = after[j + 1]![1];
+      if (rest) first.push(`${literals[j]} ${rest}`);
+    }
+    return first.length ? this.rule(hint, `"[" ws (${first.join(" | ")})`) : null;
+  }
+
   /** A GBNF expression for values of `schema`, or null when no value is allowed. */
   visit(schema: unknown, path: string, hint: string): string | null {
     if (this.depth >= MAX_DEPTH) {
@@ -170,7 +230,8 @@ class Compiler {
     const finite = this.finiteDomain(schema, hint);
     if (finite !== undefined) return finite;
 
-    for (const keyword of UNEXPRESSED) if (keyword in schema) this.note(keyword, path);
+    // uniqueItems is noted where arrays are written (visitArray), which can express it for finite items.
+    for (const keyword of UNEXPRESSED) if (keyword in schema && keyword !== "uniqueItems") this.note(keyword, path);
 
     if (typeof schema.$ref === "string") {
       const { $ref, ...siblings } = schema;
@@ -204,6 +265,9 @@ class Compiler {
       if (key === "oneOf" && !exclusive(shapes)) this.note("oneOf (branches may overlap)", path);
       return options.length ? this.rule(hint, options.join(" | ")) : null;
     }
+    if ("const" in schema || Array.isArray(schema.enum)) {
+      if (schema.uniqueItems === true) this.note("uniqueItems", path);
+    }
     if ("const" in schema) {
       const others = Object.keys(schema).filter((k) => VALIDATION_KEYWORDS.has(k) && k !== "const" && !UNEXPRESSED.includes(k));
       const unchecked = others.filter((k) => !LOCALLY_CHECKED.has(k));
@@ -221,7 +285,10 @@ class Compiler {
     }
 
     const types = declaredTypes(schema) ?? inferredTypes(schema);
-    if (!types) return this.primitive("value");
+    if (!types) {
+      if (schema.uniqueItems === true) this.note("uniqueItems", path);
+      return this.primitive("value");
+    }
     const options: string[] = [];
     for (const type of types.includes("number") ? types.filter((t) => t !== "integer") : types) {
       const expr = this.visitType(type, schema, path, types.length > 1 ? `${hint}-${type}` : hint);
@@ -510,6 +577,11 @@ class Compiler {
     const maxItems = typeof schema.maxItems === "number" ? schema.maxItems : undefined;
     if (maxItems !== undefined && minItems > maxItems) return null; // no array fits
     this.primitive("ws");
+    if (schema.uniqueItems === true) {
+      const unique = prefix.length === 0 ? this.distinctList(rest, minItems, maxItems, path, hint) : undefined;
+      if (unique !== undefined) return unique;
+      this.note("uniqueItems", path);
+    }
 
     const items: string[] = [];
     let cut = false;

@@ -132,7 +132,11 @@ function arraySchema(random: Random, depth: number, defs: string[]): Schema {
   if (chance(random, 0.3)) s.prefixItems = [randomSubschema(random, depth + 1, defs), randomSubschema(random, depth + 1, defs)];
   if (chance(random, 0.35)) s.minItems = int(random, 0, 3);
   if (chance(random, 0.35)) s.maxItems = int(random, 0, 4);
-  if (chance(random, 0.08)) s.uniqueItems = true;
+  if (chance(random, 0.08)) {
+    s.uniqueItems = true;
+    // Items of a few known values, which the grammar writes distinct.
+    if (chance(random, 0.5)) s.items = pick(random, [{ enum: [literal(random), literal(random), literal(random), "a"] }, { type: "boolean" }, { enum: [1, 1.0, 2, [1], { a: 1 }] }]);
+  }
   return s;
 }
 
