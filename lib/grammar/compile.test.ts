@@ -238,6 +238,43 @@ const CASES: Case[] = [
     accept: ['["a"]', '["a","c"]', '["b", "c"]'],
     reject: ["[]", '["a","a"]', '["a","b","c"]', '["d"]'],
   },
+  {
+    name: "a schema dependency, applied always (draft-07 dependencies)",
+    schema: { type: "object", properties: { card: { type: "string" }, billing: { type: "string" } }, dependencies: { card: { required: ["billing"] } } },
+    accept: ['{"card":"x","billing":"y"}', '{"billing":"y"}'],
+    reject: ['{"card":"x"}', '{"card":1,"billing":"y"}'],
+  },
+  {
+    name: "dependentSchemas narrowing a property",
+    schema: { type: "object", properties: { a: { type: "integer" }, b: { type: "integer" } }, dependentSchemas: { a: { properties: { b: { minimum: 5 } } } } },
+    accept: ['{"a":1,"b":5}', '{"b":7}', '{"a":1}'],
+    reject: ['{"a":1,"b":4}'],
+  },
+  {
+    name: "dependencies of keys that applying other dependencies requires, and of a map's keys (found by the grammar fuzzer)",
+    schema: { type: "object", allOf: [{ dependencies: { a: { required: ["b", "c"] }, c: { allOf: [{ required: ["c1"] }, { required: ["c2"] }] } } }, { required: ["a"] }] },
+    accept: ['{"a":1,"b":2,"c":3,"c1":4,"c2":5}'],
+    reject: ['{"a":1,"b":2,"c":3}', '{"a":1,"b":2,"c":3,"c1":4}'],
+  },
+  {
+    name: "a schema dependency on a key a map may write",
+    schema: { type: "object", additionalProperties: { type: "integer" }, dependencies: { x: { required: ["y"] } } },
+    accept: ['{"y":1}'],
+    reject: ['{"x":1}'],
+  },
+  {
+    name: "a dependency no value could meet always is left to validation",
+    schema: { type: "object", properties: { a: { type: "string" } }, additionalProperties: false, dependencies: { a: { required: ["z"] } } },
+    accept: ["{}"],
+    reject: ['{"a":1}'],
+    exact: false,
+  },
+  {
+    name: "\\s as ECMAScript reads it, Unicode spaces included (found by the grammar fuzzer)",
+    schema: { type: "string", pattern: "^[^:\\s]+:[^\\s]+$" },
+    accept: ['"a:b"', '"é:ü"'],
+    reject: ['"a:b\u2003c"', '"a\u3000:b"', '"a:\u1680"', '"a:b\u202fc"'],
+  },
   { name: "uniqueItems over booleans", schema: { type: "array", items: { type: "boolean" }, uniqueItems: true }, accept: ["[]", "[false]", "[false,true]", "[true]"], reject: ["[true,true]", "[false,false]", "[1]"] },
   {
     name: "uniqueItems over a referenced enum that another keyword filters",
@@ -302,6 +339,18 @@ describe("JSON Schema → GBNF, checked by llama.cpp's grammar engine", () => {
     };
     const compiled = compileGrammar(schema);
     expect(compiled).toEqual({ gbnf: compileGrammar(true).gbnf, exact: false, unexpressed: ["grammar size"], fallback: "grammar size" });
+  });
+
+  it("leaves a reference by anchor to validation instead of resolving it as a pointer (found by the fuzzer)", () => {
+    const schema = {
+      $schema: "http://json-schema.org/draft-04/schema#",
+      definitions: { drive: { id: "#drive", type: "object", properties: { limit: { type: "number" } }, required: ["limit"] } },
+      type: "object",
+      properties: { drive: { $ref: "#drive" } },
+    };
+    const compiled = compileGrammar(schema);
+    expect(compiled.exact).toBe(false);
+    expect(compiled.unexpressed).toContain("$ref (anchor) at /properties/drive");
   });
 
   it("refuses schemas that admit no value", () => {

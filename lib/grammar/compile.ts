@@ -121,13 +121,31 @@ class Compiler {
       this.note("$ref (not local)", path);
       return null;
     }
+    // "#name" names a schema by its anchor (`$anchor`, or an `id`/`$id` of "#name"), not by pointer:
+    // left to validation rather than resolved here (found by the grammar fuzzer: resolved as a
+    // pointer, it pointed at the root).
+    if (ref !== "#" && !ref.startsWith("#/")) {
+      this.note("$ref (anchor)", path);
+      return null;
+    }
     let node: unknown = this.root;
     for (const raw of ref.slice(1).split("/").slice(1)) {
-      const key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-      if (!isObject(node) && !Array.isArray(node)) return null;
+      let key: string;
+      try {
+        key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
+      } catch {
+        node = undefined;
+        break;
+      }
+      if (!isObject(node) && !Array.isArray(node)) {
+        node = undefined;
+        break;
+      }
       node = own(node, key);
     }
-    return isObject(node) || typeof node === "boolean" ? node : null;
+    if (isObject(node) || typeof node === "boolean") return node;
+    this.note("$ref (unresolved)", path);
+    return null;
   }
 
   /**
@@ -146,6 +164,56 @@ class Compiler {
     }
     if (kept.length === 0) return null;
     return kept.length === 1 ? this.literalValue(kept[0]) : this.rule(hint, kept.map((v) => this.literalValue(v)).join(" | "));
+  }
+
+  /**
+   * Schema-valued dependencies ("if a is present, the object must also match S"): S is applied
+   * whether or not `a` is written, which satisfies the dependency either way (a sound subset, as
+   * property dependencies are made required). Should that leave no value where the schema allows
+   * one, the dependency is left to validation instead. Undefined when there are none.
+   */
+  private withDependencies(schema: Schema, path: string, hint: string): string | null | undefined {
+    const found: [string, string, unknown][] = [];
+    for (const key of ["dependencies", "dependentSchemas"] as const) {
+      const deps = schema[key];
+      if (!isObject(deps)) continue;
+      for (const [name, dep] of Object.entries(deps)) if (!Array.isArray(dep)) found.push([key, name, dep]);
+    }
+    if (found.length === 0) return undefined;
+    const rest: Schema = { ...schema };
+    delete rest.dependentSchemas;
+    if (isObject(schema.dependencies)) {
+      const arrays = Object.entries(schema.dependencies).filter(([, dep]) => Array.isArray(dep));
+      if (arrays.length > 0) rest.dependencies = Object.fromEntries(arrays);
+      else delete rest.dependencies;
+    }
+    // A property the grammar never writes triggers nothing: applied are the dependencies of keys
+    // declared or required, then of those that applying them declares or requires, until none is
+    // added. Where keys may come from elsewhere (a branch, a reference, a map's or a pattern's keys),
+    // every dependency applies.
+    const opaque = (node: Schema | boolean) =>
+      !isObject(node) ||
+      isObject(node.additionalProperties) ||
+      "patternProperties" in node ||
+      ["allOf", "anyOf", "oneOf", "$ref", "if", "then", "else", "dependencies", "dependentSchemas"].some((k) => k in node);
+    const written = (node: Schema | boolean) =>
+      isObject(node) ? new Set([...(isObject(node.properties) ? Object.keys(node.properties) : []), ...(Array.isArray(node.required) ? node.required.map(String) : [])]) : new Set<string>();
+    const apply = (list: typeof found) => list.map(([, name, dep]) => (dep === false ? { properties: { [name]: false } } : (dep as Schema | boolean)));
+    let triggered = opaque(rest) ? found : found.filter(([, name]) => written(rest).has(name));
+    let merged = this.merge([rest, ...apply(triggered)], path);
+    for (;;) {
+      const waiting = found.filter((f) => !triggered.includes(f));
+      const names = written(merged);
+      const more = opaque(merged) ? waiting : waiting.filter(([, name]) => names.has(name));
+      if (more.length === 0) break;
+      triggered = [...triggered, ...more];
+      merged = this.merge([rest, ...apply(triggered)], path);
+    }
+    if (triggered.length === 0) return this.visit(rest, path, hint);
+    const expr = this.visit(merged, path, hint);
+    if (expr !== null) return expr;
+    for (const [key] of triggered) this.note(`${key} (schema)`, path);
+    return this.visit(rest, path, hint);
   }
 
   /**
@@ -230,8 +298,9 @@ class Compiler {
     const finite = this.finiteDomain(schema, hint);
     if (finite !== undefined) return finite;
 
-    // uniqueItems is noted where arrays are written (visitArray), which can express it for finite items.
-    for (const keyword of UNEXPRESSED) if (keyword in schema && keyword !== "uniqueItems") this.note(keyword, path);
+    // uniqueItems is noted where arrays are written (visitArray), which can express it for finite
+    // items; dependentSchemas where dependencies are applied (below).
+    for (const keyword of UNEXPRESSED) if (keyword in schema && keyword !== "uniqueItems" && keyword !== "dependentSchemas") this.note(keyword, path);
 
     if (typeof schema.$ref === "string") {
       const { $ref, ...siblings } = schema;
@@ -246,6 +315,8 @@ class Compiler {
       const parts = (allOf as unknown[]).map((s) => this.inline(s, path));
       return this.visit(this.merge([rest, ...parts], path), path, hint);
     }
+    const dependent = this.withDependencies(schema, path, hint);
+    if (dependent !== undefined) return dependent;
     for (const key of ["anyOf", "oneOf"] as const) {
       if (!Array.isArray(schema[key])) continue;
       const { [key]: branches, ...rest } = schema;

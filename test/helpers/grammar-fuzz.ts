@@ -121,6 +121,7 @@ function objectSchema(random: Random, depth: number, defs: string[]): Schema {
   if (additional < 0.35) s.additionalProperties = false;
   else if (additional < 0.5) s.additionalProperties = randomSubschema(random, depth + 1, defs);
   if (chance(random, 0.08) && names.length >= 2) s.dependencies = { [names[0]!]: [names[1]!] };
+  else if (chance(random, 0.06) && names.length >= 1) s.dependencies = { [names[0]!]: randomSubschema(random, depth + 1, defs) };
   if (chance(random, 0.05)) s.minProperties = int(random, 0, 2);
   if (chance(random, 0.05)) s.patternProperties = { "^x-": { type: "string" } };
   return s;
