@@ -24,8 +24,7 @@ import { mergeAllOf } from "./merge";
 import { decide } from "./decide";
 import { jsonEqual } from "../json/json-equal.mjs";
 import { ANNOTATIONS, declaredTypes, inferredTypes, possibleTypes, PRIMITIVE_DEPS, PRIMITIVES, UNEXPRESSED, VALIDATED_FORMATS, VALIDATION_KEYWORDS } from "./vocabulary";
-import { escapePointerSegment } from "../json/pointer";
-import { own } from "../json/own";
+import { escapePointerSegment, resolveLocalRef } from "../json/pointer";
 
 
 export interface CompiledGrammar {
@@ -128,21 +127,7 @@ class Compiler {
       this.note("$ref (anchor)", path);
       return null;
     }
-    let node: unknown = this.root;
-    for (const raw of ref.slice(1).split("/").slice(1)) {
-      let key: string;
-      try {
-        key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-      } catch {
-        node = undefined;
-        break;
-      }
-      if (!isObject(node) && !Array.isArray(node)) {
-        node = undefined;
-        break;
-      }
-      node = own(node, key);
-    }
+    const node = resolveLocalRef(this.root, ref)?.value;
     if (isObject(node) || typeof node === "boolean") return node;
     this.note("$ref (unresolved)", path);
     return null;
@@ -155,13 +140,8 @@ class Compiler {
    */
   private finiteDomain(schema: Schema, hint: string): string | null | undefined {
     const values = Object.hasOwn(schema, "const") ? [schema.const] : Array.isArray(schema.enum) ? schema.enum : undefined;
-    if (!values) return undefined;
-    const kept: unknown[] = [];
-    for (const value of values) {
-      const verdict = decide(value, schema, this.root);
-      if (verdict === undefined) return undefined;
-      if (verdict && !kept.some((k) => JSON.stringify(k) === JSON.stringify(value))) kept.push(value);
-    }
+    const kept = values && this.validValues(values, schema);
+    if (!kept) return undefined;
     if (kept.length === 0) return null;
     return kept.length === 1 ? this.literalValue(kept[0]) : this.rule(hint, kept.map((v) => this.literalValue(v)).join(" | "));
   }
@@ -230,7 +210,11 @@ class Compiler {
     if (node === false) return [];
     if (!isObject(node)) return undefined;
     const candidates = Object.hasOwn(node, "const") ? [node.const] : Array.isArray(node.enum) ? node.enum : node.type === "boolean" ? [false, true] : node.type === "null" ? [null] : undefined;
-    if (!candidates) return undefined;
+    return candidates && this.validValues(candidates, node);
+  }
+
+  /** The candidates that validate against `node` (decide.ts), without repeats; undefined when a verdict is uncertain. */
+  private validValues(candidates: readonly unknown[], node: Schema): unknown[] | undefined {
     const kept: unknown[] = [];
     for (const value of candidates) {
       const verdict = decide(value, node, this.root);

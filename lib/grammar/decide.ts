@@ -1,7 +1,8 @@
 import "server-only";
 import { jsonEqual } from "../json/json-equal.mjs";
+import { resolveLocalRef } from "../json/pointer";
 import { schemaRegExp } from "../regex/pattern-engine.mjs";
-import { isObject, numericBounds, passesMultipleOf, typeMatches, type Schema } from "./keywords";
+import { isObject, satisfiesLocally, type Schema } from "./keywords";
 import { VALIDATED_FORMATS } from "./vocabulary";
 
 /** true, false, or undefined: "cannot be sure here" (the validator decides). */
@@ -58,10 +59,12 @@ class Decider {
     if ("contentMediaType" in schema || "contentEncoding" in schema) add(undefined);
 
     if (typeof schema.$ref === "string") {
-      const target = this.resolve(schema.$ref);
-      if (add(target === undefined ? undefined : this.check(value, target, depth + 1))) return false;
+      const target = resolveLocalRef(this.root, schema.$ref);
+      if (add(target === undefined ? undefined : this.check(value, target.value, depth + 1))) return false;
     }
-    if (add(this.basics(value, schema))) return false;
+    // type, enum, const, bounds, lengths, pattern, counts and required: the checks the compiler
+    // already makes on enum values (keywords.ts).
+    if (add(satisfiesLocally(value, schema))) return false;
     if (Array.isArray(value) && add(this.array(value, schema, depth))) return false;
     if (isObject(value) && add(this.object(value, schema, depth))) return false;
 
@@ -80,33 +83,7 @@ class Decider {
     return all();
   }
 
-  /** Keywords of any type: type, enum, const, and those of the value's own type (numbers, strings). */
-  private basics(value: unknown, schema: Schema): Verdict {
-    const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? schema.type : null;
-    if (types && !types.some((t) => typeof t === "string" && typeMatches(value, t))) return false;
-    if (Array.isArray(schema.enum) && !schema.enum.some((v) => jsonEqual(v, value))) return false;
-    if ("const" in schema && !jsonEqual(schema.const, value)) return false;
-    if (typeof value === "number") {
-      const b = numericBounds(schema);
-      if (b.min !== undefined && (b.exclusiveMin ? value <= b.min : value < b.min)) return false;
-      if (b.max !== undefined && (b.exclusiveMax ? value >= b.max : value > b.max)) return false;
-      if (typeof schema.multipleOf === "number" && !passesMultipleOf(value, schema.multipleOf)) return false;
-    }
-    if (typeof value === "string") {
-      const length = [...value].length;
-      if (typeof schema.minLength === "number" && length < schema.minLength) return false;
-      if (typeof schema.maxLength === "number" && length > schema.maxLength) return false;
-      if (typeof schema.pattern === "string") {
-        const matched = test(schema.pattern, value);
-        if (matched !== true) return matched;
-      }
-    }
-    return true;
-  }
-
   private array(value: unknown[], schema: Schema, depth: number): Verdict {
-    if (typeof schema.minItems === "number" && value.length < schema.minItems) return false;
-    if (typeof schema.maxItems === "number" && value.length > schema.maxItems) return false;
     if (schema.uniqueItems === true) {
       for (let i = 0; i < value.length; i++) for (let j = i + 1; j < value.length; j++) if (jsonEqual(value[i], value[j])) return false;
     }
@@ -127,9 +104,6 @@ class Decider {
 
   private object(value: Schema, schema: Schema, depth: number): Verdict {
     const keys = Object.keys(value);
-    if (typeof schema.minProperties === "number" && keys.length < schema.minProperties) return false;
-    if (typeof schema.maxProperties === "number" && keys.length > schema.maxProperties) return false;
-    if (Array.isArray(schema.required) && !schema.required.every((k) => typeof k === "string" && Object.hasOwn(value, k))) return false;
     const verdicts: Verdict[] = [];
     const properties = isObject(schema.properties) ? schema.properties : {};
     const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
@@ -158,24 +132,6 @@ class Decider {
       }
     }
     return and(verdicts);
-  }
-
-  /** The target of a local JSON Pointer reference; undefined for anything else. */
-  private resolve(ref: string): unknown {
-    if (ref === "#") return this.root;
-    if (!ref.startsWith("#/")) return undefined;
-    let node: unknown = this.root;
-    for (const raw of ref.slice(2).split("/")) {
-      let key: string;
-      try {
-        key = decodeURIComponent(raw).replace(/~1/g, "/").replace(/~0/g, "~");
-      } catch {
-        return undefined;
-      }
-      if (node === null || typeof node !== "object" || !Object.hasOwn(node, key)) return undefined;
-      node = (node as Record<string, unknown>)[key];
-    }
-    return node;
   }
 }
 

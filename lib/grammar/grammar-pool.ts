@@ -23,7 +23,8 @@ export interface GrammarPoolOptions {
   onFallback?: (reason: string) => void;
 }
 
-class OverBudget extends Error {}
+/** A compile that did not finish: past its budget, or its worker died (out of memory). */
+class Unfinished extends Error {}
 
 /**
  * JSON Schema → GBNF off the event loop, within a time budget. A schema whose grammar cannot be
@@ -47,13 +48,13 @@ export class GrammarWorkerPool implements GrammarCompiler {
       reply = await this.pool.run({
         ...options,
         timeoutMs: this.options.timeoutMs,
-        timedOut: () => new OverBudget(),
-        crashed: () => new OverBudget(),
+        timedOut: () => new Unfinished(`grammar compile time (over ${this.options.timeoutMs} ms, limits.grammarCompileTimeoutMs)`),
+        crashed: (outOfMemory) => new Unfinished(outOfMemory ? "grammar compiler out of memory" : "grammar compiler stopped"),
         message: () => ({ schema }),
       });
     } catch (error) {
-      if (!(error instanceof OverBudget)) throw error;
-      return this.fallback(`grammar compile time (over ${this.options.timeoutMs} ms, limits.grammarCompileTimeoutMs)`);
+      if (!(error instanceof Unfinished)) throw error;
+      return this.fallback(error.message);
     }
     if (typeof reply.unsatisfiable === "string") throw new UnsatisfiableSchemaError(reply.unsatisfiable);
     if (typeof reply.compilerError === "string") return this.fallback(`grammar compiler error (${reply.compilerError.slice(0, 200)})`);

@@ -1,4 +1,5 @@
 import "server-only";
+import { jsonEqual } from "../json/json-equal.mjs";
 import { schemaRegExp } from "../regex/pattern-engine.mjs";
 /**
  * What the compiler knows about single keywords, as plain functions: JSON types, numeric bounds
@@ -72,8 +73,8 @@ export const LOCALLY_CHECKED = new Set(["type", "enum", "const", "minLength", "m
 export function satisfiesLocally(value: unknown, schema: Schema): boolean {
   const types = typeof schema.type === "string" ? [schema.type] : Array.isArray(schema.type) ? (schema.type as string[]) : null;
   if (types && !types.some((t) => typeMatches(value, t))) return false;
-  if (Array.isArray(schema.enum) && !schema.enum.some((v) => JSON.stringify(v) === JSON.stringify(value))) return false;
-  if ("const" in schema && JSON.stringify(schema.const) !== JSON.stringify(value)) return false;
+  if (Array.isArray(schema.enum) && !schema.enum.some((v) => jsonEqual(v, value))) return false;
+  if ("const" in schema && !jsonEqual(schema.const, value)) return false;
   if (typeof value === "string") {
     const length = [...value].length;
     if (typeof schema.minLength === "number" && length < schema.minLength) return false;
@@ -100,7 +101,7 @@ export function satisfiesLocally(value: unknown, schema: Schema): boolean {
     const keys = Object.keys(value);
     if (typeof schema.minProperties === "number" && keys.length < schema.minProperties) return false;
     if (typeof schema.maxProperties === "number" && keys.length > schema.maxProperties) return false;
-    if (Array.isArray(schema.required) && !schema.required.every((k) => keys.includes(k as string))) return false;
+    if (Array.isArray(schema.required) && !schema.required.every((k) => typeof k === "string" && Object.hasOwn(value, k))) return false;
   }
   return true;
 }

@@ -104,12 +104,18 @@ function mergeObjectKeys(parts: Schema[], note: (keyword: string) => void): Sche
   const properties: Schema = {};
   for (const name of names) {
     const constraints = objectParts.map((p) => (Object.hasOwn(propertiesOf(p), name) ? propertiesOf(p)[name] : (p.additionalProperties ?? true))).filter((c) => c !== true);
-    setOwn(properties, name, constraints.includes(false) ? false : constraints.length === 0 ? true : constraints.length === 1 ? constraints[0] : { allOf: constraints });
+    setOwn(properties, name, allOfSchemas(constraints));
   }
   const additional = objectParts.map((p) => p.additionalProperties ?? true).filter((c) => c !== true);
   const result: Schema = { properties };
-  if (additional.length > 0) result.additionalProperties = additional.includes(false) ? false : additional.length === 1 ? additional[0] : { allOf: additional };
+  if (additional.length > 0) result.additionalProperties = allOfSchemas(additional);
   return result;
+}
+
+/** Subschemas that must all hold, as one: `false` if any is, `true` if none constrains, else an allOf. */
+function allOfSchemas(constraints: unknown[]): unknown {
+  const kept = constraints.filter((c) => c !== true);
+  return kept.includes(false) ? false : kept.length === 0 ? true : kept.length === 1 ? kept[0] : { allOf: kept };
 }
 
 /**
@@ -127,11 +133,7 @@ function mergeArrayKeys(parts: Schema[]): Schema | undefined {
       return { prefix: [] as unknown[], rest: p.items ?? true };
     });
   if (arrayParts.length < 2 || arrayParts.every((p) => p.prefix.length === 0)) return undefined;
-  const all = (constraints: unknown[]) => {
-    const kept = constraints.filter((c) => c !== true);
-    return kept.includes(false) ? false : kept.length === 0 ? true : kept.length === 1 ? kept[0] : { allOf: kept };
-  };
   const length = Math.max(...arrayParts.map((p) => p.prefix.length));
-  const prefixItems = Array.from({ length }, (_, i) => all(arrayParts.map((p) => (i < p.prefix.length ? p.prefix[i] : p.rest))));
-  return { prefixItems, items: all(arrayParts.map((p) => p.rest)) };
+  const prefixItems = Array.from({ length }, (_, i) => allOfSchemas(arrayParts.map((p) => (i < p.prefix.length ? p.prefix[i] : p.rest))));
+  return { prefixItems, items: allOfSchemas(arrayParts.map((p) => p.rest)) };
 }

@@ -108,7 +108,7 @@ export function createAiSdkModel(config: ModelConfig): ModelClient {
     modelId: config.model,
     capabilities: adapter.capabilities,
 
-    async schemaSupport(schema) {
+    async schemaSupport({ schema }) {
       if (!adapter.capabilities.nativeStructuredOutput) return { mode: "prompt", exact: false, notes: [] };
       if (config.provider !== "openai") return { mode: "provider", exact: false, notes: [] };
       const notes = openAIStrictProblems(schema);

@@ -280,8 +280,9 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       const used = promptTokens(loaded, request);
       return { promptTokens: used, contextWindow, maxOutputTokens: Math.min(request.maxOutputTokens ?? DEFAULT_MAX_TOKENS, contextWindow - used) };
     },
-    async schemaSupport(schema) {
-      const { compiled } = await compiledFor({ schema });
+    async schemaSupport(json) {
+      // The same compile (and cache entry) a run on this schema would use.
+      const { compiled } = await compiledFor(json);
       return { mode: "grammar", exact: compiled.exact, notes: compiled.unexpressed };
     },
     generate: (request) => run(request),

@@ -100,7 +100,7 @@ export interface ModelClient {
    */
   preflight?(request: Omit<ModelRequest, "abortSignal">): Promise<PromptMeasure | undefined>;
   /** How this model would hold outputs to the schema (may throw 400 for a schema no value satisfies). */
-  schemaSupport(schema: Record<string, unknown>): Promise<SchemaSupport>;
+  schemaSupport(json: JsonOutputSpec): Promise<SchemaSupport>;
   generate(request: ModelRequest): Promise<ModelResult>;
   /** Yields text deltas, then exactly one finish part; throws on failure. */
   stream(request: ModelRequest): AsyncIterable<ModelStreamPart>;

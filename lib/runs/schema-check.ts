@@ -45,7 +45,7 @@ export async function checkSchema(deps: PlannerDeps, principal: Principal, reque
   }
   let support: SchemaSupport | null = null;
   try {
-    support = client ? await client.schemaSupport(prepared.schema) : null;
+    support = client ? await client.schemaSupport({ schema: prepared.schema, hash: prepared.hash }) : null;
   } catch (error) {
     // A schema no value satisfies is found by the grammar compiler.
     return { accepted: false, problems: refusal(error), warnings: prepared.warnings, model, support: null };

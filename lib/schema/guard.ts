@@ -1,7 +1,7 @@
 import type { FieldError } from "../errors";
 import type { Limits } from "../config/schema";
 import { findTooDeep } from "../json/depth";
-import { toPointer } from "../json/pointer";
+import { resolveLocalRef, toPointer } from "../json/pointer";
 import { translatePattern } from "../regex/pattern-engine.mjs";
 
 export type SchemaLimits = Pick<Limits, "schemaBytes" | "schemaDepth" | "schemaProperties" | "schemaEnumValues">;
@@ -14,6 +14,8 @@ export interface LegacyKeyword {
 }
 
 export interface ScreenOptions {
+  /** The schema's JSON text, when the caller has made it already (its size is measured on it). */
+  json?: string;
   /** Where the schema sits in the request body (errors' paths start here). */
   base?: readonly string[];
   /** genserve's rule for the top level of a request's schema (not for subschemas). */
@@ -88,7 +90,7 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, options: Scr
   const rawLimit = rawDepthLimit(limits);
   const tooDeep = findTooDeep(schema, rawLimit);
   if (tooDeep) return [{ path: at(tooDeep), message: `nests objects and arrays deeper than ${rawLimit} levels (from limits.schemaDepth)` }];
-  const bytes = new TextEncoder().encode(JSON.stringify(schema)).byteLength;
+  const bytes = new TextEncoder().encode(options.json ?? JSON.stringify(schema)).byteLength;
   if (bytes > limits.schemaBytes) {
     return [{ path: at([]), message: `is ${bytes} bytes; the limit is ${limits.schemaBytes} bytes (limits.schemaBytes)` }];
   }
@@ -137,7 +139,7 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, options: Scr
       // A pointer may land anywhere in the document (inside `default`, or an unknown keyword):
       // whatever it lands on is compiled as a schema, so it is screened as one.
       // Targets are screened after the keyword walk, so that one reached through keywords keeps its depth.
-      const target = resolvePointer(root, ref);
+      const target = resolveLocalRef(root, ref);
       if (target) refTargets.push({ value: target.value, segments: target.segments, depth: depth + 1 });
     }
     if (typeof node.pattern === "string") checkPattern(node.pattern, [...segments, "pattern"]);
@@ -185,25 +187,6 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, options: Scr
  * (`anyOf`) around its subschemas, and data (`enum`, `default`) may nest a little more.
  */
 const rawDepthLimit = (limits: SchemaLimits) => Math.max(64, limits.schemaDepth * 4 + 16);
-
-/** The value a local JSON Pointer reference (`#/a/b`) points at, with its path; null when it points nowhere. */
-function resolvePointer(root: unknown, ref: string): { value: unknown; segments: string[] } | null {
-  if (ref === "#") return { value: root, segments: [] };
-  if (!ref.startsWith("#/")) return null; // "#name": an anchor, declared in a place the walk visits anyway
-  let decoded: string;
-  try {
-    decoded = decodeURIComponent(ref.slice(2));
-  } catch {
-    return null;
-  }
-  const segments = decoded.split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
-  let value: unknown = root;
-  for (const segment of segments) {
-    if (value === null || typeof value !== "object" || !Object.prototype.hasOwnProperty.call(value, segment)) return null;
-    value = (value as Record<string, unknown>)[segment];
-  }
-  return { value, segments };
-}
 
 /** genserve's rule: the top level is an object, an array, or a string with a non-empty enum. */
 function checkTopLevel(schema: Record<string, unknown>, at: (s: Segments) => string): FieldError[] {

@@ -70,6 +70,8 @@ export interface InspectOptions {
   base: readonly string[];
   /** genserve's rule for the top level of a request's schema. */
   topLevelRule: boolean;
+  /** The schema's JSON text, when the caller has it. */
+  json?: string;
 }
 
 /**

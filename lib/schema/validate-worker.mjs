@@ -131,7 +131,7 @@ let inspector;
 async function inspect({ text, schema, limits, base, topLevelRule }) {
   inspector ??= import("../workers/typescript.mjs").then(() => import("./inspect.ts"));
   const { inspectSchema } = await inspector;
-  return { inspection: inspectSchema(text === undefined ? schema : JSON.parse(text), limits, { base, topLevelRule }) };
+  return { inspection: inspectSchema(text === undefined ? schema : JSON.parse(text), limits, { base, topLevelRule, json: text }) };
 }
 
 parentPort.on("message", async (message) => {

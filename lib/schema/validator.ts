@@ -104,7 +104,7 @@ export class SchemaCompiler {
     } catch {
       // Nested past what JSON.stringify can walk: the worker's screening says how deep is too deep.
     }
-    if (text !== undefined && text.length <= INSPECT_ON_LOOP_CHARS) return inspectSchema(schema, this.limits, options);
+    if (text !== undefined && text.length <= INSPECT_ON_LOOP_CHARS) return inspectSchema(schema, this.limits, { ...options, json: text });
     return this.pool.inspect(text ?? schema, this.limits, options);
   }
 
