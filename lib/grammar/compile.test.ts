@@ -275,6 +275,12 @@ const CASES: Case[] = [
     accept: ['"a:b"', '"é:ü"'],
     reject: ['"a:b\u2003c"', '"a\u3000:b"', '"a:\u1680"', '"a:b\u202fc"'],
   },
+  {
+    name: "numeric formats the validator checks: int32 in 32 bits, int64 integers (found by the grammar fuzzer)",
+    schema: { type: "object", properties: { a: { type: "integer", format: "int32" }, b: { type: "number", format: "int64" } }, required: ["a", "b"] },
+    accept: ['{"a":2147483647,"b":5}', '{"a":-2147483648,"b":-1}'],
+    reject: ['{"a":2147483648,"b":5}', '{"a":1474750332818,"b":5}', '{"a":1,"b":2.5}'],
+  },
   { name: "uniqueItems over booleans", schema: { type: "array", items: { type: "boolean" }, uniqueItems: true }, accept: ["[]", "[false]", "[false,true]", "[true]"], reject: ["[true,true]", "[false,false]", "[1]"] },
   {
     name: "uniqueItems over a referenced enum that another keyword filters",

@@ -44,6 +44,8 @@ export class UnsatisfiableSchemaError extends Error {}
 
 /** Counts above this are not written out as repetitions (llama.cpp stops enforcing larger ones). */
 const MAX_REPEAT = 2000;
+const INT32_MIN = -(2 ** 31);
+const INT32_MAX = 2 ** 31 - 1;
 /** `uniqueItems` is written into the grammar for item sets of at most this many known values. */
 const MAX_DISTINCT_VALUES = 12;
 /** Length ranges up to MAX_CHUNKS × MAX_REPEAT are written out exactly. */
@@ -497,8 +499,15 @@ class Compiler {
     return parts.filter(Boolean).join(" ");
   }
 
-  private visitNumber(type: string, schema: Schema, path: string, hint: string): string | null {
+  private visitNumber(declared: string, schema: Schema, path: string, hint: string): string | null {
     const bounds = numericBounds(schema);
+    // The validator checks the numeric formats too (ajv-formats): int64 is any integer, int32 one in
+    // 32 bits (found by the grammar fuzzer: a 13-digit integer under "format": "int32").
+    const type = schema.format === "int32" || schema.format === "int64" ? "integer" : declared;
+    if (schema.format === "int32") {
+      if (bounds.min === undefined || bounds.min < INT32_MIN) Object.assign(bounds, { min: INT32_MIN, exclusiveMin: false });
+      if (bounds.max === undefined || bounds.max > INT32_MAX) Object.assign(bounds, { max: INT32_MAX, exclusiveMax: false });
+    }
     const { multipleOf } = schema;
     if (multipleOf !== undefined && !(type === "integer" && multipleOf === 1)) this.note("multipleOf", path);
     const bounded = bounds.min !== undefined || bounds.max !== undefined;
