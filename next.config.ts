@@ -2,9 +2,10 @@ import type { NextConfig } from "next";
 
 /**
  * On every response, API included (the pages' Content-Security-Policy, with its per-request nonce,
- * is set by proxy.ts). This file imports nothing of the app's: the CLI loads it under tsx.
+ * is set by proxy.ts; the API routes the CLI serves itself get them from lib/cli/api-routes.ts).
+ * This file imports nothing of the app's: the CLI loads it under tsx.
  */
-const SECURITY_HEADERS = [
+export const SECURITY_HEADERS = [
   { key: "X-Content-Type-Options", value: "nosniff" },
   { key: "Referrer-Policy", value: "no-referrer" },
   // CSP frame-ancestors says the same to browsers that read it; this is for those that do not.

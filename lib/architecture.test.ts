@@ -32,7 +32,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   catalog: ["config", "errors.ts", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "schema"],
   attachments: ["config", "errors.ts", "net", "workers"],
-  delivery: ["domain", "errors.ts", "net", "observability", "store"],
+  delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],
   // The run pipeline, above everything it orchestrates.
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store"],
   // Shapes of the public API (browser-safe), and the browser's client of it.

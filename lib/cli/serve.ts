@@ -1,5 +1,6 @@
 import "server-only";
 import http from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import next from "next";
 import { GenserveError, toProblem } from "../errors";
@@ -10,6 +11,9 @@ import { describeStore } from "../store/open";
 import type { Config } from "../config/types";
 import { ensureModelFile, formatProgress, type ModelFile } from "../models/model-source";
 import type { Logger } from "pino";
+import { getRuntime } from "../server/runtime";
+import { SECURITY_HEADERS } from "../../next.config";
+import { loadApiRoutes, type ApiRoutes } from "./api-routes";
 import { ensureBuild } from "./build";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, resolveDataDir, storeLocation, VERSION, type StorageOptions } from "./common";
 
@@ -58,6 +62,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   if (!options.dev) await ensureBuild(PACKAGE_ROOT, (message) => log.info(message));
 
   let handle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
+  let api: ApiRoutes | undefined;
   // Time-outs are checked this often (Node's default, 30 s, would let a 10 s limit run to 40 s).
   const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     if (!handle) {
@@ -65,7 +70,8 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
       res.end(JSON.stringify(toProblem(new GenserveError("service_unavailable", { detail: "The server is starting." }))));
       return;
     }
-    void handle(req, res);
+    if (api?.handles(pathOf(req.url))) void api.listener(req, res);
+    else void handle(req, res);
   });
   // Receiving a request (headers, then the body) is bounded, so a client that trickles bytes cannot
   // hold a connection forever; sending the response is not (streams and long runs are bounded by
@@ -81,8 +87,19 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   const url = `http://${shownHost}:${address.port}`;
   const publicUrl = (config.server.publicUrl ?? url).replace(/\/+$/, "");
   setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION, localModels, publicUrl, databaseUrl: location.databaseUrl });
+  // The process's one runtime (store, pools, run service), built here; Next.js's copy of the modules
+  // finds it (lib/server/runtime.ts) rather than building another.
+  const runtime = getRuntime();
   const app = next({ dev: options.dev ?? false, dir: PACKAGE_ROOT, hostname: host, port: address.port, customServer: true });
   await app.prepare();
+  // The API's routes are served without Next.js's request pipeline (see api-routes.ts); pages through
+  // it. In development Next.js serves everything, so that route files reload.
+  if (!options.dev) {
+    api = await loadApiRoutes(path.join(PACKAGE_ROOT, "app"), { prefixes: ["/api", "/healthz", "/readyz", "/metrics"], headers: SECURITY_HEADERS });
+    log.debug({ routes: api.count }, "API routes served directly");
+  }
+  // Runs a previous process left running are recovered before the first request is served.
+  await runtime.ready;
   handle = app.getRequestHandler();
 
   log.info({ url, publicUrl, dataDir, version: VERSION }, "genserve listening");
@@ -122,6 +139,13 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+/** The path of a request target ("/a/b?x" → "/a/b"); Next.js handles anything unusual. */
+function pathOf(url: string | undefined): string {
+  if (!url || url[0] !== "/") return "";
+  const q = url.indexOf("?");
+  return q === -1 ? url : url.slice(0, q);
 }
 
 function parsePort(value: string): number {

@@ -1,10 +1,8 @@
 import "server-only";
-import { monotonicFactory } from "ulid";
 import type { CallbackSpec, RunMetadata, RunOperation } from "../domain/runs";
 import type { ProblemBody } from "../errors";
 import type { EventRecord } from "../store/types";
-
-const nextUlid = monotonicFactory();
+import { newEventId } from "../ids";
 
 /** Headers a caller's callback.headers may not set: ours, and hop-by-hop ones. */
 const RESERVED = /^(content-type|content-length|host|connection|keep-alive|transfer-encoding|te|trailer|upgrade|proxy-.*|webhook-.*)$/i;
@@ -24,7 +22,7 @@ export function runEvent(options: {
   metadata: RunMetadata;
   at: Date;
 }): Omit<EventRecord, "status" | "attempts"> {
-  const id = `evt_${nextUlid()}`;
+  const id = newEventId();
   const createdAt = options.at.toISOString();
   const data: Record<string, unknown> = {
     runId: options.runId,

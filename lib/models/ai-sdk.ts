@@ -18,8 +18,8 @@ interface Adapter {
   providerOptions(schema: Record<string, unknown> | undefined): ProviderOptions;
 }
 
-function buildAdapter(config: ModelConfig): Adapter {
-  const common = { apiKey: config.apiKey, baseURL: config.baseURL, headers: config.headers };
+function buildAdapter(config: ModelConfig, fetch: typeof globalThis.fetch | undefined): Adapter {
+  const common = { apiKey: config.apiKey, baseURL: config.baseURL, headers: config.headers, fetch };
   switch (config.provider) {
     case "openai-compatible":
       return {
@@ -28,6 +28,7 @@ function buildAdapter(config: ModelConfig): Adapter {
           baseURL: config.baseURL!,
           apiKey: config.apiKey,
           headers: config.headers,
+          fetch,
           includeUsage: true,
           supportsStructuredOutputs: config.structuredOutputs,
         }).chatModel(config.model),
@@ -48,7 +49,7 @@ function buildAdapter(config: ModelConfig): Adapter {
       };
     case "ollama":
       return {
-        model: createOllama({ baseURL: config.baseURL, headers: config.headers })(config.model),
+        model: createOllama({ baseURL: config.baseURL, headers: config.headers, fetch })(config.model),
         capabilities: { nativeStructuredOutput: config.structuredOutputs, objectRootOnly: false },
         providerOptions: () => undefined,
       };
@@ -70,9 +71,12 @@ function rawJsonOutput(schema: Record<string, unknown>, name?: string, descripti
   };
 }
 
-/** A model served through a Vercel AI SDK provider. */
-export function createAiSdkModel(config: ModelConfig): ModelClient {
-  const adapter = buildAdapter(config);
+/**
+ * A model served through a Vercel AI SDK provider; `fetch` is the one it calls the provider with
+ * (default: the global one).
+ */
+export function createAiSdkModel(config: ModelConfig, options: { fetch?: typeof globalThis.fetch } = {}): ModelClient {
+  const adapter = buildAdapter(config, options.fetch);
 
   const prepare = (request: ModelRequest) => {
     const wrap = request.json !== undefined && adapter.capabilities.objectRootOnly && request.json.schema.type !== "object";

@@ -21,6 +21,8 @@ export interface RegistryOptions {
   grammars?: GrammarCompiler;
   log?: LlamaCppOptions["log"];
   onLaneWait?: LlamaCppOptions["onLaneWait"];
+  /** What providers are called with (default: the global fetch). */
+  fetch?: typeof globalThis.fetch;
 }
 
 /** One client per configured alias, created on first use. */
@@ -71,7 +73,7 @@ export class ModelRegistry {
   }
 
   private create(model: ModelConfig): ModelClient {
-    if (model.provider !== "llama-cpp") return createAiSdkModel(model);
+    if (model.provider !== "llama-cpp") return createAiSdkModel(model, { fetch: this.options.fetch });
     const file: ModelFile = this.options.localFiles?.[model.alias] ?? localFileOnly(model.path!);
     const grammars = this.options.grammars;
     if (!grammars) throw new Error(`local model ${model.alias} needs a grammar compiler (RegistryOptions.grammars)`);

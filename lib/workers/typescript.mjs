@@ -3,9 +3,11 @@
 // `server-only` (a marker that makes server modules fail in browser bundles) resolves to an empty
 // module outside Next.js. Loader hooks are per thread, so each worker imports this module first.
 import { register } from "node:module";
+import { fileURLToPath } from "node:url";
 import { register as registerTsx } from "tsx/esm/api";
 
-registerTsx();
+// genserve's own tsconfig (its `@/` paths), wherever the command runs from: not one in the user's directory.
+registerTsx({ tsconfig: fileURLToPath(new URL("../../tsconfig.json", import.meta.url)) });
 register(
   "data:text/javascript," +
     encodeURIComponent(

@@ -46,7 +46,9 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-export async function startFakeUpstream(defaults: { chunkDelayMs?: number } = {}): Promise<FakeUpstream> {
+export async function startFakeUpstream(
+  defaults: { chunkDelayMs?: number; delayMs?: number; port?: number; /** false: keep no requests (benchmarks send millions). */ record?: boolean } = {},
+): Promise<FakeUpstream> {
   const queue: FakeReply[] = [];
   const requests: ReceivedRequest[] = [];
   const sockets = new Set<import("node:net").Socket>();
@@ -56,7 +58,7 @@ export async function startFakeUpstream(defaults: { chunkDelayMs?: number } = {}
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as ReceivedRequest["body"];
     const record: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body, closedEarly: false };
-    requests.push(record);
+    if (defaults.record !== false) requests.push(record);
     res.on("close", () => {
       if (!res.writableFinished) record.closedEarly = true;
     });
@@ -65,7 +67,8 @@ export async function startFakeUpstream(defaults: { chunkDelayMs?: number } = {}
       return;
     }
     const reply = queue.shift() ?? {};
-    if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs));
+    const delay = reply.delayMs ?? defaults.delayMs;
+    if (delay) await new Promise((r) => setTimeout(r, delay));
     if (res.destroyed) return;
     if (reply.status) {
       res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: reply.errorMessage ?? `scripted ${reply.status}`, type: "server_error" } }));
@@ -120,7 +123,7 @@ export async function startFakeUpstream(defaults: { chunkDelayMs?: number } = {}
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(defaults.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,

@@ -33,9 +33,18 @@ export function writeConfig(dir: string, yaml: string): string {
 }
 
 /** Starts `genserve serve` on a free loopback port, exactly as a user would. */
-export async function startGenserve(options: { configFile?: string; dataDir: string; cwd?: string; env?: Record<string, string> }): Promise<GenserveServer> {
+export async function startGenserve(options: {
+  configFile?: string;
+  dataDir: string;
+  cwd?: string;
+  env?: Record<string, string>;
+  /** Default debug (the suites read the log); benchmarks run as an operator would, at warn. */
+  logLevel?: string;
+  /** Extra arguments for node itself (for example `--cpu-prof`). */
+  nodeArgs?: string[];
+}): Promise<GenserveServer> {
   const config = options.configFile ? ["--config", options.configFile] : [];
-  const child = spawn(process.execPath, [BIN, "serve", ...config, "--data", options.dataDir, "--port", "0", "--log-level", "debug"], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, "serve", ...config, "--data", options.dataDir, "--port", "0", "--log-level", options.logLevel ?? "debug"], {
     cwd: options.cwd ?? path.dirname(options.configFile ?? options.dataDir),
     env: { ...process.env, ...options.env, NEXT_TELEMETRY_DISABLED: "1" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -46,7 +55,8 @@ export async function startGenserve(options: { configFile?: string; dataDir: str
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`genserve did not start in time:\n${output}`)), 60_000);
+    // A first start builds the web app (about a minute here).
+    const timer = setTimeout(() => reject(new Error(`genserve did not start in time:\n${output}`)), 180_000);
     const check = () => {
       const match = /genserve listening on (http:\/\/\S+)/.exec(output);
       if (match) {

@@ -1,0 +1,230 @@
+/**
+ * npm run bench:overhead — what genserve adds to a model call, against a stateless gateway, in one run.
+ *
+ * A fast fake OpenAI-compatible upstream runs in its own process. The same chat completion is
+ * requested:
+ * - directly from the upstream (the baseline every "added" figure subtracts);
+ * - through Portkey's open-source gateway (`@portkey-ai/gateway`, a stateless proxy, on Node);
+ * - from a bare route handler in genserve that returns a constant (`/healthz`, served the way the
+ *   API is: the floor every API request pays; it calls no upstream, so its "added" is its own
+ *   latency);
+ * - through genserve's three operations, each a real run: key checked against the store, admitted
+ *   and recorded, the object validated, the callback signed, queued and delivered to a receiver.
+ *
+ * Sequential: every target in turn, one request at a time (so drift on this shared machine spreads
+ * over all of them alike); p50 and p99. Concurrent: `BENCH_CLIENTS` (32) clients per target, each
+ * sending its next request when its last one answered, for `BENCH_SECONDS` (10). CPU per request
+ * is read from /proc for the serving process. `BENCH_PROFILE=dir` writes a CPU profile of genserve
+ * (`--cpu-prof`) into dir. Results: docs/benchmarks.md.
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
+import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
+import { startReceiver } from "../test/helpers/receiver";
+
+const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400);
+const PROFILE_DIR = process.env.BENCH_PROFILE;
+const ONLY = process.env.BENCH_ONLY?.split(",");
+
+const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+/** CPU seconds (user + system, all threads) a process has used so far. */
+function cpuOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+};
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+
+async function waitForPort(port: number, child: ChildProcess, what: string): Promise<void> {
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
+      socket.on("error", () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what} did not listen on ${port}`);
+}
+
+/** The fake upstream in a process of its own, so that its work is not the load generator's. */
+async function startUpstreamProcess(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(import.meta.dirname, "..", "bin", "bench.mjs"), path.join(import.meta.dirname, "overhead-upstream.ts"), String(port)], { stdio: ["ignore", "inherit", "inherit"] });
+  await waitForPort(port, child, "the fake upstream");
+  return { url: `http://127.0.0.1:${port}/v1`, child };
+}
+
+async function startPortkey(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const entry = createRequire(import.meta.url).resolve("@portkey-ai/gateway/build/start-server.js");
+  const child = spawn(process.execPath, [entry, `--port=${port}`, "--headless"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
+  await waitForPort(port, child, "Portkey's gateway");
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/** Children to stop however this process ends (a failed start must not leave servers behind). */
+const children: ChildProcess[] = [];
+process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGKILL")));
+
+const upstream = await startUpstreamProcess();
+children.push(upstream.child);
+const receiver = await startReceiver();
+const portkey = await startPortkey();
+children.push(portkey.child);
+const dataDir = tempDir("genserve-bench-");
+const genserve = await startGenserve({
+  configFile: writeConfig(tempDir(), testConfig(upstream.url, "network:\n  allowPrivate: true\n")),
+  dataDir,
+  logLevel: "warn",
+  nodeArgs: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+});
+children.push(genserve.process);
+const key = genserve.adminKey!;
+
+const INPUT = "Invoice INV-1: one chair, 120.50 EUR";
+const SCHEMA = INVOICE_SCHEMA;
+const chat = JSON.stringify({ model: "fake-free", messages: [{ role: "user", content: INPUT }] });
+const json = { "content-type": "application/json" };
+const gs = { ...json, "api-key": key };
+
+interface Target {
+  name: string;
+  /** The process serving it (for CPU per request), if not the upstream's. */
+  pid?: number;
+  /** An SSE stream, read to its `done` event. */
+  stream?: boolean;
+  send(): Promise<Response>;
+}
+
+const post = (url: string, headers: Record<string, string>, body: string) => () => fetch(url, { method: "POST", headers, body });
+const targets: Target[] = [
+  { name: "upstream directly", pid: upstream.child.pid, send: post(`${upstream.url}/chat/completions`, { ...json, authorization: "Bearer sk-test" }, chat) },
+  {
+    name: "Portkey gateway",
+    pid: portkey.child.pid,
+    send: post(`${portkey.url}/v1/chat/completions`, { ...json, authorization: "Bearer sk-test", "x-portkey-provider": "openai", "x-portkey-custom-host": upstream.url }, chat),
+  },
+  { name: "bare route handler (/healthz)", pid: genserve.process.pid, send: () => fetch(`${genserve.url}/healthz`) },
+  {
+    name: "genserve generate/text",
+    pid: genserve.process.pid,
+    send: post(`${genserve.url}/api/v1/generate/text`, gs, JSON.stringify({ input: INPUT, type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } })),
+  },
+  {
+    name: "genserve generate/object",
+    pid: genserve.process.pid,
+    send: post(`${genserve.url}/api/v1/generate/object`, gs, JSON.stringify({ input: INPUT, type: "event", workflowSlug: "no-retry", schema: SCHEMA, callback: { url: receiver.url } })),
+  },
+  {
+    name: "genserve stream/object",
+    pid: genserve.process.pid,
+    stream: true,
+    send: post(`${genserve.url}/api/v1/stream/object`, { ...gs, accept: "text/event-stream" }, JSON.stringify({ input: INPUT, workflowSlug: "no-retry", schema: SCHEMA })),
+  },
+].filter((t) => !ONLY || t.name === "upstream directly" || ONLY.some((o) => t.name.includes(o)));
+
+async function once(target: Target): Promise<number> {
+  const started = performance.now();
+  const res = await target.send();
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`${target.name}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  if (target.stream && !text.includes("event: done")) throw new Error(`${target.name}: the stream did not finish: ${text.slice(-300)}`);
+  return performance.now() - started;
+}
+
+// Warm-up: JIT, compiled routes, pooled connections; and a check that every target answers.
+for (let i = 0; i < 100; i++) for (const t of targets) await once(t);
+
+const sequential = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+for (let i = 0; i < SEQUENTIAL; i++) for (const t of targets) sequential.get(t.name)!.push(await once(t));
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  firstError?: string;
+  cpuMsPerRequest: number;
+}
+
+async function load(target: Target): Promise<Load> {
+  const latencies: number[] = [];
+  let errors = 0;
+  let firstError: string | undefined;
+  const end = performance.now() + SECONDS * 1000;
+  const cpu0 = target.pid ? cpuOf(target.pid) : 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (performance.now() < end) {
+        try {
+          latencies.push(await once(target));
+        } catch (error) {
+          errors++;
+          firstError ??= (error as Error).message;
+        }
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = target.pid ? cpuOf(target.pid) - cpu0 : 0;
+  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError, cpuMsPerRequest: (cpu * 1000) / Math.max(1, latencies.length) };
+}
+
+const loads = new Map<string, Load>();
+for (const t of targets) {
+  loads.set(t.name, await load(t));
+  await new Promise((r) => setTimeout(r, 1000)); // let callbacks drain before the next target
+}
+
+const direct = sequential.get("upstream directly")!;
+const d50 = percentile(direct, 50);
+const d99 = percentile(direct, 99);
+const f = (n: number, digits = 1) => n.toFixed(digits);
+const lines = [
+  `Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}. Sequential: ${SEQUENTIAL} requests per target, interleaved; concurrent: ${CLIENTS} clients for ${SECONDS} s per target.`,
+  "",
+  "| target | p50 ms | p99 ms | added p50 | added p99 | concurrent req/s | concurrent p50 / p99 ms | errors | CPU ms per request (serving process) |",
+  "|---|---|---|---|---|---|---|---|---|",
+  ...targets.map((t) => {
+    const s = sequential.get(t.name)!;
+    const l = loads.get(t.name)!;
+    const floor = t.name.startsWith("bare");
+    const added = t.name === "upstream directly" ? ["—", "—"] : floor ? [f(percentile(s, 50), 2), f(percentile(s, 99), 2)] : [f(percentile(s, 50) - d50, 2), f(percentile(s, 99) - d99, 2)];
+    return `| ${t.name} | ${f(percentile(s, 50), 2)} | ${f(percentile(s, 99), 2)} | ${added[0]} | ${added[1]} | ${f(l.rps)} | ${f(l.p50)} / ${f(l.p99)} | ${l.errors} | ${f(l.cpuMsPerRequest, 2)} |`;
+  }),
+];
+const errors = [...loads].filter(([, l]) => l.firstError).map(([name, l]) => `- ${name}: ${l.firstError}`);
+process.stdout.write(`${lines.join("\n")}\n${errors.length ? `\nErrors:\n${errors.join("\n")}\n` : ""}`);
+
+await genserve.stop();
+portkey.child.kill("SIGTERM");
+upstream.child.kill("SIGTERM");
+await receiver.close();
+if (PROFILE_DIR) process.stdout.write(`\nCPU profile of genserve written to ${PROFILE_DIR}\n`);
+process.exit(0);
