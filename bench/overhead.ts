@@ -17,8 +17,7 @@
  * is read from /proc for the serving process. `BENCH_PROFILE=dir` writes a CPU profile of genserve
  * (`--cpu-prof`) into dir. Results: docs/benchmarks.md.
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import net from "node:net";
 import os from "node:os";
@@ -26,28 +25,13 @@ import path from "node:path";
 import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
 import { startReceiver } from "../test/helpers/receiver";
+import { cpuOf, percentile } from "./proc";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const ONLY = process.env.BENCH_ONLY?.split(",");
-
-const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-/** CPU seconds (user + system, all threads) a process has used so far. */
-function cpuOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return 0;
-  }
-}
-
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-};
 
 const freePort = () =>
   new Promise<number>((resolve) => {

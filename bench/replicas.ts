@@ -12,7 +12,6 @@
  * PostgreSQL and the genserve processes. Results: docs/benchmarks.md.
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createParser } from "eventsource-parser";
@@ -23,6 +22,7 @@ import { startFakeUpstream } from "../test/helpers/fake-upstream";
 import { tempDir, writeConfig } from "../test/helpers/genserve";
 import { freshDatabase, postgresAvailable } from "../test/helpers/postgres";
 import { startReceiver } from "../test/helpers/receiver";
+import { cpuOf, percentile } from "./proc";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BIN = path.join(ROOT, "bin", "genserve.mjs");
@@ -80,16 +80,6 @@ async function oneRun(url: string, key: string): Promise<number> {
   return performance.now() - started;
 }
 
-const TICKS = Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-/** CPU seconds (user + system, all threads) a process has used so far. */
-function cpuOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICKS;
-  } catch {
-    return 0;
-  }
-}
 /** CPU seconds of every PostgreSQL server process (the backends serving genserve among them). */
 function postgresCpu(): number {
   const pids = execFileSync("pgrep", ["-f", "postgres"]).toString().trim().split("\n").map(Number).filter(Boolean);
@@ -100,10 +90,6 @@ const ownCpu = () => {
   return (usage.user + usage.system) / 1e6;
 };
 
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-};
 
 /** `CLIENTS` clients, each sending the next request when its last one answered, for `SECONDS`; round-robin over the servers. */
 interface LoadResult {

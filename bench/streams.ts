@@ -11,7 +11,7 @@
  * limit of open files per process (`ulimit -n`) bounds N. Results: docs/benchmarks.md.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { setMaxListeners } from "node:events";
@@ -20,6 +20,7 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
+import { cpuOf, percentile, rssMiB } from "./proc";
 
 const { values } = parseArgs({ args: process.argv.slice(3), options: { streams: { type: "string", default: "2000" }, "wait-ms": { type: "string", default: "120000" } } });
 const STREAMS = Number(values.streams);
@@ -36,15 +37,10 @@ const freePort = () =>
     });
   });
 
-const TICKS = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s on Linux
-const cpuSeconds = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / TICKS;
-};
-const rssMiB = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
-const percentile = (values: number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+/** V8's heap in use (live objects and garbage not yet collected), from genserve's own /metrics. */
+const heapUsedMiB = async () => {
+  const text = await (await fetch(`${genserve.url}/metrics`, { headers: { "api-key": key } })).text();
+  return Number(/^genserve_process_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20;
 };
 
 const upstreamPort = await freePort();
@@ -103,12 +99,13 @@ await health(200); // warm-up
 await new Promise((r) => setTimeout(r, 2_000));
 globalThis.gc?.();
 const before = rssMiB(pid);
+const heapBefore = await heapUsedMiB();
 await snapshot();
 const healthIdle = await health(200);
 
 const abort = new AbortController();
 setMaxListeners(0, abort.signal);
-const cpu0 = cpuSeconds(pid);
+const cpu0 = cpuOf(pid);
 const t0 = performance.now();
 let failed = 0;
 let firstFailure = "";
@@ -137,9 +134,10 @@ const opened = await Promise.all(
   ),
 );
 const openSeconds = (performance.now() - t0) / 1000;
-const cpuPerOpen = ((cpuSeconds(pid) - cpu0) * 1000) / STREAMS;
+const cpuPerOpen = ((cpuOf(pid) - cpu0) * 1000) / STREAMS;
 await new Promise((r) => setTimeout(r, 3_000)); // settled
 const whileOpen = rssMiB(pid);
+const heapOpen = await heapUsedMiB();
 const healthOpen = await health(200);
 await snapshot();
 const open = opened.filter(Boolean).length;
@@ -149,9 +147,9 @@ process.stdout.write(
   [
     `Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}.`,
     "",
-    "| streams | opened in s | open per s | genserve CPU ms per open | RSS before MiB | RSS while open MiB | KB per open stream | /healthz p50 / p99 ms idle | /healthz p50 / p99 ms while open | failed |",
-    "|---|---|---|---|---|---|---|---|---|---|",
-    `| ${open} of ${STREAMS} | ${f(openSeconds, 2)} | ${f(open / openSeconds, 0)} | ${f(cpuPerOpen, 2)} | ${f(before)} | ${f(whileOpen)} | ${f(((whileOpen - before) * 1024) / Math.max(1, open))} | ${f(healthIdle.p50, 2)} / ${f(healthIdle.p99, 2)} | ${f(healthOpen.p50, 2)} / ${f(healthOpen.p99, 2)} | ${failed}${firstFailure ? ` (${firstFailure.slice(0, 120)})` : ""} |`,
+    "| streams | opened in s | open per s | genserve CPU ms per open | RSS before MiB | RSS while open MiB | KB per open stream (RSS) | heap used MiB before / open | heap KB per open stream | /healthz p50 / p99 ms idle | /healthz p50 / p99 ms while open | failed |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    `| ${open} of ${STREAMS} | ${f(openSeconds, 2)} | ${f(open / openSeconds, 0)} | ${f(cpuPerOpen, 2)} | ${f(before)} | ${f(whileOpen)} | ${f(((whileOpen - before) * 1024) / Math.max(1, open))} | ${f(heapBefore)} / ${f(heapOpen)} | ${f(((heapOpen - heapBefore) * 1024) / Math.max(1, open))} | ${f(healthIdle.p50, 2)} / ${f(healthIdle.p99, 2)} | ${f(healthOpen.p50, 2)} / ${f(healthOpen.p99, 2)} | ${failed}${firstFailure ? ` (${firstFailure.slice(0, 120)})` : ""} |`,
     "",
   ].join("\n"),
 );

@@ -63,7 +63,7 @@ export function findRouteFiles(appDir: string): { file: string; segments: string
 }
 
 /** Next.js's precedence: a static segment before a parameter before a catch-all, at the first segment where routes differ. */
-function compareRoutes(a: { segments: string[] }, b: { segments: string[] }): number {
+export function compareRoutes(a: { segments: string[] }, b: { segments: string[] }): number {
   const rank = (s: string | undefined) => (s === undefined ? 3 : s.startsWith("*") ? 2 : s.startsWith(":") ? 1 : 0);
   for (let i = 0; i < Math.max(a.segments.length, b.segments.length); i++) {
     const d = rank(a.segments[i]) - rank(b.segments[i]);

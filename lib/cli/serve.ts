@@ -80,7 +80,9 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   server.requestTimeout = config.server.requestTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, resolve);
+    // A burst of connections (thousands of clients opening streams at once) waits in the kernel's
+    // queue instead of being dropped and retried seconds later; Linux caps it at net.core.somaxconn.
+    server.listen({ port, host, backlog: 4096 }, resolve);
   });
   const address = server.address() as AddressInfo;
   const shownHost = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;

@@ -123,7 +123,7 @@ export async function startFakeUpstream(
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(defaults.port ?? 0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen({ port: defaults.port ?? 0, host: "127.0.0.1", backlog: 4096 }, resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/v1`,
