@@ -2,7 +2,7 @@ import "server-only";
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { generateText, streamText, type LanguageModel, type Output, type ModelMessage } from "ai";
+import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage, SharedV3Warning } from "@ai-sdk/provider";
 import { createOllama } from "ollama-ai-provider-v2";
 import type { ModelConfig } from "../config/types";
 import { StreamUnwrapper, unwrapText, wrapSchema } from "./envelope";
@@ -10,10 +10,10 @@ import { toModelError } from "./errors";
 import { fitsOpenAIStrict, openAIStrictProblems } from "./openai-strict";
 import { messageText, type ModelCapabilities, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
 
-type ProviderOptions = Parameters<typeof generateText>[0]["providerOptions"];
+type ProviderOptions = LanguageModelV3CallOptions["providerOptions"];
 
 interface Adapter {
-  model: LanguageModel;
+  model: LanguageModelV3;
   capabilities: ModelCapabilities;
   providerOptions(schema: Record<string, unknown> | undefined): ProviderOptions;
 }
@@ -58,50 +58,61 @@ function buildAdapter(config: ModelConfig, fetch: typeof globalThis.fetch | unde
   }
 }
 
-/** Asks for the provider's native JSON-Schema output but returns the raw text: genserve validates. */
-function rawJsonOutput(schema: Record<string, unknown>, name?: string, description?: string): Output.Output<string, string, never> {
-  return {
-    name: "json",
-    responseFormat: Promise.resolve({ type: "json" as const, schema: schema as never, name, description }),
-    parseCompleteOutput: async ({ text }) => text,
-    // streamText holds text deltas back until this yields a new partial value; handing back the
-    // accumulated text (no parsing) releases every delta as it arrives.
-    parsePartialOutput: async ({ text }) => ({ partial: text }),
-    createElementStreamTransform: () => undefined,
-  };
+/** The provider's usage in genserve's terms (a provider that reports none counts 0). */
+const usageOf = (usage: LanguageModelV3Usage) => ({ inputTokens: usage.inputTokens.total ?? 0, outputTokens: usage.outputTokens.total ?? 0 });
+
+/**
+ * Provider warnings (an unsupported setting, say) go where the AI SDK's own helpers send them: the
+ * runtime routes that hook into the JSON log (lib/server/runtime.ts).
+ */
+function reportWarnings(model: LanguageModelV3, warnings: readonly SharedV3Warning[] | undefined): void {
+  const hook = (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS;
+  if (warnings && warnings.length > 0 && typeof hook === "function") hook({ warnings, provider: model.provider, model: model.modelId });
 }
 
 /**
  * A model served through a Vercel AI SDK provider; `fetch` is the one it calls the provider with
  * (default: the global one).
+ *
+ * The provider is called through its model interface (`doGenerate`, `doStream`: the AI SDK's
+ * provider specification), not the SDK's `generateText`/`streamText`. Those add what genserve does
+ * not use (tools, steps, retries, telemetry, output parsing) and cost, measured on a fast upstream
+ * (docs/benchmarks.md), about half of a generate run's CPU and two thirds of an open stream's memory
+ * (a dozen web streams per call). genserve builds the provider prompt itself from its own, already
+ * validated messages.
  */
 export function createAiSdkModel(config: ModelConfig, options: { fetch?: typeof globalThis.fetch } = {}): ModelClient {
   const adapter = buildAdapter(config, options.fetch);
 
-  const prepare = (request: ModelRequest) => {
+  const prepare = (request: ModelRequest): { wrap: boolean; call: LanguageModelV3CallOptions } => {
     const wrap = request.json !== undefined && adapter.capabilities.objectRootOnly && request.json.schema.type !== "object";
     const schema = request.json ? (wrap ? wrapSchema(request.json.schema) : request.json.schema) : undefined;
-    const messages: ModelMessage[] = request.messages.map((m): ModelMessage =>
-      typeof m.content === "string"
-        ? { role: m.role, content: m.content }
-        : m.role === "user"
-          ? { role: "user", content: m.content.map((p) => (p.type === "text" ? p : { type: "image" as const, image: p.image, mediaType: p.mediaType })) }
-          : { role: "assistant", content: messageText(m.content) },
-    );
+    const prompt: LanguageModelV3Prompt = [
+      ...(request.system ? [{ role: "system" as const, content: request.system }] : []),
+      ...request.messages.map((m): LanguageModelV3Prompt[number] =>
+        m.role === "user"
+          ? {
+              role: "user",
+              content:
+                typeof m.content === "string"
+                  ? [{ type: "text", text: m.content }]
+                  : m.content.map((p) => (p.type === "text" ? { type: "text" as const, text: p.text } : { type: "file" as const, data: p.image, mediaType: p.mediaType })),
+            }
+          : { role: "assistant", content: [{ type: "text", text: typeof m.content === "string" ? m.content : messageText(m.content) }] },
+      ),
+    ];
     return {
       wrap,
       call: {
-        model: adapter.model,
-        system: request.system || undefined,
-        messages,
+        prompt,
         temperature: request.temperature,
         maxOutputTokens: request.maxOutputTokens,
         abortSignal: request.abortSignal,
-        // genserve retries (within the workflow's retry budget and deadline), never the SDK on its own.
-        maxRetries: 0,
         providerOptions: adapter.providerOptions(schema),
+        // The provider's native JSON-Schema output where it has one; the raw text comes back either
+        // way, and genserve validates it.
         ...(schema && adapter.capabilities.nativeStructuredOutput
-          ? { output: rawJsonOutput(schema, request.json?.name, request.json?.description) }
+          ? { responseFormat: { type: "json" as const, schema: schema as never, name: request.json?.name, description: request.json?.description } }
           : {}),
       },
     };
@@ -122,12 +133,14 @@ export function createAiSdkModel(config: ModelConfig, options: { fetch?: typeof 
     async generate(request): Promise<ModelResult> {
       const { wrap, call } = prepare(request);
       try {
-        const result = await generateText(call);
+        const result = await adapter.model.doGenerate(call);
+        reportWarnings(adapter.model, result.warnings);
+        const text = result.content.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("");
         return {
-          text: wrap ? unwrapText(result.text) : result.text,
-          usage: { inputTokens: result.totalUsage.inputTokens ?? 0, outputTokens: result.totalUsage.outputTokens ?? 0 },
-          modelId: result.response.modelId || undefined,
-          finishReason: result.finishReason,
+          text: wrap ? unwrapText(text) : text,
+          usage: usageOf(result.usage),
+          modelId: result.response?.modelId || undefined,
+          finishReason: result.finishReason.unified,
         };
       } catch (error) {
         throw toModelError(error, request.abortSignal);
@@ -137,32 +150,35 @@ export function createAiSdkModel(config: ModelConfig, options: { fetch?: typeof 
     async *stream(request): AsyncIterable<ModelStreamPart> {
       const { wrap, call } = prepare(request);
       const unwrapper = wrap ? new StreamUnwrapper() : null;
-      let failure: unknown;
-      const result = streamText({ ...call, onError: ({ error }) => void (failure ??= error) });
+      let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
+      let finished = false;
       try {
-        for await (const part of result.fullStream) {
+        reader = (await adapter.model.doStream(call)).stream.getReader();
+        let modelId: string | undefined;
+        for (;;) {
+          const { done, value: part } = await reader.read();
+          if (done) break;
           if (part.type === "text-delta") {
-            const text = unwrapper ? unwrapper.push(part.text) : part.text;
+            const text = unwrapper ? unwrapper.push(part.delta) : part.delta;
             if (text) yield { type: "text", text };
+          } else if (part.type === "response-metadata") {
+            modelId = part.modelId || modelId;
+          } else if (part.type === "stream-start") {
+            reportWarnings(adapter.model, part.warnings);
           } else if (part.type === "error") {
             throw part.error;
-          } else if (part.type === "abort") {
-            throw failure ?? new DOMException("aborted", "AbortError");
           } else if (part.type === "finish") {
             const rest = unwrapper?.end();
             if (rest) yield { type: "text", text: rest };
-            const response = await result.response;
-            yield {
-              type: "finish",
-              usage: { inputTokens: part.totalUsage.inputTokens ?? 0, outputTokens: part.totalUsage.outputTokens ?? 0 },
-              modelId: response.modelId || undefined,
-              finishReason: part.finishReason,
-            };
+            yield { type: "finish", usage: usageOf(part.usage), modelId, finishReason: part.finishReason.unified };
           }
         }
-        if (failure !== undefined) throw failure;
+        finished = true;
       } catch (error) {
         throw toModelError(error, request.abortSignal);
+      } finally {
+        // The consumer stopped early (an output that can never validate): stop the provider's response.
+        if (!finished) void reader?.cancel().catch(() => undefined);
       }
     },
   };
