@@ -98,4 +98,9 @@ program
   .option("--if-needed", "only when the sources changed since the last build")
   .action((options: { ifNeeded?: boolean }) => (options.ifNeeded ? ensureBuild(PACKAGE_ROOT, (message) => process.stderr.write(`${message}\n`)) : buildApp(PACKAGE_ROOT)));
 
-await program.parseAsync(process.argv);
+// A command that fails exits non-zero. `serve` runs Next.js in this process, whose handler of
+// uncaught exceptions would otherwise log a start-up failure and keep a half-started server alive.
+await program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`genserve: ${(error as Error)?.stack ?? String(error)}\n`);
+  process.exit(1);
+});
