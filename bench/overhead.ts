@@ -19,13 +19,11 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import net from "node:net";
 import os from "node:os";
-import path from "node:path";
 import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
 import { startReceiver } from "../test/helpers/receiver";
-import { cpuOf, percentile } from "./proc";
+import { cpuOf, freePort, percentile, startUpstreamProcess, stopOnExit, waitForPort } from "./harness";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -33,53 +31,17 @@ const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 400);
 const PROFILE_DIR = process.env.BENCH_PROFILE;
 const ONLY = process.env.BENCH_ONLY?.split(",");
 
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-
-async function waitForPort(port: number, child: ChildProcess, what: string): Promise<void> {
-  const end = Date.now() + 60_000;
-  while (Date.now() < end) {
-    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
-      socket.on("error", () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what} did not listen on ${port}`);
-}
-
-/** The fake upstream in a process of its own, so that its work is not the load generator's. */
-async function startUpstreamProcess(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(import.meta.dirname, "..", "bin", "bench.mjs"), path.join(import.meta.dirname, "overhead-upstream.ts"), String(port)], { stdio: ["ignore", "inherit", "inherit"] });
-  await waitForPort(port, child, "the fake upstream");
-  return { url: `http://127.0.0.1:${port}/v1`, child };
-}
-
 async function startPortkey(): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
   const entry = createRequire(import.meta.url).resolve("@portkey-ai/gateway/build/start-server.js");
-  const child = spawn(process.execPath, [entry, `--port=${port}`, "--headless"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NODE_ENV: "production" } });
+  const child = stopOnExit(spawn(process.execPath, [entry, `--port=${port}`, "--headless"], { stdio: ["ignore", "ignore", "inherit"], env: { ...process.env, NODE_ENV: "production" } }));
   await waitForPort(port, child, "Portkey's gateway");
   return { url: `http://127.0.0.1:${port}`, child };
 }
 
-/** Children to stop however this process ends (a failed start must not leave servers behind). */
-const children: ChildProcess[] = [];
-process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGKILL")));
-
 const upstream = await startUpstreamProcess();
-children.push(upstream.child);
 const receiver = await startReceiver();
 const portkey = await startPortkey();
-children.push(portkey.child);
 const dataDir = tempDir("genserve-bench-");
 const genserve = await startGenserve({
   configFile: writeConfig(tempDir(), testConfig(upstream.url, "network:\n  allowPrivate: true\n")),
@@ -87,7 +49,7 @@ const genserve = await startGenserve({
   logLevel: "warn",
   nodeArgs: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
 });
-children.push(genserve.process);
+stopOnExit(genserve.process);
 const key = genserve.adminKey!;
 
 const INPUT = "Invoice INV-1: one chair, 120.50 EUR";

@@ -22,7 +22,7 @@ import { startFakeUpstream } from "../test/helpers/fake-upstream";
 import { tempDir, writeConfig } from "../test/helpers/genserve";
 import { freshDatabase, postgresAvailable } from "../test/helpers/postgres";
 import { startReceiver } from "../test/helpers/receiver";
-import { cpuOf, percentile } from "./proc";
+import { cpuOf, percentile } from "./harness";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const BIN = path.join(ROOT, "bin", "genserve.mjs");

@@ -10,32 +10,18 @@
  * Each open stream holds two sockets in genserve (the client's and the upstream's): this machine's
  * limit of open files per process (`ulimit -n`) bounds N. Results: docs/benchmarks.md.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync } from "node:fs";
 import http from "node:http";
-import net from "node:net";
 import { setMaxListeners } from "node:events";
 import os from "node:os";
-import path from "node:path";
 import { parseArgs } from "node:util";
-import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
+import { INVOICE_SCHEMA } from "../test/helpers/config";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
-import { cpuOf, percentile, rssMiB } from "./proc";
+import { cpuOf, percentile, rssMiB, startUpstreamProcess, stopOnExit } from "./harness";
 
 const { values } = parseArgs({ args: process.argv.slice(3), options: { streams: { type: "string", default: "2000" }, "wait-ms": { type: "string", default: "120000" } } });
 const STREAMS = Number(values.streams);
 const WAIT_MS = Number(values["wait-ms"]);
-
-const children: ChildProcess[] = [];
-process.on("exit", () => children.forEach((c) => c.exitCode === null && c.kill("SIGKILL")));
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 
 /** V8's heap in use (live objects and garbage not yet collected), from genserve's own /metrics. */
 const heapUsedMiB = async () => {
@@ -43,16 +29,17 @@ const heapUsedMiB = async () => {
   return Number(/^genserve_process_nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1]) / 2 ** 20;
 };
 
-const upstreamPort = await freePort();
-const upstream = spawn(process.execPath, [path.join(import.meta.dirname, "..", "bin", "bench.mjs"), path.join(import.meta.dirname, "overhead-upstream.ts"), String(upstreamPort), String(WAIT_MS)], { stdio: "inherit" });
-children.push(upstream);
-for (let open = false; !open; ) {
-  open = await new Promise<boolean>((resolve) => net.connect(upstreamPort, "127.0.0.1", function (this: net.Socket) { this.destroy(); resolve(true); }).on("error", () => resolve(false)));
-  if (!open) await new Promise((r) => setTimeout(r, 100));
-}
-
-// The workflow's deadline outlasts the wait: streams end when this benchmark leaves, not before.
-const config = testConfig(`http://127.0.0.1:${upstreamPort}/v1`, `network:\n  allowPrivate: true\n`).replace("    retries: 0\n  look:", `    retries: 0\n    timeoutMs: ${WAIT_MS + 60_000}\n  look:`);
+const upstream = await startUpstreamProcess(WAIT_MS);
+// One model and one workflow whose deadline outlasts the wait: streams end when this benchmark
+// leaves, not before.
+const config = `
+models:
+  free: { provider: openai-compatible, baseURL: "${upstream.url}", model: fake-free }
+workflows:
+  wait: { model: free, retries: 0, timeoutMs: ${WAIT_MS + 60_000} }
+network:
+  allowPrivate: true
+`;
 const PROFILE_DIR = process.env.BENCH_PROFILE; // a CPU profile of genserve (--cpu-prof) into this directory
 const HEAP_DIR = process.env.BENCH_HEAP;
 const genserve = await startGenserve({
@@ -73,11 +60,11 @@ const snapshot = async () => {
   while (count() === had) await new Promise((r) => setTimeout(r, 500));
   await new Promise((r) => setTimeout(r, 20_000)); // written
 };
-children.push(genserve.process);
+stopOnExit(genserve.process);
 const pid = genserve.process.pid!;
 const key = genserve.adminKey!;
 
-const body = JSON.stringify({ input: "Invoice INV-1: one chair, 120.50 EUR", workflowSlug: "no-retry", schema: INVOICE_SCHEMA });
+const body = JSON.stringify({ input: "Invoice INV-1: one chair, 120.50 EUR", workflowSlug: "wait", schema: INVOICE_SCHEMA });
 const health = async (n: number) => {
   const times: number[] = [];
   for (let i = 0; i < n; i++) {

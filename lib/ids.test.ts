@@ -7,8 +7,8 @@ describe("run ids", () => {
     for (const id of ids) expect(id).toMatch(/^run_[0-9A-HJKMNP-TV-Z]{26}$/);
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
-    // Every character of Crockford's base32 turns up in the random part, in the first position as
-    // in others: a broken source (constant, or few bits) would not do that.
+    // Every character of Crockford's base32 turns up in the random parts, and ids minted 1,000
+    // apart differ there: a broken source (constant, or few bits) would not do that.
     const firsts = new Set(ids.map((id) => id.slice(4 + 10, 4 + 11)));
     const seeds = new Set(ids.filter((_, i) => i % 1_000 === 0).map((id) => id.slice(4 + 10)));
     expect(seeds.size).toBe(5);

@@ -30,4 +30,9 @@ describe("the API's routes, found as Next.js finds them", () => {
     expect(match("/api/v1//runs")?.file).toBe("api/v1/[...path]/route.ts");
     expect(match("/nothing/here")).toBeNull();
   });
+
+  it("goes on to the next route when a catch-all has nothing left to take", () => {
+    const routes = [{ segments: ["api", "v1", "*path"] }, { segments: [":x", "v1"] }].sort(compareRoutes);
+    expect(matchRoute(routes, "/api/v1")).toEqual({ route: { segments: [":x", "v1"] }, params: { x: "api" } });
+  });
 });

@@ -14,7 +14,7 @@ import { peekRuntime } from "../server/runtime";
  * The handlers are the same files Next.js serves (`app/**\/route.ts`, thin), found the way Next.js
  * finds them — by the file system, `[name]` a parameter, `[...name]` the rest of the path — and
  * called with a web `Request` as Next.js calls them. Next.js's routing, rendering and response
- * plumbing cost about 1.4 ms of CPU per request on the reference machine (docs/benchmarks.md): more
+ * plumbing cost about 1.6 ms of CPU per request on the reference machine (docs/benchmarks.md): more
  * than the whole of a stateless gateway. Pages and their assets still go through Next.js; in
  * development (`--dev`) everything does, so that route files reload.
  *
@@ -31,6 +31,8 @@ interface Route {
   segments: string[];
   module: RouteModule;
   file: string;
+  /** The Allow header of this route: the methods its module exports, HEAD with GET, and OPTIONS. */
+  allow: string;
 }
 
 export interface ApiRoutes {
@@ -80,29 +82,33 @@ function decode(segment: string): string {
   }
 }
 
-/** The route and parameters for a path (no trailing slash; Next.js redirects those), or null. */
+/** The first route (in precedence order) matching a path, with its parameters; null when none does or the path ends in a slash (Next.js redirects those). */
 export function matchRoute<R extends { segments: string[] }>(routes: R[], pathname: string): { route: R; params: Record<string, string | string[]> } | null {
   if (pathname.length > 1 && pathname.endsWith("/")) return null;
   const parts = pathname.split("/").slice(1);
   for (const route of routes) {
-    const params: Record<string, string | string[]> = {};
-    let ok = true;
-    for (let i = 0; i < route.segments.length && ok; i++) {
-      const s = route.segments[i]!;
-      if (s.startsWith("*")) {
-        const rest = parts.slice(i);
-        if (rest.length === 0) ok = false;
-        else params[s.slice(1)] = rest.map(decode);
-        return ok ? { route, params } : null;
-      }
-      const part = parts[i];
-      if (part === undefined || part === "") ok = false;
-      else if (s.startsWith(":")) params[s.slice(1)] = decode(part);
-      else if (s !== part) ok = false;
-    }
-    if (ok && parts.length === route.segments.length) return { route, params };
+    const params = matchSegments(route.segments, parts);
+    if (params) return { route, params };
   }
   return null;
+}
+
+/** The parameters of one route's segments against a path's parts, or null when they do not match. */
+function matchSegments(segments: string[], parts: string[]): Record<string, string | string[]> | null {
+  const params: Record<string, string | string[]> = {};
+  for (const [i, s] of segments.entries()) {
+    if (s.startsWith("*")) {
+      // A catch-all takes the rest of the path: one segment or more.
+      if (i >= parts.length) return null;
+      params[s.slice(1)] = parts.slice(i).map(decode);
+      return params;
+    }
+    const part = parts[i];
+    if (part === undefined || part === "") return null;
+    if (s.startsWith(":")) params[s.slice(1)] = decode(part);
+    else if (s !== part) return null;
+  }
+  return parts.length === segments.length ? params : null;
 }
 
 /**
@@ -115,7 +121,9 @@ export async function loadApiRoutes(appDir: string, options: { prefixes: string[
   const routes: Route[] = [];
   for (const { file, segments } of findRouteFiles(appDir)) {
     if (!inScope(`/${segments.join("/")}`)) continue;
-    routes.push({ file, segments, module: (await import(pathToFileURL(file).href)) as RouteModule });
+    const module = (await import(pathToFileURL(file).href)) as RouteModule;
+    const methods = METHODS.filter((m) => m !== "OPTIONS" && module[m]);
+    routes.push({ file, segments, module, allow: [...methods, ...(module.GET ? ["HEAD"] : []), "OPTIONS"].join(", ") });
   }
   routes.sort(compareRoutes);
 
@@ -123,11 +131,9 @@ export async function loadApiRoutes(appDir: string, options: { prefixes: string[
     const { pathname } = new URL(request.url);
     const found = matchRoute(routes, pathname);
     if (!found) return problemResponse(new GenserveError("not_found", { detail: `${request.method} ${pathname} is not an operation of this API.` }));
-    const { module } = found.route;
+    const { module, allow } = found.route;
     const method = request.method.toUpperCase();
     const segment = { params: Promise.resolve(found.params) };
-    const allowed = METHODS.filter((m) => module[m]);
-    const allow = [...allowed.filter((m) => m !== "OPTIONS"), ...(module.GET ? ["HEAD"] : []), "OPTIONS"].join(", ");
     if (method === "HEAD" && module.GET) {
       const response = await module.GET(request, segment);
       await response.body?.cancel();

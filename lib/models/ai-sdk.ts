@@ -150,14 +150,13 @@ export function createAiSdkModel(config: ModelConfig, options: { fetch?: typeof 
     async *stream(request): AsyncIterable<ModelStreamPart> {
       const { wrap, call } = prepare(request);
       const unwrapper = wrap ? new StreamUnwrapper() : null;
-      let reader: ReadableStreamDefaultReader<LanguageModelV3StreamPart> | undefined;
-      let finished = false;
       try {
-        reader = (await adapter.model.doStream(call)).stream.getReader();
+        const { stream } = await adapter.model.doStream(call);
         let modelId: string | undefined;
-        for (;;) {
-          const { done, value: part } = await reader.read();
-          if (done) break;
+        // A consumer that stops early (an output that can never validate) ends this loop, which
+        // cancels the provider's stream; it also aborts the call's signal (lib/runs/attempt.ts).
+        // Node's web streams are async-iterable; the DOM typings this project compiles with lack it.
+        for await (const part of stream as unknown as AsyncIterable<LanguageModelV3StreamPart>) {
           if (part.type === "text-delta") {
             const text = unwrapper ? unwrapper.push(part.delta) : part.delta;
             if (text) yield { type: "text", text };
@@ -173,12 +172,8 @@ export function createAiSdkModel(config: ModelConfig, options: { fetch?: typeof 
             yield { type: "finish", usage: usageOf(part.usage), modelId, finishReason: part.finishReason.unified };
           }
         }
-        finished = true;
       } catch (error) {
         throw toModelError(error, request.abortSignal);
-      } finally {
-        // The consumer stopped early (an output that can never validate): stop the provider's response.
-        if (!finished) void reader?.cancel().catch(() => undefined);
       }
     },
   };

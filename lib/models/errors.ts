@@ -1,5 +1,5 @@
 import "server-only";
-import { APICallError } from "ai";
+import { APICallError } from "@ai-sdk/provider";
 import { GenserveError, isGenserveError } from "../errors";
 
 /** What a provider's HTTP status means, in words a caller can act on. */
