@@ -358,5 +358,73 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         await other.close();
       }
     });
+
+    it("keeps suites by slug (version + 1 on each change, owner kept) and lists them by owner", async () => {
+      const first = await store.suites.put("invoices", keyId, { cases: [1] }, at(0));
+      expect(first).toMatchObject({ created: true, suite: { slug: "invoices", keyId, version: 1, document: { cases: [1] } } });
+      const second = await store.suites.put("invoices", "key_someone_else", { cases: [1, 2] }, at(5));
+      expect(second).toMatchObject({ created: false, suite: { keyId, version: 2, document: { cases: [1, 2] }, createdAt: at(0), updatedAt: at(5) } });
+      expect((await store.suites.list(keyId)).map((s) => s.slug)).toEqual(["invoices"]);
+      expect(await store.suites.list("key_nobody")).toEqual([]);
+      expect(await store.suites.delete("invoices")).toBe(true);
+      expect(await store.suites.delete("invoices")).toBe(false);
+      expect(await store.suites.get("invoices")).toBeNull();
+    });
+
+    it("claims an evaluation once, records case results only under its lease, cancels it, and finishes it with its event once", async () => {
+      const evaluation = (id: string) => ({ id, suiteSlug: "s", suiteVersion: 3, keyId, target: { workflowSlug: "w", repeat: 2 }, document: { suite: "s" }, createdAt: at(0) });
+      await store.evaluations.insert(evaluation("eval_01A"));
+      await store.evaluations.insert(evaluation("eval_01B"));
+      const other = await open.second();
+      try {
+        const [a, b] = await Promise.all([store.evaluations.claim(at(1), { owner: "p1", until: at(1000) }), other.evaluations.claim(at(1), { owner: "p2", until: at(1000) })]);
+        expect([a?.id, b?.id].sort()).toEqual(["eval_01A", "eval_01B"]);
+        const mine = a!.id === "eval_01A" ? "p1" : "p2";
+        const theirs = mine === "p1" ? "p2" : "p1";
+        expect(await store.evaluations.claim(at(2), { owner: "p3", until: at(1000) })).toBeNull();
+        const item = (caseIndex: number, repeat: number) => ({ caseIndex, repeat, runId: `run_${caseIndex}_${repeat}`, status: "passed" as const, output: { n: 1 }, checks: [{ path: "/n", pass: true }], error: null, durationMs: 12, inputTokens: 3, outputTokens: 4, cost: "0.001", createdAt: at(3) });
+        expect(await store.evaluations.recordItem("eval_01A", mine, item(0, 0))).toBe(true);
+        expect(await store.evaluations.recordItem("eval_01A", theirs, item(1, 0))).toBe(false);
+        // The same case and repeat again (a retry after a crash): the first result stays.
+        expect(await store.evaluations.recordItem("eval_01A", mine, { ...item(0, 0), status: "failed" })).toBe(true);
+        expect(await store.evaluations.recordItem("eval_01A", mine, item(0, 1))).toBe(true);
+        const items = await store.evaluations.items("eval_01A");
+        expect(items.map((i) => [i.caseIndex, i.repeat, i.status])).toEqual([[0, 0, "passed"], [0, 1, "passed"]]);
+        expect(items[0]).toMatchObject({ runId: "run_0_0", output: { n: 1 }, checks: [{ path: "/n", pass: true }], durationMs: 12, inputTokens: 3, outputTokens: 4, cost: "0.001" });
+        expect((await store.evaluations.items("eval_01A", items[0]!.seq)).map((i) => i.repeat)).toEqual([1]);
+
+        // A lease that ran out: another process takes the evaluation over, with its results so far.
+        expect(await store.evaluations.renewLeases(mine, ["eval_01A"], at(500))).toEqual(["eval_01A"]);
+        const taken = await other.evaluations.claim(at(600), { owner: "p9", until: at(5000) });
+        expect(taken).toMatchObject({ id: "eval_01A", status: "running", startedAt: at(1), target: { workflowSlug: "w", repeat: 2 }, document: { suite: "s" } });
+        expect(await store.evaluations.renewLeases(mine, ["eval_01A"], at(700))).toEqual([]);
+        expect(await store.evaluations.recordItem("eval_01A", mine, item(1, 0))).toBe(false);
+
+        const evt = { ...event("evt_eval_01A", "eval_01A"), payload: '{"type":"evaluation.completed"}' };
+        const done = { status: "completed" as const, summary: { passRate: 1 }, error: null, finishedAt: at(900) };
+        expect(await store.evaluations.finish("eval_01A", mine, done, evt)).toBe(false);
+        expect(await store.events.forRun("eval_01A")).toBeNull();
+        expect(await store.evaluations.finish("eval_01A", "p9", done, evt)).toBe(true);
+        expect(await store.evaluations.finish("eval_01A", "p9", done, evt)).toBe(false);
+        expect((await store.events.forRun("eval_01A"))?.payload).toBe('{"type":"evaluation.completed"}');
+        expect(await store.evaluations.get("eval_01A")).toMatchObject({ status: "completed", summary: { passRate: 1 }, finishedAt: at(900) });
+
+        expect(await store.evaluations.cancel("eval_01A", at(950))).toBe(false);
+        expect(await store.evaluations.cancel("eval_01B", at(950))).toBe(true);
+        expect(await store.evaluations.recordItem("eval_01B", theirs, item(0, 0))).toBe(false);
+        expect((await store.evaluations.get("eval_01B"))?.status).toBe("cancelled");
+        expect((await store.evaluations.list({ suiteSlug: "s", limit: 10 })).map((e) => e.id)).toEqual(["eval_01B", "eval_01A"]);
+        expect((await store.evaluations.list({ status: "completed", keyId, limit: 10 })).map((e) => e.id)).toEqual(["eval_01A"]);
+        expect((await store.evaluations.list({ beforeId: "eval_01B", limit: 10 })).map((e) => e.id)).toEqual(["eval_01A"]);
+
+        // A process that owns the store alone frees every lease at start.
+        await store.evaluations.insert(evaluation("eval_01C"));
+        expect((await store.evaluations.claim(at(1000), { owner: "p1", until: at(999_999) }))?.id).toBe("eval_01C");
+        await store.evaluations.releaseLeases();
+        expect((await store.evaluations.claim(at(1001), { owner: "p2", until: at(999_999) }))?.id).toBe("eval_01C");
+      } finally {
+        await other.close();
+      }
+    });
   });
 }

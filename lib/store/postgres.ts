@@ -7,6 +7,7 @@ import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
 import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
+import { evaluationStore } from "./evaluations";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
@@ -194,8 +195,15 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     });
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
+  const evaluations = evaluationStore({
+    all: async <R>(sql: string, params: unknown[]) => (await query(sql, params)).rows as R[],
+    run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
+    lockClause: " FOR UPDATE SKIP LOCKED",
+  });
+
   return {
     kind: "postgres",
+    ...evaluations,
     async stats() {
       const { rows } = await query<{ pending_events: string; queued_runs: string }>(
         "SELECT (SELECT COUNT(*) FROM events WHERE status = 'pending') AS pending_events, (SELECT COUNT(*) FROM runs WHERE status = 'queued') AS queued_runs",

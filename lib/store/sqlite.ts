@@ -8,6 +8,7 @@ import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "
 import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
+import { evaluationStore } from "./evaluations";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
@@ -224,8 +225,23 @@ export function openSqliteStore(dataDir: string): Store {
     }
   };
 
+  // Statements of the shared suites and evaluations code: `$1` placeholders as SQLite's `@p1`, prepared once.
+  const prepared = new Map<string, Database.Statement>();
+  const statement = (sql: string) => {
+    let found = prepared.get(sql);
+    if (!found) prepared.set(sql, (found = db.prepare(sql.replace(/\$(\d+)/g, "@p$1"))));
+    return found;
+  };
+  const named = (params: unknown[]) => Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
+  const evaluations = evaluationStore({
+    all: async <R>(sql: string, params: unknown[]) => statement(sql).all(named(params)) as R[],
+    run: async (sql, params) => statement(sql).run(named(params)).changes,
+    lockClause: "",
+  });
+
   return {
     kind: "sqlite",
+    ...evaluations,
     // Applied when the store opened: SQLite's write lock serialises processes that open it together.
     async migrate() {},
     keys: {

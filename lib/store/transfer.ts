@@ -16,6 +16,9 @@ const KEYS: Record<TransferTable, readonly string[]> = {
   idempotency_keys: ["key_id", "idempotency_key"],
   key_usage: ["key_id", "meter"],
   usage_reservations: ["run_id", "meter"],
+  suites: ["slug"],
+  evaluations: ["id"],
+  evaluation_items: ["seq"],
 };
 
 const PAGE = 500;

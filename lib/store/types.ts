@@ -226,6 +226,70 @@ export interface StoredStreamEvent {
   final: boolean;
 }
 
+/** A test suite managed through the API (`document` as it was put, shape-checked by the caller). */
+export interface SuiteRecord {
+  slug: string;
+  /** The key that created it (it and admin keys may change it). */
+  keyId: string;
+  /** 1 when created, +1 on every change. */
+  version: number;
+  document: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type EvaluationStatus = "queued" | "running" | "completed" | "cancelled" | "failed";
+
+/** One evaluation of a suite: the suite as it was when it started, what it ran against, and its outcome. */
+export interface EvaluationRecord {
+  id: string;
+  suiteSlug: string;
+  suiteVersion: number;
+  keyId: string;
+  status: EvaluationStatus;
+  /** What the cases ran against (workflow, model, repeats, baseline, callback), as JSON. */
+  target: Record<string, unknown>;
+  /** The suite document, frozen when the evaluation was created. */
+  document: Record<string, unknown>;
+  /** Totals written when it ended. */
+  summary: unknown | null;
+  error: ProblemBody | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export type NewEvaluation = Omit<EvaluationRecord, "status" | "summary" | "error" | "startedAt" | "finishedAt">;
+
+/** The result of one case run (one repeat of one case). */
+export interface EvaluationItemRecord {
+  /** Order of recording (an SSE follower resumes after it). */
+  seq: number;
+  caseIndex: number;
+  repeat: number;
+  runId: string | null;
+  /** passed: the run succeeded and every expectation held; failed: one did not; error: the run failed. */
+  status: "passed" | "failed" | "error";
+  output: unknown | null;
+  checks: unknown[];
+  error: ProblemBody | null;
+  durationMs: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  cost: string;
+  createdAt: string;
+}
+
+export interface EvaluationFilter {
+  suiteSlug?: string;
+  /** Only this key's; undefined: every key's (admin). */
+  keyId?: string;
+  status?: EvaluationStatus;
+  /** Evaluations with an id lower than this one (ids sort by creation time). */
+  beforeId?: string;
+  limit: number;
+}
+
 export interface Store {
   readonly kind: "sqlite" | "postgres";
   keys: {
@@ -333,6 +397,45 @@ export interface Store {
     listen(onAppended: (runId: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }>;
     /** Forgets streams that ended before `endedBefore`, and any event older than `orphanedBefore`. */
     sweep(endedBefore: string, orphanedBefore: string): Promise<void>;
+  };
+  suites: {
+    /** Creates the suite (version 1, owned by `keyId`) or replaces its document (version + 1, owner kept). */
+    put(slug: string, keyId: string, document: Record<string, unknown>, at: string): Promise<{ suite: SuiteRecord; created: boolean }>;
+    get(slug: string): Promise<SuiteRecord | null>;
+    /** By slug; only `keyId`'s when given. */
+    list(keyId?: string): Promise<SuiteRecord[]>;
+    /** False when there was none. Its evaluations stay (each holds the suite it ran). */
+    delete(slug: string): Promise<boolean>;
+  };
+  evaluations: {
+    /** Stores a queued evaluation. */
+    insert(evaluation: NewEvaluation): Promise<void>;
+    get(id: string): Promise<EvaluationRecord | null>;
+    /** Newest first. */
+    list(filter: EvaluationFilter): Promise<EvaluationRecord[]>;
+    /**
+     * Takes the oldest evaluation that is queued, or running under a lease that ran out by `now`
+     * (its process died), and marks it running under `lease` — each by one caller.
+     */
+    claim(now: string, lease: Lease): Promise<EvaluationRecord | null>;
+    /** Extends the leases `owner` holds on these evaluations; returns those still running under it (the others were cancelled or taken). */
+    renewLeases(owner: string, ids: readonly string[], until: string): Promise<string[]>;
+    /** Frees every evaluation's lease (at the start of a process that owns the store alone). */
+    releaseLeases(): Promise<void>;
+    /** Its case results in the order they were recorded, after `afterSeq`. */
+    items(id: string, afterSeq?: number): Promise<EvaluationItemRecord[]>;
+    /**
+     * Records one case result, only while the evaluation runs under `owner`'s lease; false when it
+     * does not (cancelled, or taken over). A result already recorded for the case and repeat stays.
+     */
+    recordItem(id: string, owner: string, item: Omit<EvaluationItemRecord, "seq">): Promise<boolean>;
+    /** Cancels a queued or running evaluation; false when it had ended (or does not exist). */
+    cancel(id: string, at: string): Promise<boolean>;
+    /**
+     * Ends a running evaluation held by `owner` with its summary, queueing its callback event first
+     * (the event's id is derived from the evaluation's, so a finish repeated after a crash queues it once).
+     */
+    finish(id: string, owner: string, outcome: { status: "completed" | "failed"; summary: unknown; error: ProblemBody | null; finishedAt: string }, event?: Omit<EventRecord, "status" | "attempts">): Promise<boolean>;
   };
   /** Moving all data between stores (`genserve export` / `import`), table by table. */
   transfer: {
