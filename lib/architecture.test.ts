@@ -35,13 +35,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],
   // The run pipeline, above everything it orchestrates.
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store"],
+  // Test suites: expectations, reports, and evaluations executed through the run pipeline.
+  evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "runs", "schema", "store"],
   // Shapes of the public API (browser-safe), and the browser's client of it.
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "grammar", "keys", "models", "observability", "runs", "schema", "store"],
-  http: ["api", "delivery", "domain", "errors.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
-  cli: ["api", "config", "domain", "errors.ts", "http", "ids.ts", "keys", "models", "server", "store"],
+  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "observability", "runs", "schema", "store"],
+  http: ["api", "delivery", "domain", "errors.ts", "evals", "json", "keys", "observability", "runs", "schema", "server", "store"],
+  cli: ["api", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "server", "store"],
 };
 
 /** Modules the playground's browser bundle imports: they must never reach a server-only module. */

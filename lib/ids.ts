@@ -24,6 +24,9 @@ const nextUlid = monotonicFactory(random);
 /** Run ids sort by creation time (ULID), so listing newest-first and cursor paging use the id alone. */
 export const newRunId = (): string => `run_${nextUlid()}`;
 
+/** Evaluations of test suites sort by creation too (the suite's newest is its baseline "latest"). */
+export const newEvaluationId = (): string => `eval_${nextUlid()}`;
+
 /** Callback event ids sort by creation too (the Standard Webhooks `webhook-id`). */
 export const newEventId = (): string => `evt_${nextUlid()}`;
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ERROR_CODES } from "../errors";
 import { checkSchemaRequest, createKeyRequest, createThreadRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, updateKeyRequest } from "./requests";
 import * as responses from "./responses";
+import * as suites from "./suites";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const pathParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
@@ -14,7 +15,7 @@ const body = (description: string, id: string, headers?: Record<string, unknown>
  * global registry.
  */
 function components(): Record<string, unknown> {
-  void [checkSchemaRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses];
+  void [checkSchemaRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses, suites];
   const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
@@ -338,6 +339,80 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "This document (OpenAPI 3.1)",
           security: [],
           responses: { "200": { description: "The document.", content: { "application/json": { schema: { type: "object" } } } } },
+        },
+      },
+      "/api/v1/suites": {
+        get: {
+          operationId: "listSuites",
+          summary: "The key's test suites (admin keys: all)",
+          responses: { "200": body("Suites.", "SuiteList"), ...problemResponses(["unauthorized"]) },
+        },
+      },
+      "/api/v1/suites/{slug}": {
+        get: {
+          operationId: "getSuite",
+          summary: "A test suite's document",
+          parameters: [pathParam("slug")],
+          responses: { "200": body("The suite.", "Suite"), ...problemResponses(["unauthorized", "suite_not_found"]) },
+        },
+        put: {
+          operationId: "putSuite",
+          summary: "Create or replace a test suite (its key's, or any for admin keys); each change is a new version",
+          parameters: [pathParam("slug")],
+          requestBody: { required: true, content: { "application/json": { schema: ref("SuiteDocument") } } },
+          responses: { "200": body("Replaced.", "Suite"), "201": body("Created.", "Suite"), ...problemResponses(["validation_failed", "unauthorized", "conflict", "payload_too_large", "unsupported_media_type"]) },
+        },
+        delete: {
+          operationId: "deleteSuite",
+          summary: "Delete a test suite (its evaluations stay)",
+          parameters: [pathParam("slug")],
+          responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "suite_not_found"]) },
+        },
+      },
+      "/api/v1/suites/{slug}/evaluations": {
+        post: {
+          operationId: "startEvaluation",
+          summary: "Run the suite's cases as one evaluation, in the background",
+          description:
+            "Every case run is an ordinary run of the key. Follow it with GET /api/v1/evaluations/{id}/events (SSE) or poll GET /api/v1/evaluations/{id}; with a callback, the signed `evaluation.completed` event is sent when it ends.",
+          parameters: [pathParam("slug")],
+          requestBody: { required: true, content: { "application/json": { schema: ref("CreateEvaluationRequest") } } },
+          responses: {
+            "202": body("Queued.", "QueuedEvaluation", { Location: { description: "The evaluation.", schema: { type: "string" } } }),
+            ...problemResponses(["validation_failed", "unauthorized", "forbidden", "suite_not_found", "workflow_not_found", "evaluation_not_found", "unsupported_media_type"]),
+          },
+        },
+        get: {
+          operationId: "listEvaluations",
+          summary: "The suite's evaluations, newest first (`?status=`, `?limit=`)",
+          parameters: [pathParam("slug")],
+          responses: { "200": body("Evaluations.", "EvaluationList"), ...problemResponses(["validation_failed", "unauthorized"]) },
+        },
+      },
+      "/api/v1/evaluations/{id}": {
+        get: {
+          operationId: "getEvaluation",
+          summary: "An evaluation: totals, each case and field over its repeats, and the comparison with its baseline",
+          parameters: [pathParam("id")],
+          responses: { "200": body("The evaluation.", "Evaluation"), ...problemResponses(["unauthorized", "evaluation_not_found"]) },
+        },
+      },
+      "/api/v1/evaluations/{id}/cancel": {
+        post: {
+          operationId: "cancelEvaluation",
+          summary: "Cancel a queued or running evaluation (case runs in flight are cancelled)",
+          parameters: [pathParam("id")],
+          responses: { "200": body("Cancelled.", "EvaluationSummary"), ...problemResponses(["unauthorized", "evaluation_not_found", "conflict"]) },
+        },
+      },
+      "/api/v1/evaluations/{id}/events": {
+        get: {
+          operationId: "followEvaluation",
+          summary: "An evaluation's progress as server-sent events",
+          description:
+            "`event: result` for each case run as it is recorded (its `id:` resumes with Last-Event-ID), `event: progress` with the counts, and finally `event: end` with the EvaluationSummary.",
+          parameters: [pathParam("id")],
+          responses: { "200": { description: "The event stream.", content: { "text/event-stream": { schema: { type: "string" } } } }, ...problemResponses(["validation_failed", "unauthorized", "evaluation_not_found"]) },
         },
       },
       "/api/v1/contexts": {

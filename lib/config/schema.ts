@@ -132,6 +132,10 @@ export const limitsSchema = z
     runLeaseMs: z.number().int().min(1_000).default(30_000),
     /** Asynchronous runs (Prefer: respond-async) executed at once; more wait queued. */
     asyncConcurrency: z.number().int().positive().default(4),
+    /** Test-suite evaluations a process executes at once; more wait queued (they survive restarts). */
+    evaluations: z.number().int().positive().default(2),
+    /** Case runs one evaluation makes at once (the default and the most a request may ask for). */
+    evaluationConcurrency: z.number().int().min(1).max(64).default(4),
     /**
      * Runs a key may start per minute, for keys without an rpm limit of their own (`genserve keys
      * update --rpm`); counted in fixed UTC minutes in the store, so shared by replicas. 0, the default, disables it. Off by default:

@@ -51,8 +51,12 @@ export class Planner {
     }
     // A thread gives the run its history, and its workflow when the request names none.
     const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
-    const workflow = await this.workflow(request, thread?.workflowSlug);
-    assertWorkflowAllowed(principal, workflow.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
+    const named = await this.workflow(request, thread?.workflowSlug);
+    assertWorkflowAllowed(principal, named.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
+    if (request.model !== undefined && !config.models[request.model]) {
+      throw validationError([{ path: "/model", message: `unknown model "${request.model}"; the configuration has ${Object.keys(config.models).join(", ")}` }]);
+    }
+    const workflow = request.model === undefined ? named : { ...named, model: request.model };
     const model = config.models[workflow.model]!;
     const resolved = await this.contexts(workflow, request.contextSlugs ?? []);
     const { contexts, chunkIds } = fitContexts(resolved, model, request.input, config.limits);
@@ -74,7 +78,9 @@ export class Planner {
       input: request.input,
       output: prepared && { schema: prepared.schema, inPrompt: !client.capabilities.nativeStructuredOutput },
     };
-    const history = thread ? fitHistory(await store.threads.messages(principal.keyId, thread.id), buildPrompt(parts), model, workflow) : [];
+    const given = request.history?.map((m) => ({ ...m, runId: null, createdAt: "" }));
+    const earlier = thread ? await store.threads.messages(principal.keyId, thread.id) : given;
+    const history = earlier ? fitHistory(earlier, buildPrompt(parts), model, workflow) : [];
     const prompt = buildPrompt({ ...parts, history });
     // The model's own check: a schema no value satisfies is refused, and engines that count tokens
     // exactly (the local one) refuse a prompt that leaves no room for the output; for the others

@@ -87,7 +87,8 @@ export class RunService {
    * reconciling runs whose process died (their lease ran out). With storage this process owns
    * alone (`exclusive`, SQLite), every run left running is stranded at start, lease or not.
    */
-  async start(options: { exclusive: boolean }): Promise<{ failed: number; requeued: number }> {
+  async start(options: { exclusive: boolean; /** false: leave queued asynchronous runs to other processes. */ takeQueued?: boolean }): Promise<{ failed: number; requeued: number }> {
+    if (options.takeQueued === false) this.queue.close();
     // The latest time an ISO string can say: as a string, later than every lease.
     const recovered = await this.reconcile(options.exclusive ? new Date("9999-12-31T23:59:59.999Z") : this.now());
     const leaseMs = this.deps.config.limits.runLeaseMs;
@@ -104,13 +105,13 @@ export class RunService {
 
   async generateObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; object: unknown; metadata: RunMetadata; quota: MeterState[] }> {
     const run = await this.open(principal, "generate.object", request, origin, "running");
-    const { value, metadata } = await this.track(run, (signal) => this.executeObject(run, signal));
+    const { value, metadata } = await this.track(run, (signal) => this.executeObject(run, signal), origin.signal);
     return { runId: run.plan.id, object: value, metadata, quota: run.quota };
   }
 
   async generateText(principal: Principal, request: RunRequest, origin: RunOrigin = {}): Promise<{ runId: string; text: string; metadata: RunMetadata; quota: MeterState[] }> {
     const run = await this.open(principal, "generate.text", request, origin, "running");
-    const { value, metadata } = await this.track(run, (signal) => this.executeText(run, signal));
+    const { value, metadata } = await this.track(run, (signal) => this.executeText(run, signal), origin.signal);
     return { runId: run.plan.id, text: value, metadata, quota: run.quota };
   }
 

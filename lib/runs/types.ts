@@ -19,6 +19,10 @@ export interface RunRequest {
   attachments?: AttachmentInput[];
   schema?: Record<string, unknown>;
   callback?: CallbackSpec;
+  /** A model alias of the configuration instead of the workflow's (evaluations compare models). */
+  model?: string;
+  /** Earlier turns given with the request instead of a stored thread's (a test case's), oldest first. */
+  history?: { role: "user" | "assistant"; content: string }[];
 }
 
 /**
@@ -64,4 +68,6 @@ export interface Execution {
 /** Where a run request came from, beyond its body: the caller's W3C `traceparent` header. */
 export interface RunOrigin {
   traceparent?: string | null;
+  /** Cancels the run (recorded as `cancelled`), e.g. when the evaluation it belongs to is cancelled. */
+  signal?: AbortSignal;
 }

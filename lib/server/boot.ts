@@ -18,6 +18,11 @@ export interface BootOptions {
   publicUrl: string;
   /** PostgreSQL (DATABASE_URL, --database-url or database.url); absent: SQLite in the data directory. */
   databaseUrl?: string;
+  /**
+   * A helper process beside a server on the same storage (`genserve eval` on a data directory): it
+   * honours other processes' leases even on SQLite, and takes no queued asynchronous runs.
+   */
+  shared?: boolean;
   /** Local (llama-cpp) models: the file each alias resolved to, or why there is none. */
   localModels?: Record<string, ModelFile>;
 }

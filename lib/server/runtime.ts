@@ -7,6 +7,7 @@ import { Catalog } from "../catalog/catalog";
 import { DeliveryWorker } from "../delivery/worker";
 import { ModelRegistry } from "../models/registry";
 import { RunService } from "../runs/service";
+import { EvaluationService } from "../evals/service";
 import { StreamHub } from "../runs/stream-hub";
 import { SCHEMA_WORKER_FILE } from "../schema/schema-worker";
 import { GRAMMAR_WORKER_FILE, GrammarWorkerPool } from "../grammar/grammar-pool";
@@ -25,6 +26,8 @@ export interface Runtime {
   store: Store;
   schemas: SchemaCompiler;
   runs: RunService;
+  /** Test-suite evaluations: queued, leased and executed case by case through `runs`. */
+  evaluations: EvaluationService;
   hub: StreamHub;
   delivery: DeliveryWorker;
   catalog: Catalog;
@@ -93,17 +96,22 @@ export function createRuntime(boot: BootOptions): Runtime {
     onAttempt: (outcome) => metrics.deliveryAttempt(outcome),
     tracing,
   });
-  delivery.start({ exclusive: store.kind === "sqlite" });
+  // With SQLite this process owns the data alone, unless it is a helper beside a server.
+  const exclusive = store.kind === "sqlite" && !boot.shared;
+  delivery.start({ exclusive });
   logger.debug({ workflows: Object.keys(boot.config.workflows).length }, "runtime ready");
   const catalog = new Catalog(boot.config, store);
   const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, replicaId, metrics, tracing, onEventQueued: () => delivery.kick() });
+  const evaluations = new EvaluationService({ config: boot.config, store, runs, catalog, logger, replicaId, publicUrl: boot.publicUrl, onEventQueued: () => delivery.kick() });
   // Runs a previous process left behind are failed (with their callbacks) or queued again — all of
   // them on SQLite, which this process owns alone; on PostgreSQL, those whose lease ran out — then
   // the heartbeat and the asynchronous queue start.
   const ready = hub
     .start()
-    .then(() => runs.start({ exclusive: store.kind === "sqlite" }))
-    .then((recovered) => {
+    .then(() => runs.start({ exclusive, takeQueued: !boot.shared }))
+    .then(async (recovered) => {
+      // Evaluations resume after the runs they were waiting on were reconciled.
+      await evaluations.start({ exclusive });
       if (recovered.failed > 0) logger.warn({ runs: recovered.failed }, "marked runs left running by a previous process as failed (interrupted)");
       if (recovered.requeued > 0) logger.warn({ runs: recovered.requeued }, "queued asynchronous runs cut by a previous process again (one retry)");
     })
@@ -114,6 +122,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     store,
     schemas,
     runs,
+    evaluations,
     hub,
     delivery,
     catalog,
@@ -125,7 +134,8 @@ export function createRuntime(boot: BootOptions): Runtime {
     ready,
     shutdown(graceMs) {
       closed ??= (async () => {
-        await runs.drain(graceMs);
+        // Evaluations stop starting case runs; those in flight finish with the runs (the rest resume after a restart).
+        await Promise.all([evaluations.drain(graceMs), runs.drain(graceMs)]);
         // Storage closes only after the delivery loop has stopped: attempts in flight end within their own time-out.
         await delivery.stop(limits.callbackTimeoutMs + 1_000);
         await schemas.close();

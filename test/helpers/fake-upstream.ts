@@ -42,6 +42,8 @@ export interface FakeUpstream {
   url: string;
   requests: ReceivedRequest[];
   reply(...replies: FakeReply[]): void;
+  /** Replies computed from each request (after the scripted queue runs out); reset() removes it. */
+  respondWith(responder: ((body: ReceivedRequest["body"]) => FakeReply | undefined) | null): void;
   reset(): void;
   close(): Promise<void>;
 }
@@ -51,6 +53,7 @@ export async function startFakeUpstream(
 ): Promise<FakeUpstream> {
   const queue: FakeReply[] = [];
   const requests: ReceivedRequest[] = [];
+  let responder: ((body: ReceivedRequest["body"]) => FakeReply | undefined) | null = null;
   const sockets = new Set<import("node:net").Socket>();
 
   const server = http.createServer(async (req, res) => {
@@ -66,7 +69,7 @@ export async function startFakeUpstream(
       res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: "not found" } }));
       return;
     }
-    const reply = queue.shift() ?? {};
+    const reply = queue.shift() ?? responder?.(body) ?? {};
     const delay = reply.delayMs ?? defaults.delayMs;
     if (delay) await new Promise((r) => setTimeout(r, delay));
     if (res.destroyed) return;
@@ -129,7 +132,9 @@ export async function startFakeUpstream(
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     reply: (...replies) => void queue.push(...replies),
+    respondWith: (next) => void (responder = next),
     reset: () => {
+      responder = null;
       queue.length = 0;
       requests.length = 0;
     },

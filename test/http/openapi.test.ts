@@ -168,4 +168,32 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("DELETE", "/api/v1/contexts/oa-ctx")).status).toBe(404);
     expect(checked.size).toBeGreaterThan(40);
   });
+
+  it("suites and evaluations: stored per key, run in the background, reported, followed and cancelled", async () => {
+    const suite = { workflow: "no-retry", schema: INVOICE_SCHEMA, cases: [{ name: "one", input: "Invoice INV-1", expect: { "/number": { equals: "INV-1" } } }] };
+    expect((await call("PUT", "/api/v1/suites/oa-suite", { body: suite })).status).toBe(201);
+    expect((await call("PUT", "/api/v1/suites/oa-suite", { body: suite })).status).toBe(200);
+    expect((await call("PUT", "/api/v1/suites/oa-suite", { body: { cases: [] } })).status).toBe(400);
+    expect((await call("PUT", "/api/v1/suites/oa-suite", { key: user, body: suite })).status).toBe(409);
+    expect((await call("GET", "/api/v1/suites")).status).toBe(200);
+    expect((await call("GET", "/api/v1/suites/oa-suite")).status).toBe(200);
+    expect((await call("GET", "/api/v1/suites/oa-suite", { key: user })).status).toBe(404);
+    ctx.upstream.reply({ content: JSON.stringify({ number: "INV-1", total: 1, currency: "EUR" }) });
+    const started = await call("POST", "/api/v1/suites/oa-suite/evaluations", { body: { callback: CALLBACK } });
+    expect(started.status).toBe(202);
+    expect((await call("POST", "/api/v1/suites/oa-suite/evaluations", { body: { workflowSlug: "nope" } })).status).toBe(404);
+    expect((await call("POST", "/api/v1/suites/oa-suite/evaluations", { body: { repeat: 0 } })).status).toBe(400);
+    await waitUntil(async () => (await (await fetch(`${ctx.server.url}/api/v1/evaluations/${started.json.id}`, { headers: { "api-key": ctx.key } })).json()).status === "completed", "the evaluation");
+    expect((await call("GET", `/api/v1/evaluations/${started.json.id}`)).json.totals.passed).toBe(1);
+    expect((await call("GET", `/api/v1/evaluations/${started.json.id}/events`)).status).toBe(200);
+    expect((await call("GET", "/api/v1/evaluations/eval_nope", { key: user })).status).toBe(404);
+    expect((await call("GET", "/api/v1/suites/oa-suite/evaluations?limit=5")).status).toBe(200);
+    expect((await call("GET", "/api/v1/suites/oa-suite/evaluations?status=nope")).status).toBe(400);
+    expect((await call("POST", `/api/v1/evaluations/${started.json.id}/cancel`)).status).toBe(409);
+    ctx.upstream.reply({ content: "{}", delayMs: 2_000 });
+    const slow = await call("POST", "/api/v1/suites/oa-suite/evaluations", { body: {} });
+    expect((await call("POST", `/api/v1/evaluations/${slow.json.id}/cancel`)).status).toBe(200);
+    expect((await call("DELETE", "/api/v1/suites/oa-suite")).status).toBe(204);
+    expect((await call("DELETE", "/api/v1/suites/oa-suite")).status).toBe(404);
+  });
 });

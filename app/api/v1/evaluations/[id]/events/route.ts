@@ -1,0 +1,9 @@
+import { evaluationEvents } from "@/lib/http/evaluation-routes";
+import { otherMethods } from "@/lib/http/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = evaluationEvents;
+
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

@@ -1,0 +1,197 @@
+import "server-only";
+import {
+  createEvaluationRequest,
+  evaluationListSchema,
+  evaluationReportSchema,
+  evaluationSummarySchema,
+  queuedEvaluationSchema,
+  suiteListSchema,
+  suiteSchema,
+  type EvaluationReport,
+  type EvaluationSummary,
+  type EvaluationTarget,
+  type SuiteDocument,
+} from "../api/suites";
+import { SLUG } from "../domain/names";
+import { validationError } from "../errors";
+import { readableSuite } from "../evals/access";
+import { deleteSuite, putSuite } from "../evals/suites";
+import type { EvaluationRecord, EvaluationStatus, SuiteRecord } from "../store/types";
+import type { EvaluationService } from "../evals/service";
+import { readJsonBody } from "./body";
+import { reply } from "./problem";
+import { route } from "./route";
+import { MASK } from "./run-view";
+
+/** A target as callers see it: callback header values are never shown again. */
+function maskTarget(target: EvaluationTarget): EvaluationTarget {
+  const callback = target.callback && { ...target.callback, ...(target.callback.headers && { headers: Object.fromEntries(Object.keys(target.callback.headers).map((k) => [k, MASK])) }) };
+  return { ...target, callback };
+}
+
+const suiteView = (suite: SuiteRecord) => ({ slug: suite.slug, version: suite.version, keyId: suite.keyId, createdAt: suite.createdAt, updatedAt: suite.updatedAt, document: suite.document as SuiteDocument });
+
+async function summaryView(service: EvaluationService, evaluation: EvaluationRecord): Promise<EvaluationSummary> {
+  return {
+    id: evaluation.id,
+    suite: evaluation.suiteSlug,
+    suiteVersion: evaluation.suiteVersion,
+    status: evaluation.status,
+    target: maskTarget(evaluation.target as EvaluationTarget),
+    totals: await service.totals(evaluation),
+    error: evaluation.error && { code: evaluation.error.code, detail: evaluation.error.detail },
+    createdAt: evaluation.createdAt,
+    startedAt: evaluation.startedAt,
+    finishedAt: evaluation.finishedAt,
+  };
+}
+
+const checkSlug = (slug: string) => {
+  if (!SLUG.test(slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
+};
+
+/** GET /api/v1/suites: the caller's suites (an admin key's: all). */
+export const listSuites = route(async ({ runtime, principal }) => {
+  const caller = await principal();
+  const suites = await runtime.store.suites.list(caller.admin ? undefined : caller.keyId);
+  return reply(suiteListSchema, {
+    suites: suites.map((s) => {
+      const document = s.document as SuiteDocument;
+      return { slug: s.slug, version: s.version, keyId: s.keyId, cases: document.cases.length, workflow: document.workflow ?? null, description: document.description ?? null, updatedAt: s.updatedAt };
+    }),
+  });
+});
+
+/** GET, PUT and DELETE /api/v1/suites/{slug}: suites belong to the key that created them (admin keys reach all). */
+export const suiteRoutes = {
+  GET: route<{ slug: string }>(async ({ runtime, principal, params }) => reply(suiteSchema, suiteView(await readableSuite(runtime.store, await principal(), params.slug)))),
+  PUT: route<{ slug: string }>(async ({ request, runtime, principal, params }) => {
+    const caller = await principal();
+    checkSlug(params.slug);
+    const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
+    const { suite, created } = await putSuite(runtime.store, runtime.schemas, caller, params.slug, body, new Date());
+    return reply(suiteSchema, suiteView(suite), { status: created ? 201 : 200 });
+  }),
+  DELETE: route<{ slug: string }>(async ({ runtime, principal, params }) => {
+    await deleteSuite(runtime.store, await principal(), params.slug);
+    return new Response(null, { status: 204 });
+  }),
+};
+
+const STATUSES: readonly EvaluationStatus[] = ["queued", "running", "completed", "cancelled", "failed"];
+
+/** POST (start) and GET (list, newest first) /api/v1/suites/{slug}/evaluations. */
+export const suiteEvaluationRoutes = {
+  POST: route<{ slug: string }>(async ({ runtime, principal, params, body }) => {
+    const caller = await principal();
+    const request = await body(createEvaluationRequest);
+    const evaluation = await runtime.evaluations.create(caller, params.slug, request);
+    return reply(queuedEvaluationSchema, { id: evaluation.id, status: "queued" }, { status: 202, headers: { Location: `/api/v1/evaluations/${evaluation.id}` } });
+  }),
+  GET: route<{ slug: string }>(async ({ request, runtime, principal, params }) => {
+    const caller = await principal();
+    const query = new URL(request.url).searchParams;
+    const status = query.get("status") ?? undefined;
+    if (status !== undefined && !STATUSES.includes(status as EvaluationStatus)) throw validationError([{ path: "?status", message: `must be one of ${STATUSES.join(", ")}` }]);
+    const limit = Number(query.get("limit") ?? "20");
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw validationError([{ path: "?limit", message: "must be a whole number from 1 to 100" }]);
+    const rows = await runtime.store.evaluations.list({ suiteSlug: params.slug, keyId: caller.admin ? undefined : caller.keyId, status: status as EvaluationStatus | undefined, limit });
+    return reply(evaluationListSchema, { evaluations: await Promise.all(rows.map((e) => summaryView(runtime.evaluations, e))) });
+  }),
+};
+
+/** GET /api/v1/evaluations/{id}: the whole report. */
+export const getEvaluation = route<{ id: string }>(async ({ runtime, principal, params }) => {
+  const report: EvaluationReport = await runtime.evaluations.report(await principal(), params.id);
+  return reply(evaluationReportSchema, { ...report, target: maskTarget(report.target) });
+});
+
+/** POST /api/v1/evaluations/{id}/cancel. */
+export const cancelEvaluation = route<{ id: string }>(async ({ runtime, principal, params }) => {
+  const evaluation = await runtime.evaluations.cancel(await principal(), params.id);
+  return reply(evaluationSummarySchema, await summaryView(runtime.evaluations, evaluation));
+});
+
+const ENDED: readonly EvaluationStatus[] = ["completed", "cancelled", "failed"];
+
+/**
+ * GET /api/v1/evaluations/{id}/events: progress as server-sent events. Each case result is an
+ * `event: result` whose `id:` is its order of recording (Last-Event-ID resumes after it), followed
+ * by `event: progress` with the counts; the stream ends with `event: end` (status and totals).
+ * Results are read from storage, so any replica can serve the stream; this process's own results
+ * wake it at once, others' within a second.
+ */
+export const evaluationEvents = route<{ id: string }>(async ({ request, runtime, principal, params }) => {
+  const evaluation = await runtime.evaluations.readable(await principal(), params.id);
+  const lastEventId = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId") ?? "0";
+  if (!/^\d{1,15}$/.test(lastEventId)) throw validationError([{ path: "Last-Event-ID", message: "must be the id of an event this stream sent" }]);
+  const { store } = runtime;
+  const document = evaluation.document as SuiteDocument;
+  const total = document.cases.length * (evaluation.target as EvaluationTarget).repeat;
+  const encoder = new TextEncoder();
+  let stop = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    async start(controller) {
+      let open = true;
+      let wake = () => {};
+      const unsubscribe = runtime.evaluations.subscribe(evaluation.id, () => wake());
+      const onAbort = () => {
+        open = false;
+        wake();
+      };
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      stop = onAbort;
+      const send = (text: string) => {
+        if (open) controller.enqueue(encoder.encode(text));
+      };
+      try {
+        const counts = { done: 0, passed: 0, failed: 0, errors: 0 };
+        let after = Number(lastEventId);
+        for (const item of await store.evaluations.items(evaluation.id)) {
+          if (item.seq > after) break;
+          counts.done++;
+          counts[item.status === "passed" ? "passed" : item.status === "failed" ? "failed" : "errors"]++;
+        }
+        let idle = 0;
+        while (open) {
+          const current = await store.evaluations.get(evaluation.id);
+          const items = await store.evaluations.items(evaluation.id, after);
+          for (const item of items) {
+            counts.done++;
+            counts[item.status === "passed" ? "passed" : item.status === "failed" ? "failed" : "errors"]++;
+            after = item.seq;
+            const failing = (item.checks as { pass: boolean }[]).filter((c) => !c.pass);
+            send(`id: ${item.seq}\nevent: result\ndata: ${JSON.stringify({ case: document.cases[item.caseIndex]?.name, caseIndex: item.caseIndex, repeat: item.repeat, runId: item.runId, status: item.status, durationMs: item.durationMs, failing, error: item.error && { code: item.error.code, detail: item.error.detail } })}\n\n`);
+          }
+          if (items.length > 0) send(`event: progress\ndata: ${JSON.stringify({ ...counts, total })}\n\n`);
+          if (!current || ENDED.includes(current.status)) {
+            send(`event: end\ndata: ${JSON.stringify(current ? await summaryView(runtime.evaluations, current) : { id: evaluation.id, status: "failed" })}\n\n`);
+            break;
+          }
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 1_000);
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          idle = items.length > 0 ? 0 : idle + 1;
+          if (idle * 1_000 >= runtime.config.limits.streamKeepAliveMs) {
+            send(": ping\n\n");
+            idle = 0;
+          }
+        }
+      } catch (error) {
+        runtime.logger.warn({ err: { message: (error as Error).message }, evaluationId: evaluation.id }, "evaluation event stream failed");
+      } finally {
+        unsubscribe();
+        request.signal.removeEventListener("abort", onAbort);
+        if (open) controller.close();
+      }
+    },
+    cancel() {
+      stop();
+    },
+  });
+  return new Response(body, { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no" } });
+});
