@@ -4,6 +4,7 @@ import { buildApp, ensureBuild } from "./build";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys";
 import { runsList, runsShow } from "./runs";
+import { evaluate } from "./eval";
 import { serve } from "./serve";
 import { exportData, importData } from "./transfer";
 
@@ -67,6 +68,24 @@ withStorage(runs.command("list").description("list runs, newest first"))
   .action((options) => runsList(options, env, cwd));
 withStorage(runs.command("show").description("show one run as JSON").argument("<id>", "run id (run_...)"))
   .action((id: string, options) => runsShow(id, options, env, cwd));
+
+withStorage(
+  program
+    .command("eval")
+    .description("run a test suite file as one evaluation and exit by its pass rate (0: met --min-pass, 1: below it, 2: bad suite or setup)")
+    .argument("<file>", "the suite (YAML or JSON); schemaFile and attachment paths are relative to it"),
+)
+  .option("--workflow <slug>", "run the cases against this workflow instead of the suite's")
+  .option("--model <alias>", "a model alias of the configuration instead of the workflow's")
+  .option("--repeat <n>", "runs per case (stability)")
+  .option("--concurrency <n>", "case runs at once (at most limits.evaluationConcurrency)")
+  .option("--baseline <id>", "compare with this evaluation, or 'latest': the suite's newest completed one")
+  .option("--min-pass <rate>", "the pass rate (0-1) to exit 0 with (default 1: every case run passes)")
+  .option("--junit <file>", "also write the report as JUnit XML (one testcase per case and repeat)")
+  .option("--json", "print the whole report as JSON instead of a summary")
+  .option("--url <url>", "a running genserve (default $GENSERVE_URL); without one, the evaluation runs in this process on the data directory")
+  .option("--api-key <key>", "the key to run as (default $GENSERVE_API_KEY; in-process, the first admin key)")
+  .action((file: string, options) => evaluate(file, options, env, cwd));
 
 withStorage(program.command("migrate").description("apply pending database migrations and exit (serve also does at start)"))
   .action(async (options) => {

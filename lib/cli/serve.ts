@@ -164,7 +164,7 @@ function parsePort(value: string): number {
  * progress line on the terminal. A model that cannot be had does not stop the server: its runs
  * answer 503 with the reason, and the download is tried again on the next start.
  */
-async function resolveLocalModels(config: Config, dataDir: string, log: Logger): Promise<Record<string, ModelFile>> {
+export async function resolveLocalModels(config: Config, dataDir: string, log: Logger): Promise<Record<string, ModelFile>> {
   const found: Record<string, ModelFile> = {};
   for (const model of Object.values(config.models)) {
     if (model.provider !== "llama-cpp" || !model.path) continue;
