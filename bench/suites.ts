@@ -6,7 +6,8 @@
  * Measured: the evaluation's wall time and genserve's CPU time per case (user + system, /proc),
  * against the CPU time per ordinary request; the difference is what an evaluation adds to each run
  * it makes (storing the result, checking the expectations, following the lease). Every case has
- * three expectations; results land in SQLite. Results: docs/benchmarks.md.
+ * three expectations; results land in SQLite. BENCH_PROFILE=dir writes a CPU profile of genserve
+ * there. Results: docs/benchmarks.md.
  */
 import os from "node:os";
 import { parseArgs } from "node:util";
@@ -32,7 +33,13 @@ limits:
 network:
   allowPrivate: true
 `;
-const genserve = await startGenserve({ configFile: writeConfig(tempDir(), config), dataDir: tempDir("genserve-bench-"), logLevel: "warn" });
+const PROFILE_DIR = process.env.BENCH_PROFILE; // a CPU profile of genserve (--cpu-prof) into this directory
+const genserve = await startGenserve({
+  configFile: writeConfig(tempDir(), config),
+  dataDir: tempDir("genserve-bench-"),
+  logLevel: "warn",
+  nodeArgs: PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [],
+});
 const key = genserve.adminKey!;
 const pid = genserve.process.pid!;
 const headers = { "api-key": key, "content-type": "application/json" };
@@ -69,6 +76,8 @@ try {
   );
   const runs = { wallS: (performance.now() - started) / 1000, cpuS: cpuOf(pid) - cpu };
 
+  const monotonicUs = () => Number(process.hrtime.bigint() / 1000n);
+  const windowStart = monotonicUs();
   cpu = cpuOf(pid);
   started = performance.now();
   const { id } = (await (await fetch(`${genserve.url}/api/v1/suites/bench/evaluations`, { method: "POST", headers, body: "{}" })).json()) as { id: string };
@@ -80,6 +89,8 @@ try {
     if (!["queued", "running"].includes(report.status)) break;
   }
   const evaluation = { wallS: (performance.now() - started) / 1000, cpuS: cpuOf(pid) - cpu };
+  // The evaluation's window on the monotonic clock the profile's timestamps use too.
+  if (PROFILE_DIR) console.log(`profile window of the evaluation (µs, monotonic): ${windowStart} ${monotonicUs()}`);
   if (report.status !== "completed" || report.totals.passed !== CASES) throw new Error(`the evaluation ended ${report.status} with ${report.totals.passed}/${CASES} passed`);
 
   const perCase = (evaluation.cpuS * 1000) / CASES;

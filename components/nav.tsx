@@ -9,6 +9,7 @@ import { Button } from "./ui/button";
 const LINKS = [
   { href: "/", label: "Playground" },
   { href: "/runs", label: "Runs" },
+  { href: "/suites", label: "Suites" },
   { href: "/workflows", label: "Workflows" },
   { href: "/contexts", label: "Contexts" },
   { href: "/usage", label: "Usage" },

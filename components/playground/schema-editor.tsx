@@ -1,10 +1,10 @@
 "use client";
 
 import Editor, { type OnMount } from "@monaco-editor/react";
-import { findNodeAtLocation, parseTree } from "jsonc-parser";
 import { useEffect, useRef, useState } from "react";
 import { DEFAULT_LIMITS } from "@/lib/config/schema";
 import type { FieldProblem } from "@/lib/client/api";
+import { rangeOf } from "@/lib/client/json-range";
 import { screenSchema } from "@/lib/schema/guard";
 import { loadMonaco, type Monaco } from "./monaco/load-monaco";
 
@@ -49,7 +49,7 @@ export function SchemaEditor({ value, onChange, problems, onRun, dark }: SchemaE
     const model = editorRef.current?.getModel();
     if (!monaco || !model) return;
     const toMarker = (problem: FieldProblem, severity: number) => {
-      const range = rangeOf(model.getValue(), problem.path);
+      const range = rangeOf(model.getValue(), problem.path.replace(/^\/schema/, ""));
       const start = model.getPositionAt(range.offset);
       const end = model.getPositionAt(range.offset + range.length);
       return { severity, message: problem.message, startLineNumber: start.lineNumber, startColumn: start.column, endLineNumber: end.lineNumber, endColumn: end.column };
@@ -95,25 +95,4 @@ export function SchemaEditor({ value, onChange, problems, onRun, dark }: SchemaE
       ) : null}
     </div>
   );
-}
-
-/** Where a JSON Pointer under /schema points in the text (the whole document when it cannot tell). */
-export function rangeOf(text: string, pointer: string): { offset: number; length: number } {
-  const tree = parseTree(text);
-  if (!tree) return { offset: 0, length: 0 };
-  const segments = pointer
-    .replace(/^\/schema/, "")
-    .split("/")
-    .slice(1)
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-  for (let n = segments.length; n >= 0; n--) {
-    const node = findNodeAtLocation(tree, segments.slice(0, n));
-    if (node) {
-      // Point at the property name when there is one: that is what the message is about.
-      const target = node.parent?.type === "property" && node.parent.children?.[0] ? node.parent.children[0] : node;
-      return { offset: target.offset, length: Math.max(1, target.length) };
-    }
-  }
-  return { offset: 0, length: 1 };
 }

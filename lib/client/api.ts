@@ -5,6 +5,7 @@
  */
 import { createParser } from "eventsource-parser";
 import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
+import type { CreateEvaluationRequest, EvaluationReport, EvaluationSummary, SuiteDocument } from "../api/suites";
 import type { LimitsView, Quota } from "../domain/limits";
 import type { RunMetadata } from "../domain/runs";
 
@@ -123,7 +124,37 @@ export type StreamEvent =
   | { type: "done"; runId: string; object: unknown; metadata: RunMetadata }
   | { type: "error"; error: ApiError };
 
+export interface SuiteSummary {
+  slug: string;
+  version: number;
+  keyId: string;
+  cases: number;
+  workflow: string | null;
+  description: string | null;
+  updatedAt: string;
+}
+
+export interface SuiteView {
+  slug: string;
+  version: number;
+  keyId: string;
+  createdAt: string;
+  updatedAt: string;
+  document: SuiteDocument;
+}
+
+export type { EvaluationReport, EvaluationSummary, SuiteDocument };
+
 export interface ApiClient {
+  listSuites(signal?: AbortSignal): Promise<SuiteSummary[]>;
+  /** null when there is no such suite (404). */
+  getSuite(slug: string, signal?: AbortSignal): Promise<SuiteView | null>;
+  putSuite(slug: string, document: unknown): Promise<SuiteView>;
+  deleteSuite(slug: string): Promise<void>;
+  startEvaluation(slug: string, body: CreateEvaluationRequest): Promise<{ id: string }>;
+  listEvaluations(slug: string, signal?: AbortSignal): Promise<EvaluationSummary[]>;
+  getEvaluation(id: string, signal?: AbortSignal): Promise<EvaluationReport>;
+  cancelEvaluation(id: string): Promise<EvaluationSummary>;
   listWorkflows(signal?: AbortSignal): Promise<WorkflowSummary[]>;
   listModels(signal?: AbortSignal): Promise<ModelStatus[]>;
   listContexts(signal?: AbortSignal): Promise<ContextSummary[]>;
@@ -173,7 +204,23 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
   const postJson = async <T>(path: string, body: unknown, signal?: AbortSignal) =>
     (await (await request(path, { method: "POST", body: JSON.stringify(body), signal })).json()) as T;
 
+  const suitePath = (slug: string) => `/api/v1/suites/${encodeURIComponent(slug)}`;
   return {
+    listSuites: async (signal) => (await getJson<{ suites: SuiteSummary[] }>("/api/v1/suites", signal)).suites,
+    getSuite: async (slug, signal) => {
+      try {
+        return await getJson<SuiteView>(suitePath(slug), signal);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }
+    },
+    putSuite: async (slug, document) => (await (await request(suitePath(slug), { method: "PUT", body: JSON.stringify(document) })).json()) as SuiteView,
+    deleteSuite: async (slug) => void (await request(suitePath(slug), { method: "DELETE" })),
+    startEvaluation: (slug, body) => postJson(`${suitePath(slug)}/evaluations`, body),
+    listEvaluations: async (slug, signal) => (await getJson<{ evaluations: EvaluationSummary[] }>(`${suitePath(slug)}/evaluations?limit=20`, signal)).evaluations,
+    getEvaluation: (id, signal) => getJson(`/api/v1/evaluations/${encodeURIComponent(id)}`, signal),
+    cancelEvaluation: (id) => postJson(`/api/v1/evaluations/${encodeURIComponent(id)}/cancel`, {}),
     checkSchema: (body, signal) => postJson<SchemaCheck>("/api/v1/schemas/check", body, signal),
     listWorkflows: async (signal) => (await getJson<{ workflows: WorkflowSummary[] }>("/api/v1/workflows", signal)).workflows,
     listModels: async (signal) => (await getJson<{ models: ModelStatus[] }>("/api/v1/models", signal)).models,

@@ -10,5 +10,9 @@ export const queryKeys = {
   me: (key: string) => [...queryKeys.all, key, "me"] as const,
   models: (key: string) => [...queryKeys.all, key, "models"] as const,
   inbox: (key: string, id: string) => [...queryKeys.all, key, "inbox", id] as const,
+  suites: (key: string) => [...queryKeys.all, key, "suites"] as const,
+  suite: (key: string, slug: string) => [...queryKeys.all, key, "suite", slug] as const,
+  evaluations: (key: string, slug: string) => [...queryKeys.all, key, "evaluations", slug] as const,
+  evaluation: (key: string, id: string) => [...queryKeys.all, key, "evaluation", id] as const,
   schemaCheck: (key: string, workflowSlug: string, schemaText: string) => [...queryKeys.all, key, "schema-check", workflowSlug, schemaText] as const,
 };

@@ -94,6 +94,15 @@ describe("expectations on fields", () => {
     expect(matches([1, 1, 2], [2, 1, 2], { unordered: true })).toBe(false);
     // A greedy pairing would take {a:1,b:2} for the first expected item and fail; augmenting paths do not.
     expect(matches([{ a: 1, b: 2 }, { a: 1 }], [{ a: 1 }, { a: 1, b: 2 }], { unordered: true, partial: true })).toBe(true);
+    expect(matches([[1, 2], { a: [3, 4] }], [{ a: [4, 3] }, [2, 1]], { unordered: true })).toBe(true);
+    expect(matches([1.0, "1"], ["1", 1], { unordered: true })).toBe(true);
+    expect(matches([1, "1"], ["1", "1"], { unordered: true })).toBe(false);
+    // Large arrays in any order: a multiset comparison, fast whatever the size.
+    const big = Array.from({ length: 50_000 }, (_, i) => ({ i }));
+    expect(matches(big, [...big].reverse(), { unordered: true })).toBe(true);
+    // As subsets in any order (a pairing, quadratic), arrays are bounded; past the bound the check fails saying why.
+    const subsets = verdicts({ "/a": { equals: Array.from({ length: 201 }, () => ({})), partial: true, unordered: true } }, { a: Array.from({ length: 201 }, (_, i) => ({ i })) });
+    expect(subsets).toEqual([["/a", "equals", false, "arrays of more than 200 items are not compared as subsets in any order; drop partial or unordered"]]);
     expect(matches(null, {}, { partial: true })).toBe(false);
     expect(matches([], {}, { partial: true })).toBe(false);
   });

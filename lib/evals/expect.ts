@@ -47,9 +47,28 @@ export function matches(actual: unknown, expected: unknown, options: { partial?:
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual) || actual.length !== expected.length) return false;
     if (!options.unordered) return expected.every((e, i) => matches(actual[i], e, options));
+    // Whole values in any order: equal as multisets, in O(n log n) whatever their size.
+    if (!options.partial) return unorderedKey(actual) === unorderedKey(expected);
+    // Subsets in any order need a pairing (quadratic): bounded, so an output cannot stall the server.
+    if (expected.length > MAX_PAIRED) return false;
     return perfectMatching(expected, actual, (e, a) => matches(a, e, options));
   }
   return jsonEqual(actual, expected);
+}
+
+/** Items of arrays compared as subsets in any order, at most (`partial` with `unordered`). */
+export const MAX_PAIRED = 200;
+
+/** A value's text with object keys sorted and array items sorted at every depth: equal exactly when equal in any order. */
+function unorderedKey(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(unorderedKey).sort().join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${unorderedKey((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
 }
 
 /** Whether every expected item can be paired with its own actual item (Kuhn's augmenting paths). */
@@ -96,6 +115,14 @@ function sizeOf(value: unknown): number | null {
   return null;
 }
 
+/** The most items of any array in a value, at any depth. */
+function largestArray(value: unknown): number {
+  let most = Array.isArray(value) ? value.length : 0;
+  const children = Array.isArray(value) ? value : isObject(value) ? Object.values(value) : [];
+  for (const child of children) most = Math.max(most, largestArray(child));
+  return most;
+}
+
 export interface PendingJudge {
   path: string;
   criterion: string;
@@ -131,7 +158,18 @@ export function checkField(path: string, field: Lookup, e: Expectation): CheckRe
 
   if (has("equals")) {
     const options = { partial: e.partial, unordered: e.unordered };
-    result("equals", e.equals, !field.found ? missing : matches(field.value, e.equals, options) ? null : `expected ${show(e.equals)}${e.partial ? " (subset)" : ""}${e.unordered ? " (any order)" : ""}, got ${show(field.value)}`);
+    const tooMany = e.partial && e.unordered && largestArray(e.equals) > MAX_PAIRED;
+    result(
+      "equals",
+      e.equals,
+      !field.found
+        ? missing
+        : tooMany
+          ? `arrays of more than ${MAX_PAIRED} items are not compared as subsets in any order; drop partial or unordered`
+          : matches(field.value, e.equals, options)
+            ? null
+            : `expected ${show(e.equals)}${e.partial ? " (subset)" : ""}${e.unordered ? " (any order)" : ""}, got ${show(field.value)}`,
+    );
   }
   if (has("oneOf")) {
     const options = e.oneOf!;

@@ -37,7 +37,8 @@ export interface EvaluationServiceDeps {
 const FATAL = new Set(["unauthorized", "forbidden", "budget_exceeded"]);
 /** Refusals that pass with time: the case run waits and tries again (they are not the workflow's fault). */
 const WAIT = new Set(["rate_limited", "model_busy", "model_unavailable", "storage_unavailable", "service_unavailable"]);
-const MAX_WAITS = 60;
+/** The most one case run waits out such refusals in all; past it, the refusal is the case's result. */
+const WAIT_BUDGET_MS = 120_000;
 const MAX_WAIT_MS = 30_000;
 
 /** What a judge workflow answers. */
@@ -407,6 +408,7 @@ export class EvaluationService {
 
   /** Calls `run`, waiting out refusals that pass with time; the failure of a run that ran is returned, a fatal refusal thrown. */
   private async attempt<T>(run: () => Promise<T>, signal: AbortSignal): Promise<T | { error: ReturnType<typeof toProblem>; runId: string | null }> {
+    let waited = 0;
     for (let waits = 0; ; waits++) {
       if (signal.aborted || this.closed) throw new Stopped();
       try {
@@ -415,13 +417,21 @@ export class EvaluationService {
         if (signal.aborted || this.closed) throw new Stopped();
         const known = isGenserveError(error) ? error : null;
         if (known && FATAL.has(known.code)) throw error;
-        if (known && WAIT.has(known.code) && waits < MAX_WAITS) {
-          const header = Number(known.headers?.["Retry-After"]);
-          const asked = known.retryAfterMs ?? (Number.isFinite(header) ? header * 1000 : undefined);
-          const ms = Math.min(MAX_WAIT_MS, asked ?? 250 * 2 ** Math.min(waits, 7));
+        const header = Number(known?.headers?.["Retry-After"]);
+        const asked = known?.retryAfterMs ?? (Number.isFinite(header) ? header * 1000 : undefined);
+        const ms = Math.min(MAX_WAIT_MS, asked ?? 250 * 2 ** Math.min(waits, 7));
+        if (known && WAIT.has(known.code) && waited + ms <= WAIT_BUDGET_MS) {
+          waited += ms;
           await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, ms);
-            signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+            const stop = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+            const timer = setTimeout(() => {
+              signal.removeEventListener("abort", stop);
+              resolve();
+            }, ms);
+            signal.addEventListener("abort", stop, { once: true });
           });
           continue;
         }

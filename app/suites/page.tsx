@@ -1,0 +1,5 @@
+import { SuitesPage } from "@/components/suites/suites-page";
+
+export default function Page() {
+  return <SuitesPage />;
+}
