@@ -163,6 +163,24 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
     expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ type: "run.failed", data: { runId, error: { code: "interrupted" } } });
   });
 
+  it("resume an evaluation whose replica was killed on another one once its lease runs out, each case run to one result", async () => {
+    const doomed = await replica();
+    extra.push(doomed);
+    const cases = Array.from({ length: 8 }, (_, i) => ({ name: `c${i}`, input: `replicated ${i}`, expect: { "": { contains: `replicated ${i}` } } }));
+    const put = await fetch(`${doomed.url}/api/v1/suites/replicated`, { method: "PUT", headers: { "content-type": "application/json", "api-key": key }, body: JSON.stringify({ workflow: "no-retry", cases }) });
+    expect(put.status).toBe(201);
+    upstream.respondWith(() => ({ delayMs: 400 }));
+    const id = (await post(doomed, "/api/v1/suites/replicated/evaluations", {}, key)).json.id as string;
+    await waitUntil(async () => (await get(a, `/api/v1/evaluations/${id}`, key)).json.totals.done >= 2, "results from the first replica", 15_000);
+    expect(doomed.output()).toContain(id);
+    await doomed.stop("SIGKILL");
+    await waitUntil(async () => (await get(b, `/api/v1/evaluations/${id}`, key)).json.status === "completed", "another replica to finish the evaluation", 30_000);
+    const report = (await get(a, `/api/v1/evaluations/${id}`, key)).json;
+    expect(report.totals).toMatchObject({ runs: 8, done: 8, passed: 8 });
+    expect(report.cases.map((c: { runs: unknown[] }) => c.runs.length)).toEqual(Array(8).fill(1));
+    expect(a.output() + b.output()).toContain("evaluation resumed");
+  });
+
   describe("streams", () => {
     const invoice = { number: "INV-42", total: 12, currency: "EUR", lines: [{ description: "A description long enough to take many chunks to stream", amount: 12 }] };
     const body = { input: "Invoice INV-42", workflowSlug: "extract-invoice", schema: INVOICE_SCHEMA };
