@@ -62,6 +62,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
             ["Decoding", DECODING[r.decoding ?? ""] ?? "—"],
             ["Created", new Date(r.createdAt).toLocaleString()],
             ["Callback", r.callback?.url ?? "—"],
+            ...(r.evaluationId ? ([["Evaluation", r.evaluationId]] as const) : []),
           ] as const
         ).map(([k, v]) => (
           <div key={k} className="contents">

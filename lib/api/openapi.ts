@@ -132,6 +132,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             { name: "workflowSlug", in: "query", schema: { type: "string" } },
             { name: "status", in: "query", schema: { enum: ["queued", "running", "succeeded", "failed"] } },
             { name: "operation", in: "query", schema: { enum: ["generate.object", "generate.text", "stream.object"] } },
+            { name: "evaluationId", in: "query", schema: { type: "string" }, description: "Only the runs an evaluation made (its cases and judges)." },
             { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
             { name: "cursor", in: "query", schema: { type: "string" }, description: "`nextCursor` of the previous page." },
           ],

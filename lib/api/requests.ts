@@ -131,6 +131,7 @@ export const runListQuery = z
     workflowSlug: slug("workflow").optional(),
     status: runStatus.optional(),
     operation: z.enum(RUN_OPERATIONS).optional(),
+    evaluationId: z.string().regex(/^eval_[0-9A-Z]{26}$/, "must be an evaluation id (eval_…)").optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional(),
   })

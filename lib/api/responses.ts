@@ -100,6 +100,7 @@ export const runSchema = z
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
     traceId: z.string().nullable().describe("The W3C trace the run belongs to: the caller's `traceparent`, or the one genserve started when tracing is on."),
+    evaluationId: z.string().nullable().describe("The test-suite evaluation the run was made for (a case or a judge run); null for others."),
   })
   .meta({ id: "Run" });
 

@@ -98,6 +98,8 @@ export interface RunSummary {
   decoding: string | null;
   createdAt: string;
   finishedAt: string | null;
+  /** The test-suite evaluation the run was made for; null for others. */
+  evaluationId?: string | null;
   /** Present on GET /runs/{id}: the callback event's delivery log. */
   deliveries?: DeliveryLog | null;
 }

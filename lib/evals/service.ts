@@ -268,7 +268,7 @@ export class EvaluationService {
       const lane = async () => {
         for (let job = pending.shift(); job && !controller.signal.aborted && !this.closed; job = pending.shift()) {
           try {
-            const item = await this.runCase(principal, document, target, job, controller.signal);
+            const item = await this.runCase(evaluation.id, principal, document, target, job, controller.signal);
             if (!(await store.evaluations.recordItem(evaluation.id, this.deps.replicaId, item))) controller.abort(new Stopped());
             else this.notify(evaluation.id);
           } catch (error) {
@@ -335,7 +335,7 @@ export class EvaluationService {
    * waited out; one no run can pass (a revoked key, a spent budget) stops the evaluation; any other
    * failure is the case's result (`error`).
    */
-  private async runCase(principal: Principal, document: SuiteDocument, target: EvaluationTarget, job: Job, signal: AbortSignal): Promise<Omit<EvaluationItemRecord, "seq">> {
+  private async runCase(evaluationId: string, principal: Principal, document: SuiteDocument, target: EvaluationTarget, job: Job, signal: AbortSignal): Promise<Omit<EvaluationItemRecord, "seq">> {
     const c = document.cases[job.caseIndex]!;
     const request: RunRequest = {
       input: c.input,
@@ -349,8 +349,8 @@ export class EvaluationService {
     const base = { caseIndex: job.caseIndex, repeat: job.repeat };
     const outcome = await this.attempt(() =>
       target.operation === "generate.object"
-        ? this.deps.runs.generateObject(principal, request as RunRequest & { schema: Record<string, unknown> }, { signal }).then((r) => ({ runId: r.runId, output: r.object, metadata: r.metadata }))
-        : this.deps.runs.generateText(principal, request, { signal }).then((r) => ({ runId: r.runId, output: r.text as unknown, metadata: r.metadata })),
+        ? this.deps.runs.generateObject(principal, request as RunRequest & { schema: Record<string, unknown> }, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.object, metadata: r.metadata }))
+        : this.deps.runs.generateText(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.text as unknown, metadata: r.metadata })),
       signal,
     );
     if ("error" in outcome) {
@@ -361,7 +361,7 @@ export class EvaluationService {
     const { checks, judges } = checkOutput(output, c.expect ?? {});
     const spent = { inputTokens: metadata.inputTokens, outputTokens: metadata.outputTokens, cost: [metadata.cost] };
     for (const judge of judges) {
-      const verdict = await this.judge(principal, document, c.input, judge, signal);
+      const verdict = await this.judge(evaluationId, principal, document, c.input, judge, signal);
       checks.push(verdict.check);
       spent.inputTokens += verdict.inputTokens;
       spent.outputTokens += verdict.outputTokens;
@@ -383,7 +383,7 @@ export class EvaluationService {
   }
 
   /** A judge workflow's verdict on one field (a failed judge run fails the check, saying why). */
-  private async judge(principal: Principal, document: SuiteDocument, input: string, judge: PendingJudge, signal: AbortSignal): Promise<{ check: CheckResult; inputTokens: number; outputTokens: number; cost: string }> {
+  private async judge(evaluationId: string, principal: Principal, document: SuiteDocument, input: string, judge: PendingJudge, signal: AbortSignal): Promise<{ check: CheckResult; inputTokens: number; outputTokens: number; cost: string }> {
     const workflowSlug = judge.workflow ?? document.judgeWorkflow!;
     const prompt = [
       "Decide whether the value below meets the criterion. Answer with pass (true or false) and a one-sentence reason.",
@@ -393,7 +393,7 @@ export class EvaluationService {
       `The input the value was produced from:\n${input}`,
     ].join("\n\n");
     const actual = judge.field.found ? { actual: judge.field.value } : {};
-    const outcome = await this.attempt(() => this.deps.runs.generateObject(principal, { input: prompt, workflowSlug, schema: JUDGE_SCHEMA }, { signal }), signal);
+    const outcome = await this.attempt(() => this.deps.runs.generateObject(principal, { input: prompt, workflowSlug, schema: JUDGE_SCHEMA }, { signal, evaluationId }), signal);
     if ("error" in outcome) {
       return { check: { path: judge.path, check: "judge", pass: false, expected: judge.criterion, ...actual, reason: `the judge run failed: ${outcome.error.code}: ${outcome.error.detail}` }, inputTokens: 0, outputTokens: 0, cost: "0" };
     }

@@ -65,6 +65,7 @@ export function runView(run: RunRecord) {
     createdAt: run.createdAt,
     finishedAt: run.finishedAt,
     traceId: run.traceparent?.split("-")[1] ?? null,
+    evaluationId: run.evaluationId,
   };
 }
 

@@ -272,7 +272,7 @@ export class RunService {
         planning.end();
       }
       span.set({ ...planAttributes(plan), "gen_ai.provider.name": this.deps.config.models[plan.workflow.model]?.provider ?? "" });
-      return await this.begin(plan, status, request, span);
+      return await this.begin(plan, status, request, span, origin.evaluationId);
     } catch (error) {
       const known = isGenserveError(error) ? error : null;
       span.fail(known?.code ?? "internal", known?.detail ?? "internal error");
@@ -286,7 +286,7 @@ export class RunService {
    * limits and budgets in the same transaction, or it is refused (429, 402) and nothing is stored.
    * From here on it ends recorded, whatever happens.
    */
-  private async begin(plan: Plan, status: "running" | "queued", request: RunRequest, span: TraceSpan): Promise<Execution> {
+  private async begin(plan: Plan, status: "running" | "queued", request: RunRequest, span: TraceSpan, evaluationId?: string): Promise<Execution> {
     const createdAt = this.now();
     const at = createdAt.toISOString();
     // A queued run keeps its request until it finishes, so that it can be executed after a restart.
@@ -298,6 +298,7 @@ export class RunService {
         request: status === "queued" ? request : undefined,
         lease: status === "running" ? this.lease() : undefined,
         traceparent: span.traceparent,
+        evaluationId: evaluationId ?? null,
       },
       this.metering.charges(plan, createdAt, { slot: status === "running" }),
     );

@@ -70,4 +70,6 @@ export interface RunOrigin {
   traceparent?: string | null;
   /** Cancels the run (recorded as `cancelled`), e.g. when the evaluation it belongs to is cancelled. */
   signal?: AbortSignal;
+  /** The evaluation the run is made for: recorded with the run, which stays an ordinary one. */
+  evaluationId?: string;
 }

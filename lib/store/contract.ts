@@ -371,6 +371,15 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect(await store.suites.get("invoices")).toBeNull();
     });
 
+    it("records the evaluation a run was made for, and lists an evaluation's runs", async () => {
+      await store.runs.insert(run("run_01E1", { evaluationId: "eval_01X" }));
+      await store.runs.insert(run("run_01E2"));
+      await store.runs.insert(run("run_01E3", { evaluationId: "eval_01X" }));
+      expect((await store.runs.get("run_01E1"))?.evaluationId).toBe("eval_01X");
+      expect((await store.runs.get("run_01E2"))?.evaluationId).toBeNull();
+      expect((await store.runs.list({ evaluationId: "eval_01X", limit: 10 })).map((r) => r.id)).toEqual(["run_01E3", "run_01E1"]);
+    });
+
     it("claims an evaluation once, records case results only under its lease, cancels it, and finishes it with its event once", async () => {
       const evaluation = (id: string) => ({ id, suiteSlug: "s", suiteVersion: 3, keyId, target: { workflowSlug: "w", repeat: 2 }, document: { suite: "s" }, createdAt: at(0) });
       await store.evaluations.insert(evaluation("eval_01A"));

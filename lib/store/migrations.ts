@@ -301,6 +301,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE UNIQUE INDEX evaluation_items_case ON evaluation_items (evaluation_id, case_index, repeat_index);
     `,
   },
+  {
+    version: 15,
+    name: "the evaluation a run was made for (its case runs are ordinary runs, linked to it)",
+    sql: `
+      ALTER TABLE runs ADD COLUMN evaluation_id TEXT;
+      CREATE INDEX runs_evaluation ON runs (evaluation_id, id);
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */

@@ -305,8 +305,8 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           await client.query(
           `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments, callback, model_tag,
                              created_at, updated_at, request_json, context_chunks, workflow_version, context_versions, prompt_hash, schema_hash,
-                             prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23)`,
+                             prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent, evaluation_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
           [
             run.id,
             run.operation,
@@ -331,6 +331,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             run.lease?.owner ?? null,
             run.lease?.until ?? null,
             run.traceparent ?? null,
+            run.evaluationId ?? null,
           ],
         );
           return admission;
@@ -372,6 +373,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         if (filter.workflowSlug !== undefined) add("workflow_slug = ?", filter.workflowSlug);
         if (filter.status !== undefined) add("status = ?", filter.status);
         if (filter.operation !== undefined) add("operation = ?", filter.operation);
+        if (filter.evaluationId !== undefined) add("evaluation_id = ?", filter.evaluationId);
         if (filter.beforeId !== undefined) add("id < ?", filter.beforeId);
         params.push(filter.limit);
         const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${params.length}`;

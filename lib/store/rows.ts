@@ -108,6 +108,7 @@ export interface RunRow {
   prompt_tokens: number | null;
   output_token_limit: number | null;
   traceparent?: string | null;
+  evaluation_id?: string | null;
 }
 
 export const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -190,6 +191,7 @@ export const toRun = (row: RunRow): RunRecord => ({
   updatedAt: row.updated_at,
   finishedAt: row.finished_at,
   traceparent: row.traceparent ?? null,
+  evaluationId: row.evaluation_id ?? null,
 });
 
 /** A stranded run with what reconciling it needs: its queued request, and how often it was started. */

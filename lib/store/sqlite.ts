@@ -111,11 +111,11 @@ export function openSqliteStore(dataDir: string): Store {
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at, request_json, context_chunks,
                          workflow_version, context_versions, prompt_hash, schema_hash, prompt_tokens, output_token_limit,
-                         lease_owner, lease_until, traceparent)
+                         lease_owner, lease_until, traceparent, evaluation_id)
        VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
                @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks,
                @workflowVersion, @contextVersions, @promptHash, @schemaHash, @promptTokens, @outputTokenLimit,
-               @leaseOwner, @leaseUntil, @traceparent)`,
+               @leaseOwner, @leaseUntil, @traceparent, @evaluationId)`,
     ),
     runRequeue: db.prepare<[string, string]>("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?"),
     runClaim: db.prepare<[string, string, string, string]>(
@@ -197,6 +197,7 @@ export function openSqliteStore(dataDir: string): Store {
       leaseOwner: run.lease?.owner ?? null,
       leaseUntil: run.lease?.until ?? null,
       traceparent: run.traceparent ?? null,
+      evaluationId: run.evaluationId ?? null,
       schema: run.schema === null ? null : JSON.stringify(run.schema),
       contextSlugs: JSON.stringify(run.contextSlugs),
       attachments: JSON.stringify(run.attachments),
@@ -332,6 +333,7 @@ export function openSqliteStore(dataDir: string): Store {
         if (filter.workflowSlug !== undefined) (where.push("workflow_slug = ?"), params.push(filter.workflowSlug));
         if (filter.status !== undefined) (where.push("status = ?"), params.push(filter.status));
         if (filter.operation !== undefined) (where.push("operation = ?"), params.push(filter.operation));
+        if (filter.evaluationId !== undefined) (where.push("evaluation_id = ?"), params.push(filter.evaluationId));
         if (filter.beforeId !== undefined) (where.push("id < ?"), params.push(filter.beforeId));
         const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
         return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);

@@ -97,6 +97,8 @@ export interface RunRecord {
   finishedAt: string | null;
   /** The run's span as a W3C traceparent (its trace id: the caller's trace, or a new one); null without tracing or an incoming trace. */
   traceparent: string | null;
+  /** The test-suite evaluation the run was made for (a case or a judge run); null for others. */
+  evaluationId: string | null;
 }
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
@@ -113,6 +115,7 @@ export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyI
   /** For a running run: the process executing it, and until when (renewed while it runs). */
   lease?: Lease;
   traceparent?: string | null;
+  evaluationId?: string | null;
 };
 
 export interface IdempotencyRecord {
@@ -132,6 +135,8 @@ export interface RunFilter {
   workflowSlug?: string;
   status?: RunStatus;
   operation?: RunOperation;
+  /** Only the runs of this evaluation. */
+  evaluationId?: string;
   /** Runs with an id lower than this one (ids sort by creation time). */
   beforeId?: string;
   limit: number;

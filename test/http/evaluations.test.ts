@@ -136,9 +136,12 @@ describe("evaluations", () => {
     ]);
     expect(result.fields).toContainEqual({ path: "/currency", checks: 4, passed: 3, passRate: 0.75, stable: false });
 
-    // Each case run is an ordinary run of the key, readable like any other.
+    // Each case run is an ordinary run of the key, readable like any other, and linked to the evaluation.
     const runId = byName.simple.runs[0].runId;
-    expect((await get(ctx.server, `/api/v1/runs/${runId}`, user.key)).json).toMatchObject({ status: "succeeded", workflowSlug: "no-retry", output: { number: "INV-7" } });
+    expect((await get(ctx.server, `/api/v1/runs/${runId}`, user.key)).json).toMatchObject({ status: "succeeded", workflowSlug: "no-retry", output: { number: "INV-7" }, evaluationId: started.json.id });
+    const linked = (await get(ctx.server, `/api/v1/runs?evaluationId=${started.json.id}&limit=100`, user.key)).json.runs;
+    expect(linked).toHaveLength(6);
+    expect((await get(ctx.server, "/api/v1/runs?evaluationId=nope", user.key)).json.errors[0].path).toBe("?evaluationId");
 
     await waitUntil(() => receiver.received.length >= 1, "the evaluation.completed callback");
     const { headers, body } = receiver.received[0]!;

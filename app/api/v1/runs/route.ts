@@ -12,13 +12,13 @@ export const GET = route(async ({ request, runtime, principal }) => {
   const caller = await principal();
   const parsed = runListQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams), { reportInput: true });
   if (!parsed.success) throw validationError(zodFieldErrors(parsed.error).map((e) => ({ ...e, path: `?${e.path.slice(1)}` })));
-  const { limit, cursor, status, operation, workflowSlug } = parsed.data;
+  const { limit, cursor, status, operation, workflowSlug, evaluationId } = parsed.data;
   let beforeId: string | undefined;
   if (cursor !== undefined) {
     beforeId = Buffer.from(cursor, "base64url").toString("utf8");
     if (!/^run_[0-9A-Z]{26}$/.test(beforeId)) throw validationError([{ path: "?cursor", message: "is not a cursor this API returned" }]);
   }
-  const rows = await runtime.store.runs.list({ keyId: caller.admin ? undefined : caller.keyId, status, operation, workflowSlug, beforeId, limit: limit + 1 });
+  const rows = await runtime.store.runs.list({ keyId: caller.admin ? undefined : caller.keyId, status, operation, workflowSlug, evaluationId, beforeId, limit: limit + 1 });
   const page = rows.slice(0, limit);
   const nextCursor = rows.length > limit ? Buffer.from(page[page.length - 1]!.id).toString("base64url") : null;
   return reply(runPageSchema, { runs: page.map(runView), nextCursor });
