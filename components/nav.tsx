@@ -39,9 +39,7 @@ export function Nav() {
           );
         })}
         <span className="ml-auto flex items-center gap-3">
-          <Button onClick={toggle} aria-pressed={dark}>
-            Dark theme
-          </Button>
+          <Button onClick={toggle}>{dark ? "Light theme" : "Dark theme"}</Button>
           {apiKey ? <Button onClick={() => signOut()}>Sign out</Button> : null}
         </span>
       </nav>

@@ -1,23 +1,36 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
+import type { ApiClient } from "@/lib/client/api";
+import { formatDuration, formatUsd } from "@/lib/client/format";
+import { queryKeys } from "@/lib/client/query-keys";
 import type { RunState } from "./use-run";
 import { Panel } from "../ui/panel";
 
-const ms = (a: number | null, b: number | null) => (a !== null && b !== null ? `${Math.round(b - a)} ms` : "—");
+const ms = (a: number | null, b: number | null) => (a !== null && b !== null ? formatDuration(b - a) : "—");
 
-/** Run id, model, tokens, cost and timings; filled in as the run progresses and when it ends. */
-export function MetadataPanel({ run, suffix }: { run: RunState; suffix?: string }) {
-  const m = run.metadata;
+/**
+ * Run id, model, tokens, cost and timings; filled in as the run progresses and when it ends. A run
+ * that failed keeps them too: they are read from its record (what it used is billed all the same).
+ */
+export function MetadataPanel({ run, suffix, client = null, apiKey = null }: { run: RunState; suffix?: string; client?: ApiClient | null; apiKey?: string | null }) {
+  const failedId = run.status === "error" ? (run.error?.runId ?? run.runId) : null;
+  const record = useQuery({
+    queryKey: queryKeys.run(apiKey ?? "", failedId ?? ""),
+    queryFn: ({ signal }) => client!.getRun(failedId!, signal),
+    enabled: failedId !== null && client !== null && apiKey !== null,
+  });
+  const m = run.metadata ?? (failedId && record.data ? record.data.metadata : null);
   const rows: [string, React.ReactNode][] = [
     [
       "Run id",
-      run.runId ? (
+      (run.runId ?? failedId) ? (
         <span className="flex items-center gap-2">
-          <Link href={`/runs/${run.runId}`} className="font-mono text-blue-700 underline dark:text-blue-400">
-            {run.runId}
+          <Link href={`/runs/${run.runId ?? failedId}`} className="font-mono text-blue-700 underline dark:text-blue-400">
+            {run.runId ?? failedId}
           </Link>
-          <button type="button" className="rounded border border-zinc-300 px-1 text-xs dark:border-zinc-700" onClick={() => void navigator.clipboard?.writeText(run.runId!)}>
+          <button type="button" className="rounded border border-zinc-300 px-1 text-xs dark:border-zinc-700" onClick={() => void navigator.clipboard?.writeText((run.runId ?? failedId)!)}>
             Copy run id
           </button>
         </span>
@@ -25,11 +38,11 @@ export function MetadataPanel({ run, suffix }: { run: RunState; suffix?: string 
         "—"
       ),
     ],
-    ["Model", m ? `${m.model.name} (${m.model.tag})` : "—"],
+    ["Model", m ? `${m.model.name || "—"} (${m.model.tag})` : "—"],
     ["Input tokens", m ? String(m.inputTokens) : "—"],
     ["Output tokens", m ? String(m.outputTokens) : "—"],
-    ["Cost (USD)", m ? m.cost : "—"],
-    ["Duration", m ? `${m.durationInMs} ms` : run.status === "running" ? "running…" : "—"],
+    ["Cost", m ? formatUsd(m.cost) : "—"],
+    ["Duration", m ? formatDuration(m.durationInMs) : run.status === "running" ? "running…" : "—"],
     ["Time to first item", run.operation === "stream-object" ? ms(run.startedAt, run.firstItemAt) : "—"],
   ];
   return (

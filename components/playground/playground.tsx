@@ -154,6 +154,8 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         runB={runB}
         comparing={compareWith !== "" && runB.status !== "idle"}
         schema={schema}
+        client={client}
+        apiKey={apiKey}
         inbox={inboxRunId && inbox && client ? { client, apiKey, inboxId: inbox.id, runId: inboxRunId } : null}
       />
     </main>

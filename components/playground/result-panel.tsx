@@ -3,6 +3,9 @@
 import { useEffect, useState } from "react";
 import type { RunState } from "./use-run";
 import { escapePointerSegment } from "@/lib/json/pointer";
+import { estimateTokens } from "@/lib/domain/tokens";
+import { formatDuration } from "@/lib/client/format";
+import { Button } from "../ui/button";
 import { Badge } from "../ui/badge";
 import { Panel } from "../ui/panel";
 
@@ -21,6 +24,16 @@ export function ResultPanel({ run, schema, suffix }: Props) {
   const streaming = run.status === "running";
   const isText = run.operation === "generate-text";
   const value = run.status === "done" ? (isText ? run.text : run.object) : run.snapshot?.value;
+  const output = value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  const download = () => {
+    if (output === null) return;
+    const url = URL.createObjectURL(new Blob([output], { type: isText ? "text/plain" : "application/json" }));
+    const link = document.createElement("a");
+    link.href = url;
+    link.download = `${run.runId ?? "output"}.${isText ? "txt" : "json"}`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 1_000);
+  };
 
   return (
     <Panel aria-label={suffix ? `Result ${suffix}` : "Result"}>
@@ -33,6 +46,16 @@ export function ResultPanel({ run, schema, suffix }: Props) {
           <span className="rounded bg-amber-100 px-2 py-0.5 text-sm text-amber-900 dark:bg-amber-900 dark:text-amber-100">
             Restarted {run.restarts}× after invalid output
           </span>
+        ) : null}
+        {output !== null && run.status !== "running" ? (
+          <>
+            <Button size="sm" onClick={() => void navigator.clipboard?.writeText(output)} aria-label={suffix ? `Copy output ${suffix}` : "Copy output"}>
+              Copy
+            </Button>
+            <Button size="sm" onClick={download} aria-label={suffix ? `Download output ${suffix}` : "Download output"}>
+              Download
+            </Button>
+          </>
         ) : null}
         {!isText ? (
           <div role="tablist" aria-label={suffix ? `Result ${suffix} view` : "Result view"} className="flex gap-1">
@@ -51,8 +74,14 @@ export function ResultPanel({ run, schema, suffix }: Props) {
           </div>
         ) : null}
       </div>
-      {run.status === "running" && run.operation !== "stream-object" ? <Elapsed since={run.startedAt} /> : null}
-      <div role="log" tabIndex={0} aria-busy={streaming} aria-label={suffix ? `Output ${suffix}` : "Output"} className="mt-3 max-h-[28rem] min-h-32 overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900">
+      {run.status !== "idle" ? <RunStatusChip run={run} /> : null}
+      <div
+        role="log"
+        tabIndex={0}
+        aria-busy={streaming}
+        aria-label={suffix ? `Output ${suffix}` : "Output"}
+        className={`mt-3 max-h-[28rem] min-h-32 overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900 ${run.status === "cancelled" || run.status === "error" ? "opacity-60" : ""}`}
+      >
         {value === undefined || value === null && run.status === "idle" ? (
           <p className="text-sm text-zinc-600 dark:text-zinc-400">{run.status === "idle" ? "Run a workflow to see its output here." : run.status === "running" ? "Waiting for the first item…" : ""}</p>
         ) : isText ? (
@@ -68,7 +97,7 @@ export function ResultPanel({ run, schema, suffix }: Props) {
         ) : tab === "tree" ? (
           <FieldTree value={value} schema={schema} closed={new Set(run.closed)} streamingPath={run.snapshot?.streamingPath ?? null} final={run.status === "done"} />
         ) : (
-          <pre className="whitespace-pre-wrap break-all font-mono text-xs" data-testid="result-object">
+          <pre className="whitespace-pre-wrap break-words font-mono text-sm" data-testid="result-object">
             {JSON.stringify(value, null, 2)}
           </pre>
         )}
@@ -78,16 +107,36 @@ export function ResultPanel({ run, schema, suffix }: Props) {
   );
 }
 
-function Elapsed({ since }: { since: number | null }) {
+/**
+ * Where the run is, at a glance: while it runs, the time so far (a stream: its first item, the
+ * output's tokens so far, estimated, and their rate); after, how it ended and when.
+ */
+function RunStatusChip({ run }: { run: RunState }) {
   const [now, setNow] = useState(() => performance.now());
+  const running = run.status === "running";
   useEffect(() => {
+    if (!running) return;
     const timer = setInterval(() => setNow(performance.now()), 100);
     return () => clearInterval(timer);
-  }, []);
+  }, [running]);
+  const end = running ? now : (run.finishedAt ?? now);
+  const elapsed = run.startedAt === null ? null : end - run.startedAt;
+  const streamed = run.deltas.reduce((n, d) => n + d.length, 0);
+  const tokens = run.operation === "stream-object" ? estimateTokens(streamed) : null;
+  const streamingFor = run.firstItemAt === null ? null : end - run.firstItemAt;
+  const parts: string[] = [];
+  const head = { running: run.operation === "stream-object" ? "Streaming" : "Generating", done: "Done", error: "Failed after", cancelled: "Cancelled at", idle: "" }[run.status];
+  parts.push(`${head} ${formatDuration(elapsed)}`);
+  if (run.operation === "stream-object") {
+    parts.push(run.firstItemAt !== null && run.startedAt !== null ? `first item ${formatDuration(run.firstItemAt - run.startedAt)}` : "waiting for the first item");
+    if (tokens) parts.push(`~${tokens} tok${streamingFor && streamingFor > 200 ? ` · ${Math.round(tokens / (streamingFor / 1000))} tok/s` : ""}`);
+  }
+  if (run.restarts > 0) parts.push(`retry ${run.restarts}`);
+  const tone = run.status === "done" ? "success" : run.status === "error" ? "danger" : run.status === "cancelled" ? "warning" : "info";
   return (
-    <p className="mt-2 flex items-center gap-2 text-sm">
-      <span className="inline-block h-3 w-3 animate-spin rounded-full border-2 border-zinc-400 border-t-transparent" aria-hidden />
-      Generating… {since !== null ? ((now - since) / 1000).toFixed(1) : "0.0"} s
+    <p className="mt-2 flex items-center gap-2 text-sm" data-testid="run-status">
+      {running ? <span className="inline-block h-3 w-3 animate-spin rounded-full border-2 border-zinc-400 border-t-transparent" aria-hidden /> : null}
+      <Badge tone={tone}>{parts.join(" · ")}</Badge>
     </p>
   );
 }

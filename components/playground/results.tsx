@@ -1,6 +1,7 @@
 "use client";
 
 import type { ApiClient, ApiError } from "@/lib/client/api";
+import { ERROR_CODES } from "@/lib/errors";
 import { ErrorAlert } from "../ui/panel";
 import { Comparison } from "./comparison";
 import { InboxPanel } from "./inbox-panel";
@@ -17,8 +18,12 @@ export function Results(props: {
   runB: RunState;
   comparing: boolean;
   schema: unknown;
+  /** Reads a failed run's record: its usage and timing are shown as for a finished one. */
+  client: ApiClient | null;
+  apiKey: string | null;
   inbox: { client: ApiClient; apiKey: string; inboxId: string; runId: string } | null;
 }) {
+  const record = { client: props.client, apiKey: props.apiKey };
   const { run, runB, comparing, schema } = props;
   const apiError = run.status === "error" ? run.error : null;
   const status =
@@ -34,11 +39,11 @@ export function Results(props: {
           <div className="grid gap-4 xl:grid-cols-2">
             <div className="space-y-4">
               <ResultPanel run={run} schema={schema} suffix="A" />
-              <MetadataPanel run={run} suffix="A" />
+              <MetadataPanel run={run} suffix="A" {...record} />
             </div>
             <div className="space-y-4">
               <ResultPanel run={runB} schema={schema} suffix="B" />
-              <MetadataPanel run={runB} suffix="B" />
+              <MetadataPanel run={runB} suffix="B" {...record} />
             </div>
           </div>
           <Comparison a={run} b={runB} />
@@ -46,7 +51,7 @@ export function Results(props: {
       ) : (
         <>
           <ResultPanel run={run} schema={schema} />
-          <MetadataPanel run={run} />
+          <MetadataPanel run={run} {...record} />
         </>
       )}
       {props.inbox ? <InboxPanel {...props.inbox} /> : null}
@@ -67,11 +72,13 @@ function RunError({ error }: { error: ApiError | null }) {
   }
   return (
     <ErrorAlert>
-      <p className="font-semibold">
-        {error.code}
-        {error.status ? ` (${error.status})` : ""}
-      </p>
+      <p className="font-semibold">{ERROR_CODES[error.code as keyof typeof ERROR_CODES]?.title ?? "The run failed"}</p>
       <p>{error.detail}</p>
+      <p className="mt-1 text-xs opacity-80">
+        <code>{error.code}</code>
+        {error.status ? ` · HTTP ${error.status}` : ""}
+        {error.runId ? ` · run ${error.runId}` : ""}
+      </p>
       {error.errors.length > 0 ? (
         <ul className="mt-1 list-disc pl-5">
           {error.errors.map((p, i) => (
