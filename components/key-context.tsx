@@ -9,7 +9,8 @@ interface KeyState {
   /** null until sessionStorage was read; "" when signed out. */
   apiKey: string | null;
   client: ApiClient | null;
-  signIn(key: string): void;
+  /** `remember`: kept on this device (localStorage, every tab) instead of this tab's session. */
+  signIn(key: string, remember?: boolean): void;
   signOut(message?: string): void;
   /** Why the last sign-out happened (e.g. the key was revoked). */
   notice: string | null;
@@ -17,18 +18,25 @@ interface KeyState {
 
 const KeyContext = createContext<KeyState | null>(null);
 
-/** The API key lives in this browser tab's session only, and travels only in the Api-Key header. */
+/**
+ * The API key lives in this browser tab's session — or, when the person asks to be remembered, on
+ * this device for every tab (a risk they are told of: anyone using this browser profile can use
+ * it) — and travels only in the Api-Key header.
+ */
 export function KeyProvider({ children }: { children: ReactNode }) {
   const [apiKey, setApiKey] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  useEffect(() => setApiKey(sessionStorage.getItem(STORAGE_KEY) ?? ""), []);
-  const signIn = useCallback((key: string) => {
+  useEffect(() => setApiKey(sessionStorage.getItem(STORAGE_KEY) ?? localStorage.getItem(STORAGE_KEY) ?? ""), []);
+  const signIn = useCallback((key: string, remember = false) => {
     sessionStorage.setItem(STORAGE_KEY, key);
+    if (remember) localStorage.setItem(STORAGE_KEY, key);
+    else localStorage.removeItem(STORAGE_KEY);
     setNotice(null);
     setApiKey(key);
   }, []);
   const signOut = useCallback((message?: string) => {
     sessionStorage.removeItem(STORAGE_KEY);
+    localStorage.removeItem(STORAGE_KEY);
     setNotice(message ?? null);
     setApiKey("");
   }, []);

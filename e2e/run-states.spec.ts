@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { expectAccessible, PlaygroundPage, watchCspViolations } from "./pages";
+import { BASE, expectAccessible, KEY, PlaygroundPage, watchCspViolations } from "./pages";
 
 const SHOTS = "docs/screenshots";
 
@@ -82,5 +82,72 @@ test.describe("a run's states in the playground", () => {
     await page.reload();
     await expect(page.locator("html")).toHaveClass(/dark/);
     await page.unroute("**/_next/static/**");
+  });
+
+  test("offers the workflow's example in one click, and keeps Run off while the input is empty", async ({ page }) => {
+    const example = {
+      input: "Invoice INV-42: three lamps, 99.00 EUR",
+      schema: { type: "object", properties: { number: { type: "string" }, total: { type: "number" } }, required: ["number", "total"] },
+    };
+    const put = await fetch(`${BASE()}/api/v1/workflows/e2e-example`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", "api-key": KEY() },
+      body: JSON.stringify({ model: "fast", description: "With an example", example }),
+    });
+    expect(put.status).toBeLessThan(300);
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate object" });
+    await p.workflow().selectOption("e2e-example");
+    await p.input().fill("");
+    await expect(page.getByRole("button", { name: "Run", exact: true })).toBeDisabled();
+    await expect(p.input()).toHaveAttribute("placeholder", `For example: ${example.input}`);
+    await page.getByRole("button", { name: "Load example (input and schema)" }).click();
+    await expect(p.input()).toHaveValue(example.input);
+    await expect(p.schema().locator(".monaco-editor")).toContainText('"total"');
+    await p.run();
+    await expect(p.result().getByTestId("run-status")).toContainText(/^Done /);
+    await expect(p.result().getByTestId("result-object")).toContainText('"total"');
+    await expectAccessible(page);
+  });
+
+  test("does not scroll sideways at 390 px, even after a run with a long input (recent compositions)", async ({ page }) => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate text" });
+    await p.input().fill(`A long input without spaces: ${"x".repeat(300)} and more words after it`);
+    await p.run();
+    await expect(p.result().getByTestId("run-status")).toContainText(/^Done /);
+    await expect(page.getByLabel("Recent compositions")).toBeVisible();
+    // What sticks out past the window's right edge (none, when nothing scrolls sideways).
+    const outside = await page.evaluate(() =>
+      [...document.querySelectorAll("body *")]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !e.closest(".monaco-editor"))
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}.${[...e.classList].slice(0, 3).join(".")} ${Math.round(e.getBoundingClientRect().right)}`)
+        .slice(0, 8),
+    );
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect({ overflow, outside }).toEqual({ overflow: 0, outside: [] });
+    await expectAccessible(page);
+    await page.screenshot({ path: `${SHOTS}/playground-narrow-after-run.png`, fullPage: true });
+  });
+
+  test("keeps the key for new tabs only when asked to remember it on this device, and forgets it on sign out", async ({ page, context }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await expect(page.getByText("anyone using this browser profile can use the key")).toBeVisible();
+    await page.getByLabel("Remember on this device").check();
+    await p.signIn();
+    await expect(p.operation()).toBeVisible();
+    const other = await context.newPage();
+    await other.goto(`${BASE()}/runs`);
+    await expect(other.getByRole("heading", { name: "Runs" })).toBeVisible();
+    await other.getByRole("button", { name: "Sign out" }).click();
+    const third = await context.newPage();
+    await third.goto(`${BASE()}/runs`);
+    await expect(third.getByLabel("API key")).toBeVisible();
   });
 });

@@ -2,6 +2,7 @@
 
 import type { ContextSummary, FieldProblem, WorkflowSummary } from "@/lib/client/api";
 import { OPERATIONS, type Composition, type Operation } from "@/lib/client/composition";
+import { Button } from "../ui/button";
 import { Field, Select, TextArea } from "../ui/field";
 
 type Update = <K extends keyof Composition>(key: K, value: Composition[K]) => void;
@@ -35,24 +36,67 @@ export function OperationAndWorkflow({ c, update, workflows, loading, errorsAt }
   );
 }
 
-export function ContextsField({ c, update, contexts, errorsAt }: { c: Composition; update: Update; contexts: ContextSummary[] | undefined; errorsAt: ErrorsAt }) {
+/** Contexts as chips to tick; the workflow's own are always used, and shown so. */
+export function ContextsField({ c, update, contexts, errorsAt, fromWorkflow = [] }: { c: Composition; update: Update; contexts: ContextSummary[] | undefined; errorsAt: ErrorsAt; fromWorkflow?: string[] }) {
+  const problems = errorsAt("/contextSlugs");
+  const toggle = (slug: string, on: boolean) => update("contextSlugs", on ? [...c.contextSlugs, slug] : c.contextSlugs.filter((s) => s !== slug));
   return (
-    <Field id="contexts" label="Contexts" problems={errorsAt("/contextSlugs")}>
-      <Select id="contexts" multiple className="h-20" value={c.contextSlugs} onChange={(e) => update("contextSlugs", [...e.target.selectedOptions].map((o) => o.value))} aria-describedby="contexts-error">
-        {contexts?.map((x) => (
-          <option key={x.slug} value={x.slug}>
-            {x.slug} — {x.title} ({x.size} chars)
-          </option>
-        ))}
-      </Select>
-    </Field>
+    <fieldset aria-describedby={problems.length ? "contexts-error" : undefined}>
+      <legend className="text-sm font-medium">Contexts</legend>
+      <div className="mt-1 flex flex-wrap gap-2">
+        {contexts?.length === 0 ? <span className="text-sm text-zinc-600 dark:text-zinc-400">No contexts configured.</span> : null}
+        {contexts?.map((x) => {
+          const always = fromWorkflow.includes(x.slug);
+          const checked = always || c.contextSlugs.includes(x.slug);
+          return (
+            <label
+              key={x.slug}
+              title={`${x.title} (${x.size.toLocaleString()} chars)${always ? " — always used by this workflow" : ""}`}
+              className={`flex max-w-full cursor-pointer items-center gap-1.5 rounded-full border px-2.5 py-0.5 text-sm ${checked ? "border-blue-600 bg-blue-50 dark:border-blue-400 dark:bg-blue-950" : "border-zinc-300 dark:border-zinc-700"} ${always ? "cursor-default" : ""}`}
+            >
+              <input type="checkbox" checked={checked} disabled={always} onChange={(e) => toggle(x.slug, e.target.checked)} />
+              <span className="truncate">{x.slug}</span>
+              {always ? <span className="text-xs text-zinc-600 dark:text-zinc-400">(workflow)</span> : null}
+            </label>
+          );
+        })}
+      </div>
+      {problems.length ? (
+        <ul id="contexts-error" className="mt-1 text-sm text-red-700 dark:text-red-400">
+          {problems.map((p, i) => (
+            <li key={i}>{p.message}</li>
+          ))}
+        </ul>
+      ) : null}
+    </fieldset>
   );
 }
 
-export function InputField({ c, update, errorsAt }: { c: Composition; update: Update; errorsAt: ErrorsAt }) {
+/**
+ * The input, with the workflow's example (genserve.yaml's `example`) as its placeholder and, while
+ * it is empty, one click away — its schema too, for object runs.
+ */
+export function InputField({ c, update, errorsAt, example, withSchema }: { c: Composition; update: Update; errorsAt: ErrorsAt; example?: WorkflowSummary["example"]; withSchema: boolean }) {
+  const load = () => {
+    if (!example) return;
+    update("input", example.input);
+    if (withSchema && example.schema) update("schemaText", JSON.stringify(example.schema, null, 2));
+  };
   return (
     <Field id="input" label="Input" problems={errorsAt("/input")}>
-      <TextArea id="input" rows={5} value={c.input} onChange={(e) => update("input", e.target.value)} aria-describedby="input-error" />
+      <TextArea
+        id="input"
+        rows={5}
+        value={c.input}
+        onChange={(e) => update("input", e.target.value)}
+        aria-describedby="input-error"
+        placeholder={example ? `For example: ${example.input.length > 120 ? `${example.input.slice(0, 120)}…` : example.input}` : "What the workflow works on: a document, a question, a record…"}
+      />
+      {example && c.input.trim() === "" ? (
+        <Button size="sm" className="mt-1" onClick={load}>
+          Load example{withSchema && example.schema ? " (input and schema)" : ""}
+        </Button>
+      ) : null}
     </Field>
   );
 }

@@ -26,8 +26,8 @@ export function MetadataPanel({ run, suffix, client = null, apiKey = null }: { r
     [
       "Run id",
       (run.runId ?? failedId) ? (
-        <span className="flex items-center gap-2">
-          <Link href={`/runs/${run.runId ?? failedId}`} className="font-mono text-blue-700 underline dark:text-blue-400">
+        <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <Link href={`/runs/${run.runId ?? failedId}`} className="font-mono break-all text-blue-700 underline dark:text-blue-400">
             {run.runId ?? failedId}
           </Link>
           <button type="button" className="rounded border border-zinc-300 px-1 text-xs dark:border-zinc-700" onClick={() => void navigator.clipboard?.writeText((run.runId ?? failedId)!)}>
@@ -48,7 +48,7 @@ export function MetadataPanel({ run, suffix, client = null, apiKey = null }: { r
   return (
     <Panel aria-label={suffix ? `Run metadata ${suffix}` : "Run metadata"}>
       <h2 className="text-lg font-semibold">{suffix ? `Run metadata ${suffix}` : "Run metadata"}</h2>
-      <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+      <dl className="mt-2 grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
         {rows.map(([label, value]) => (
           <div key={label} className="contents">
             <dt className="text-zinc-600 dark:text-zinc-400">{label}</dt>

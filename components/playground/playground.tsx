@@ -117,7 +117,8 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
 
   return (
-    <main className="mx-auto grid max-w-[1600px] gap-6 px-4 py-6 lg:grid-cols-2">
+    // minmax(0, 1fr): a column never grows past its share for a long word or option inside it.
+    <main className="mx-auto grid max-w-[1600px] grid-cols-[minmax(0,1fr)] gap-6 px-4 py-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
       {client && selectedWorkflow ? <ModelBanner client={client} apiKey={apiKey} alias={selectedWorkflow.model} /> : null}
       <form
         aria-label="Compose a run"
@@ -128,8 +129,8 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         }}
       >
         <OperationAndWorkflow c={c} update={update} workflows={workflows.data} loading={workflows.isLoading} errorsAt={errorsAt} />
-        <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} />
-        <InputField c={c} update={update} errorsAt={errorsAt} />
+        <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} fromWorkflow={selectedWorkflow?.contexts} />
+        <InputField c={c} update={update} errorsAt={errorsAt} example={selectedWorkflow?.example} withSchema={isObject} />
         <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} />
         {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
         {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} /> : null}
@@ -137,7 +138,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
         </p>
         <RunBar
-          canRun={run.status !== "running" && Boolean(c.workflowSlug)}
+          canRun={run.status !== "running" && Boolean(c.workflowSlug) && c.input.trim() !== ""}
           running={running}
           onCancel={cancelAll}
           compareWith={compareWith}

@@ -85,7 +85,7 @@ export function ResultPanel({ run, schema, suffix }: Props) {
         {value === undefined || value === null && run.status === "idle" ? (
           <p className="text-sm text-zinc-600 dark:text-zinc-400">{run.status === "idle" ? "Run a workflow to see its output here." : run.status === "running" ? "Waiting for the first item…" : ""}</p>
         ) : isText ? (
-          <p className="whitespace-pre-wrap text-sm">{String(value)}</p>
+          <p className="whitespace-pre-wrap text-sm [overflow-wrap:anywhere]">{String(value)}</p>
         ) : tab === "raw" ? (
           <pre className="whitespace-pre-wrap break-all font-mono text-xs">
             {run.deltas.map((d, i) => (
@@ -97,7 +97,7 @@ export function ResultPanel({ run, schema, suffix }: Props) {
         ) : tab === "tree" ? (
           <FieldTree value={value} schema={schema} closed={new Set(run.closed)} streamingPath={run.snapshot?.streamingPath ?? null} final={run.status === "done"} />
         ) : (
-          <pre className="whitespace-pre-wrap break-words font-mono text-sm" data-testid="result-object">
+          <pre className="whitespace-pre-wrap font-mono text-sm [overflow-wrap:anywhere]" data-testid="result-object">
             {JSON.stringify(value, null, 2)}
           </pre>
         )}

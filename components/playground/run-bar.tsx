@@ -61,7 +61,7 @@ export function RunBar(props: {
             <option value="">Restore…</option>
             {props.history.map((h, i) => (
               <option key={i} value={i}>
-                {OPERATIONS.find((o) => o.value === h.operation)?.label} · {h.workflowSlug} · {h.input.slice(0, 60)}
+                {OPERATIONS.find((o) => o.value === h.operation)?.label} · {h.workflowSlug} · {h.input.length > 40 ? `${h.input.slice(0, 40)}…` : h.input}
               </option>
             ))}
           </Select>

@@ -7,6 +7,7 @@ import type { FieldProblem } from "@/lib/client/api";
 import { rangeOf } from "@/lib/client/json-range";
 import { screenSchema } from "@/lib/schema/guard";
 import { loadMonaco, type Monaco } from "./monaco/load-monaco";
+import { Button } from "../ui/button";
 
 type EditorInstance = Parameters<OnMount>[0];
 
@@ -69,7 +70,7 @@ export function SchemaEditor({ value, onChange, problems, onRun, dark }: SchemaE
   const all = [...problems, ...lint.filter((l) => !problems.some((p) => p.path === l.path && p.message === l.message))];
   return (
     <div>
-      <div className="h-80 overflow-hidden rounded border border-zinc-300 dark:border-zinc-700" data-testid="schema-editor">
+      <div className="h-96 min-h-48 resize-y overflow-hidden rounded border border-zinc-300 dark:border-zinc-700" data-testid="schema-editor">
         {monaco ? (
           <Editor
             language="json"
@@ -78,11 +79,27 @@ export function SchemaEditor({ value, onChange, problems, onRun, dark }: SchemaE
             onChange={(v) => onChange(v ?? "")}
             onMount={onMount}
             theme={dark ? "vs-dark" : "vs"}
-            options={{ minimap: { enabled: false }, fontSize: 13, tabSize: 2, scrollBeyondLastLine: false, automaticLayout: true, ariaLabel: "Schema editor", formatOnPaste: true }}
+            options={{
+              minimap: { enabled: false },
+              fontSize: 13,
+              tabSize: 2,
+              scrollBeyondLastLine: false,
+              automaticLayout: true,
+              ariaLabel: "Schema editor",
+              formatOnPaste: true,
+              // Hovers and suggestions may leave the editor's box instead of being clipped by it.
+              fixedOverflowWidgets: true,
+            }}
           />
         ) : (
           <p className="p-3 text-sm text-zinc-600 dark:text-zinc-400">Loading editor…</p>
         )}
+      </div>
+      <div className="mt-1 flex flex-wrap items-center gap-2 text-xs text-zinc-600 dark:text-zinc-400">
+        <Button size="sm" onClick={() => void editorRef.current?.getAction("editor.action.formatDocument")?.run()} disabled={!monaco}>
+          Format
+        </Button>
+        <span>Ctrl/⌘+S formats · Ctrl+M (Ctrl+Shift+M on a Mac) lets Tab leave the editor · drag the corner to resize</span>
       </div>
       {all.length > 0 ? (
         <ul className="mt-2 space-y-1 text-sm" aria-label="Schema problems">

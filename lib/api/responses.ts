@@ -135,8 +135,13 @@ const versioned = {
   source: z.enum(["config", "api"]),
 };
 
+const workflowExample = z
+  .strictObject({ input: z.string(), schema: z.record(z.string(), z.unknown()).optional() })
+  .optional()
+  .describe("An input (and for object runs a schema) to start from, as the workflow's author gave it.");
+
 export const workflowSummary = z
-  .strictObject({ slug: z.string(), description: z.string(), model: z.string(), contexts: z.array(z.string()), instructionsChars: z.number(), ...versioned })
+  .strictObject({ slug: z.string(), description: z.string(), model: z.string(), contexts: z.array(z.string()), instructionsChars: z.number(), example: workflowExample, ...versioned })
   .meta({ id: "Workflow" });
 
 export const workflowListSchema = z.strictObject({ workflows: z.array(workflowSummary) }).meta({ id: "WorkflowList" });
@@ -152,6 +157,7 @@ export const workflowDefinition = z
     retries: z.number(),
     timeoutMs: z.number(),
     contexts: z.array(z.string()),
+    example: workflowExample,
     ...versioned,
   })
   .meta({ id: "WorkflowDefinition" });

@@ -70,6 +70,8 @@ export interface WorkflowSummary {
   model: string;
   contexts: string[];
   instructionsChars: number;
+  /** An input (and for object runs a schema) to start from. */
+  example?: { input: string; schema?: Record<string, unknown> };
   version: string;
   source: "config" | "api";
 }

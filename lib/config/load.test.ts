@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -130,5 +130,13 @@ describe("configuration", () => {
   it("supports ${NAME:-default}", () => {
     const config = parse("models:\n  m: { provider: ollama, model: '${MODEL:-llama3}' }\n");
     expect(config.models.m!.model).toBe("llama3");
+  });
+
+  it("loads the example configuration the project ships, and takes a section left empty as its defaults", () => {
+    const example = readFileSync(path.resolve(import.meta.dirname, "../../genserve.example.yaml"), "utf8");
+    const config = parse(example, { OPENAI_API_KEY: "sk-x" });
+    expect(config.workflows["extract-invoice"]?.example?.input).toMatch(/^Invoice INV-7/);
+    expect(parse("server:\nlimits:\nnetwork:\n").limits.bodyBytes).toBeGreaterThan(0);
+    expect(problems("workflows:\n  w:\n    model: m\n    example: { schema: {} }\n").map((p) => p.path)).toEqual(expect.arrayContaining(["workflows.w.example.input"]));
   });
 });

@@ -57,6 +57,14 @@ export const workflowSchema = z
     retries: z.number().int().min(0).max(10).default(2),
     timeoutMs: z.number().int().min(100).max(3_600_000).default(60_000),
     contexts: z.array(z.string()).default([]),
+    /** What the playground offers to start from: an input, and for object runs a schema. */
+    example: z
+      .object({
+        input: z.string().min(1).max(100_000),
+        schema: z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), { error: "must be a JSON Schema object" }).optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -228,19 +236,21 @@ export const observabilitySchema = z
   })
   .strict();
 
-const slugKeyed = <T extends z.ZodType>(value: T) =>
-  z.record(z.string().regex(SLUG, slugMessage), value).default({});
+/** A section left empty in YAML (`server:` with every setting commented out) is null: its defaults apply. */
+const section = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
+
+const slugKeyed = <T extends z.ZodType>(value: T) => section(z.record(z.string().regex(SLUG, slugMessage), value).default({}));
 
 export const fileConfigSchema = z
   .object({
     models: slugKeyed(modelSchema),
     workflows: slugKeyed(workflowSchema),
     contexts: slugKeyed(contextSchema),
-    network: z.object({ allowPrivate: z.boolean().default(false) }).strict().default({ allowPrivate: false }),
-    server: serverSchema.default(serverSchema.parse({})),
-    database: databaseSchema.default(databaseSchema.parse({})),
-    observability: observabilitySchema.default(observabilitySchema.parse({})),
-    limits: limitsSchema.default(limitsSchema.parse({})),
+    network: section(z.object({ allowPrivate: z.boolean().default(false) }).strict().default({ allowPrivate: false })),
+    server: section(serverSchema.default(serverSchema.parse({}))),
+    database: section(databaseSchema.default(databaseSchema.parse({}))),
+    observability: section(observabilitySchema.default(observabilitySchema.parse({}))),
+    limits: section(limitsSchema.default(limitsSchema.parse({}))),
   })
   .strict();
 

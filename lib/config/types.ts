@@ -31,6 +31,8 @@ export interface WorkflowConfig {
   retries: number;
   timeoutMs: number;
   contexts: string[];
+  /** What the playground offers to start from. */
+  example?: { input: string; schema?: Record<string, unknown> };
 }
 
 export interface ContextConfig {

@@ -26,7 +26,14 @@ export function loadMonaco(): Promise<Monaco> {
     monaco.json.jsonDefaults.setDiagnosticsOptions({
       validate: true,
       enableSchemaRequest: false,
-      schemas: [{ uri: "http://json-schema.org/draft-07/schema", fileMatch: ["schema.json"], schema: draft07 as never }],
+      schemas: [
+        { uri: "http://json-schema.org/draft-07/schema", fileMatch: ["schema.json"], schema: draft07 as never },
+        // A schema naming a later draft in `$schema` ("Schema from example" writes 2020-12) would
+        // otherwise be flagged as unloadable (no schema is fetched): draft-07's meta-schema stands in,
+        // for completion and hovers; it refuses none of the later drafts' keywords.
+        { uri: "https://json-schema.org/draft/2020-12/schema", schema: draft07 as never },
+        { uri: "https://json-schema.org/draft/2019-09/schema", schema: draft07 as never },
+      ],
     });
     loader.config({ monaco });
     return monaco;

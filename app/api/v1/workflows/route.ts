@@ -14,6 +14,7 @@ export const GET = route(async ({ runtime, principal }) => {
     contexts: w.contexts,
     // Lets clients estimate a run's prompt size before spending it.
     instructionsChars: w.instructions.length,
+    ...(w.example && { example: w.example }),
     version: w.version,
     source: w.source,
   }));
