@@ -5,6 +5,7 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ApiClient, RunSummary } from "@/lib/client/api";
 import { emptyComposition, toPermalinkHash, type Operation } from "@/lib/client/composition";
+import { formatDuration, formatUsd } from "@/lib/client/format";
 import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
 import { SaveAsCase } from "../suites/save-as-case";
@@ -56,8 +57,8 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
             ["Contexts", r.contextSlugs.join(", ") || "—"],
             ["Model", `${r.metadata.model.name || "—"} (${r.metadata.model.tag})`],
             ["Tokens in/out", `${r.metadata.inputTokens}/${r.metadata.outputTokens}`],
-            ["Cost (USD)", r.metadata.cost],
-            ["Duration", `${r.metadata.durationInMs} ms`],
+            ["Cost", formatUsd(r.metadata.cost)],
+            ["Duration", formatDuration(r.metadata.durationInMs)],
             ["Attempts", String(r.attempts)],
             ["Decoding", DECODING[r.decoding ?? ""] ?? "—"],
             ["Created", new Date(r.createdAt).toLocaleString()],

@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import type { EvaluationReport } from "@/lib/client/api";
+import { formatDuration, formatUsd } from "@/lib/client/format";
 import { Badge, type BadgeTone } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
@@ -70,9 +71,9 @@ export function EvaluationView({ report, onCancel }: { report: EvaluationReport;
             judged {t.judged.passed}/{t.judged.passed + t.judged.failed}
           </Badge>
         ) : null}
-        <Badge>${t.costUsd}</Badge>
+        <Badge>{formatUsd(t.costUsd)}</Badge>
         <Badge>
-          p50 {t.durationMsP50 ?? "–"} ms · p95 {t.durationMsP95 ?? "–"} ms
+          p50 {formatDuration(t.durationMsP50)} · p95 {formatDuration(t.durationMsP95)}
         </Badge>
       </div>
       {report.error ? (
@@ -114,7 +115,7 @@ export function EvaluationView({ report, onCancel }: { report: EvaluationReport;
                     c.runs.map((run) => (
                       <span key={run.repeat} className="mr-1">
                         {run.runId ? (
-                          <Link href={`/runs/${run.runId}`} title={run.error ? `${run.error.code}: ${run.error.detail}` : `${run.status}, ${run.durationMs ?? "–"} ms`} className="underline-offset-2 hover:underline">
+                          <Link href={`/runs/${run.runId}`} title={run.error ? `${run.error.code}: ${run.error.detail}` : `${run.status}, ${formatDuration(run.durationMs)}`} className="underline-offset-2 hover:underline">
                             <Badge tone={run.status === "passed" ? "success" : "danger"}>{run.status}</Badge>
                           </Link>
                         ) : (
@@ -157,8 +158,8 @@ export function EvaluationView({ report, onCancel }: { report: EvaluationReport;
             Against <code className="font-mono text-xs">{report.baseline.id}</code>
           </h4>
           <p>
-            pass rate {report.baseline.passRateDelta === null ? "–" : `${report.baseline.passRateDelta >= 0 ? "+" : ""}${Math.round(report.baseline.passRateDelta * 1000) / 10} pts`} · cost Δ ${report.baseline.costDeltaUsd} · p50 Δ{" "}
-            {report.baseline.durationMsP50Delta ?? "–"} ms
+            pass rate {report.baseline.passRateDelta === null ? "–" : `${report.baseline.passRateDelta >= 0 ? "+" : ""}${Math.round(report.baseline.passRateDelta * 1000) / 10} pts`} · cost Δ {formatUsd(report.baseline.costDeltaUsd)} · p50 Δ{" "}
+            {report.baseline.durationMsP50Delta === null ? "–" : `${report.baseline.durationMsP50Delta >= 0 ? "+" : "-"}${formatDuration(Math.abs(report.baseline.durationMsP50Delta))}`}
           </p>
           {report.baseline.newlyFailing.length > 0 ? (
             <p className="text-red-700 dark:text-red-400">
@@ -185,6 +186,7 @@ export function EvaluationView({ report, onCancel }: { report: EvaluationReport;
 export function EvaluationComparison({ a, b }: { a: EvaluationReport; b: EvaluationReport }) {
   const label = (r: EvaluationReport) => `${r.target.workflowSlug}${r.target.model ? ` · ${r.target.model}` : ""} (${r.id.slice(-6)})`;
   const names = [...new Set([...a.cases.map((c) => c.name), ...b.cases.map((c) => c.name)])];
+  const latency = (r: EvaluationReport) => `${formatDuration(r.totals.durationMsP50)} / ${formatDuration(r.totals.durationMsP95)}`;
   const rate = (r: EvaluationReport, name: string) => r.cases.find((c) => c.name === name)?.passRate ?? null;
   return (
     <Panel aria-label="Comparison of two evaluations">
@@ -199,8 +201,8 @@ export function EvaluationComparison({ a, b }: { a: EvaluationReport; b: Evaluat
         <tbody>
           {[
             ["pass rate", pct(a.totals.passRate), pct(b.totals.passRate)],
-            ["cost", `$${a.totals.costUsd}`, `$${b.totals.costUsd}`],
-            ["p50 / p95", `${a.totals.durationMsP50 ?? "–"} / ${a.totals.durationMsP95 ?? "–"} ms`, `${b.totals.durationMsP50 ?? "–"} / ${b.totals.durationMsP95 ?? "–"} ms`],
+            ["cost", formatUsd(a.totals.costUsd), formatUsd(b.totals.costUsd)],
+            ["p50 / p95", latency(a), latency(b)],
           ].map(([k, x, y]) => (
             <tr key={k} className="border-b border-zinc-100 dark:border-zinc-800">
               <th scope="row" className="py-1 pr-3 font-medium">

@@ -1,6 +1,7 @@
 import "server-only";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { createParser } from "eventsource-parser";
 import { parse as parseYaml } from "yaml";
 import { suiteDocumentSchema, type CreateEvaluationRequest, type EvaluationReport } from "../api/suites";
 import { SLUG } from "../domain/names";
@@ -8,7 +9,6 @@ import { isGenserveError, toProblem, zodFieldErrors, type FieldError } from "../
 import { junitXml } from "../evals/junit";
 import { putSuite } from "../evals/suites";
 import { authenticate, type Principal } from "../keys/keys";
-import { getBootOptions, setBootOptions } from "../server/boot";
 import { createRuntime, type Runtime } from "../server/runtime";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, resolveDataDir, storeLocation, VERSION, type StorageOptions } from "./common";
 import { resolveLocalModels } from "./serve";
@@ -148,13 +148,32 @@ function remoteBackend(url: string, key: string): Backend {
     async start(slug, request) {
       return (await call("POST", `/api/v1/suites/${encodeURIComponent(slug)}/evaluations`, request)).id as string;
     },
+    // Progress from the evaluation's event stream (resumed after its last result if the connection
+    // drops), then the whole report once, when it has ended.
     async follow(id, progress) {
-      for (;;) {
-        const report = (await call("GET", `/api/v1/evaluations/${id}`)) as unknown as EvaluationReport;
-        progress(report.totals.done, report.totals.runs, report.totals.passed);
-        if (!["queued", "running"].includes(report.status)) return report;
-        await new Promise((r) => setTimeout(r, 500));
+      let lastEventId = "0";
+      for (let ended = false; !ended; ) {
+        let response: Response;
+        try {
+          response = await fetch(`${base}/api/v1/evaluations/${id}/events`, { headers: { "api-key": key, "last-event-id": lastEventId } });
+        } catch {
+          await new Promise((r) => setTimeout(r, 1_000));
+          continue;
+        }
+        if (!response.ok || !response.body) throw new Refused(((await response.json().catch(() => null)) as Record<string, unknown> | null) ?? { detail: `HTTP ${response.status}` });
+        const parser = createParser({
+          onEvent(event) {
+            if (event.event === "result" && event.id) lastEventId = event.id;
+            else if (event.event === "progress") {
+              const p = JSON.parse(event.data) as { done: number; total: number; passed: number };
+              progress(p.done, p.total, p.passed);
+            } else if (event.event === "end") ended = true;
+          },
+        });
+        const decoder = new TextDecoder();
+        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
       }
+      return (await call("GET", `/api/v1/evaluations/${id}`)) as unknown as EvaluationReport;
     },
     async close() {},
   };
@@ -168,8 +187,17 @@ async function inProcessBackend(options: EvalOptions, env: NodeJS.ProcessEnv, cw
   const logLevel = env.LOG_LEVEL ?? "warn";
   const localModels = await resolveLocalModels(config, dataDir, createLogger(logLevel));
   // A server may be running on the same data: this process reconciles nothing it does not hold.
-  setBootOptions({ config, dataDir, appRoot: PACKAGE_ROOT, logLevel, version: VERSION, localModels, publicUrl: config.server.publicUrl ?? "http://localhost", databaseUrl: storeLocation(options, env, cwd, config).databaseUrl, shared: true });
-  const runtime: Runtime = createRuntime(getBootOptions()!);
+  const runtime: Runtime = createRuntime({
+    config,
+    dataDir,
+    appRoot: PACKAGE_ROOT,
+    logLevel,
+    version: VERSION,
+    localModels,
+    publicUrl: config.server.publicUrl ?? "http://localhost",
+    databaseUrl: storeLocation(options, env, cwd, config).databaseUrl,
+    shared: true,
+  });
   await runtime.ready;
   let principal: Principal;
   if (options.apiKey ?? env.GENSERVE_API_KEY) {

@@ -1,4 +1,5 @@
 import "server-only";
+import type { FieldError } from "../errors";
 import { isPrivateAddress, literalAddress } from "../net/address-guard";
 import type { Store } from "../store/types";
 import { isOwnInbox } from "./own-inbox";
@@ -18,6 +19,16 @@ export interface CallbackAddressOptions {
 export async function callbackAddressFilter(store: Store, url: URL, options: CallbackAddressOptions): Promise<(address: string) => boolean> {
   if (options.allowPrivate || (await isOwnInbox(store, url, options.publicUrl))) return () => true;
   return (address) => !isPrivateAddress(address);
+}
+
+/**
+ * A callback URL refused before anything is stored (it names a refused address literally; a
+ * hostname is checked at each delivery), as the problem at `/callback/url`; null when it may be used.
+ */
+export async function callbackUrlProblem(store: Store, raw: string, options: CallbackAddressOptions): Promise<FieldError | null> {
+  const url = new URL(raw);
+  if (!refusesLiteral(url, await callbackAddressFilter(store, url, options))) return null;
+  return { path: "/callback/url", message: "refers to a private address; callbacks go to public addresses (network.allowPrivate is false)" };
 }
 
 /** Whether the URL names an address literally that the policy refuses. */

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { CheckResult, CreateEvaluationRequest, EvaluationReport, EvaluationTarget, EvaluationTotals, SuiteDocument } from "../api/suites";
 import type { Catalog } from "../catalog/catalog";
 import type { Config } from "../config/types";
-import { callbackAddressFilter, refusesLiteral } from "../delivery/address-policy";
+import { callbackUrlProblem } from "../delivery/address-policy";
 import { callbackHeaders } from "../delivery/events";
 import { NO_LIMITS } from "../domain/limits";
 import { GenserveError, isGenserveError, toProblem, validationError, type FieldError } from "../errors";
@@ -13,6 +13,7 @@ import { assertWorkflowAllowed, mayRead } from "../keys/access";
 import type { Principal } from "../keys/keys";
 import type { RunService } from "../runs/service";
 import type { RunRequest } from "../runs/types";
+import { modelProblem } from "../runs/plan";
 import type { EvaluationItemRecord, EvaluationRecord, EventRecord, Store } from "../store/types";
 import { checkOutput, type PendingJudge } from "./expect";
 import { compareWithBaseline, reportOf, sumUsd, totalsOf } from "./report";
@@ -112,14 +113,12 @@ export class EvaluationService {
         }
       }
     }
-    if (request.model !== undefined && !config.models[request.model]) errors.push({ path: "/model", message: `unknown model "${request.model}"; the configuration has ${Object.keys(config.models).join(", ")}` });
+    const unknownModel = request.model === undefined ? null : modelProblem(config, request.model);
+    if (unknownModel) errors.push(unknownModel);
     const most = config.limits.evaluationConcurrency;
     if (request.concurrency !== undefined && request.concurrency > most) errors.push({ path: "/concurrency", message: `must be at most ${most} (limits.evaluationConcurrency)` });
-    if (request.callback) {
-      const url = new URL(request.callback.url);
-      const allowed = await callbackAddressFilter(store, url, { allowPrivate: config.network.allowPrivate, publicUrl: this.deps.publicUrl });
-      if (refusesLiteral(url, allowed)) errors.push({ path: "/callback/url", message: "refers to a private address; callbacks go to public addresses (network.allowPrivate is false)" });
-    }
+    const refused = request.callback ? await callbackUrlProblem(store, request.callback.url, { allowPrivate: config.network.allowPrivate, publicUrl: this.deps.publicUrl }) : null;
+    if (refused) errors.push(refused);
     if (errors.length > 0) throw validationError(errors);
     const baselineId = await this.baselineFor(caller, slug, request.baseline);
     const target: EvaluationTarget = {

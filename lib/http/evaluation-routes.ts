@@ -1,6 +1,7 @@
 import "server-only";
 import {
   createEvaluationRequest,
+  EVALUATION_STATUSES,
   evaluationListSchema,
   evaluationReportSchema,
   evaluationSummarySchema,
@@ -78,7 +79,6 @@ export const suiteRoutes = {
   }),
 };
 
-const STATUSES: readonly EvaluationStatus[] = ["queued", "running", "completed", "cancelled", "failed"];
 
 /** POST (start) and GET (list, newest first) /api/v1/suites/{slug}/evaluations. */
 export const suiteEvaluationRoutes = {
@@ -92,7 +92,7 @@ export const suiteEvaluationRoutes = {
     const caller = await principal();
     const query = new URL(request.url).searchParams;
     const status = query.get("status") ?? undefined;
-    if (status !== undefined && !STATUSES.includes(status as EvaluationStatus)) throw validationError([{ path: "?status", message: `must be one of ${STATUSES.join(", ")}` }]);
+    if (status !== undefined && !(EVALUATION_STATUSES as readonly string[]).includes(status)) throw validationError([{ path: "?status", message: `must be one of ${EVALUATION_STATUSES.join(", ")}` }]);
     const limit = Number(query.get("limit") ?? "20");
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw validationError([{ path: "?limit", message: "must be a whole number from 1 to 100" }]);
     const rows = await runtime.store.evaluations.list({ suiteSlug: params.slug, keyId: caller.admin ? undefined : caller.keyId, status: status as EvaluationStatus | undefined, limit });

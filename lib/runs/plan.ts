@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import type { DocumentExtractor } from "../attachments/extract";
 import type { Catalog, CatalogContext, CatalogWorkflow } from "../catalog/catalog";
 import type { Config } from "../config/types";
-import { callbackAddressFilter, refusesLiteral } from "../delivery/address-policy";
+import { callbackUrlProblem } from "../delivery/address-policy";
 import type { RunOperation } from "../domain/runs";
 import { GenserveError, validationError, type FieldError } from "../errors";
 import { newRunId } from "../ids";
@@ -53,14 +53,16 @@ export class Planner {
     const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
     const named = await this.workflow(request, thread?.workflowSlug);
     assertWorkflowAllowed(principal, named.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
-    if (request.model !== undefined && !config.models[request.model]) {
-      throw validationError([{ path: "/model", message: `unknown model "${request.model}"; the configuration has ${Object.keys(config.models).join(", ")}` }]);
-    }
+    const unknown = request.model === undefined ? null : modelProblem(config, request.model);
+    if (unknown) throw validationError([unknown]);
     const workflow = request.model === undefined ? named : { ...named, model: request.model };
     const model = config.models[workflow.model]!;
     const resolved = await this.contexts(workflow, request.contextSlugs ?? []);
     const { contexts, chunkIds } = fitContexts(resolved, model, request.input, config.limits);
-    if (request.callback) await this.checkCallbackUrl(request.callback.url);
+    if (request.callback) {
+      const refused = await callbackUrlProblem(store, request.callback.url, { allowPrivate: config.network.allowPrivate, publicUrl: this.deps.publicUrl });
+      if (refused) throw validationError([refused]);
+    }
     const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
     const client = this.deps.models.get(workflow.model);
     const attachments = await resolveAttachments(request.attachments, {
@@ -169,14 +171,12 @@ export class Planner {
     return [...new Set([...workflow.contexts, ...requested])].map((slug) => found.get(slug)!);
   }
 
-  /** A callback URL that names a refused address literally is refused up front (hostnames: at delivery). */
-  private async checkCallbackUrl(raw: string): Promise<void> {
-    const url = new URL(raw);
-    const allowed = await callbackAddressFilter(this.deps.store, url, { allowPrivate: this.deps.config.network.allowPrivate, publicUrl: this.deps.publicUrl });
-    if (refusesLiteral(url, allowed)) {
-      throw validationError([{ path: "/callback/url", message: "refers to a private address; callbacks go to public addresses (network.allowPrivate is false)" }]);
-    }
-  }
+}
+
+/** A model alias the configuration does not have, as the problem at `/model` (runs and evaluations may name one). */
+export function modelProblem(config: Config, alias: string): FieldError | null {
+  if (config.models[alias]) return null;
+  return { path: "/model", message: `unknown model "${alias}"; the configuration has ${Object.keys(config.models).join(", ")}` };
 }
 
 /** A hash of exactly what the model was sent (images by their sha256), to compare runs later. */

@@ -183,6 +183,9 @@ describe("responses follow the published OpenAPI document", () => {
     expect(started.status).toBe(202);
     expect((await call("POST", "/api/v1/suites/oa-suite/evaluations", { body: { workflowSlug: "nope" } })).status).toBe(404);
     expect((await call("POST", "/api/v1/suites/oa-suite/evaluations", { body: { repeat: 0 } })).status).toBe(400);
+    // The same callback address policy as runs: a private address named literally is refused up front.
+    const privateCallback = await call("POST", "/api/v1/suites/oa-suite/evaluations", { body: { callback: { url: "http://127.0.0.1:9/hook" }, model: "nope" } });
+    expect(privateCallback.json.errors.map((e: { path: string }) => e.path).sort()).toEqual(["/callback/url", "/model"]);
     await waitUntil(async () => (await (await fetch(`${ctx.server.url}/api/v1/evaluations/${started.json.id}`, { headers: { "api-key": ctx.key } })).json()).status === "completed", "the evaluation");
     expect((await call("GET", `/api/v1/evaluations/${started.json.id}`)).json.totals.passed).toBe(1);
     expect((await call("GET", `/api/v1/evaluations/${started.json.id}/events`)).status).toBe(200);
