@@ -21,6 +21,8 @@ export function Nav() {
   const pathname = usePathname();
   const { apiKey, signOut } = useApiKey();
   const { dark, toggle } = useTheme();
+  // A share link's page is for people without a key: no way into the rest of the service.
+  if (pathname.startsWith("/s/")) return null;
   return (
     <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
       <nav aria-label="Main" className="mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-5 gap-y-2 px-4 py-3">

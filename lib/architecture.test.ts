@@ -29,7 +29,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   grammar: ["json", "regex", "workers"],
   schema: ["config", "errors.ts", "json", "regex", "workers"],
   keys: ["domain", "errors.ts", "ids.ts", "store"],
-  catalog: ["config", "errors.ts", "store"],
+  catalog: ["config", "domain", "errors.ts", "schema", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "schema"],
   attachments: ["config", "errors.ts", "net", "workers"],
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],
@@ -42,7 +42,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   client: ["api", "domain", "errors.ts", "json"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
   server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "observability", "runs", "schema", "store"],
-  http: ["api", "delivery", "domain", "errors.ts", "evals", "json", "keys", "observability", "runs", "schema", "server", "store"],
+  http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
   cli: ["api", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "server", "store"],
 };
 

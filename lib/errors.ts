@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   run_not_found: { status: 404, title: "Run not found", retryable: false },
   suite_not_found: { status: 404, title: "Suite not found", retryable: false },
   evaluation_not_found: { status: 404, title: "Evaluation not found", retryable: false },
+  share_not_found: { status: 404, title: "Share link not found", retryable: false },
   conflict: { status: 409, title: "Conflict", retryable: false },
   idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still in progress", retryable: true },
   idempotency_mismatch: { status: 422, title: "This Idempotency-Key was used with a different request", retryable: false },

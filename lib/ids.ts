@@ -30,6 +30,12 @@ export const newEvaluationId = (): string => `eval_${nextUlid()}`;
 /** Callback event ids sort by creation too (the Standard Webhooks `webhook-id`). */
 export const newEventId = (): string => `evt_${nextUlid()}`;
 
+/** Share links sort by creation; the link's token is separate (newShareToken), and only its hash is stored. */
+export const newShareId = (): string => `shr_${nextUlid()}`;
+
+/** The unguessable part of a share link: 32 random bytes. */
+export const newShareToken = (): string => randomBytes(32).toString("base64url");
+
 /** A thread id when the caller names none. */
 export const newThreadId = (): string => `thr_${randomBytes(12).toString("base64url")}`;
 

@@ -1,7 +1,7 @@
 "use client";
 
 import { TableHead } from "../ui/table-head";
-import { diffJson } from "@/lib/client/diff";
+import { diffJson } from "@/lib/json/diff";
 import type { RunState } from "./use-run";
 import { Panel } from "../ui/panel";
 

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { ERROR_CODES } from "../errors";
 import { checkSchemaRequest, createKeyRequest, createThreadRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, updateKeyRequest } from "./requests";
 import * as responses from "./responses";
+import * as lifecycle from "./lifecycle";
 import * as suites from "./suites";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
@@ -15,7 +16,7 @@ const body = (description: string, id: string, headers?: Record<string, unknown>
  * global registry.
  */
 function components(): Record<string, unknown> {
-  void [checkSchemaRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses, suites];
+  void [checkSchemaRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses, suites, lifecycle];
   const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
@@ -215,7 +216,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       "/api/v1/workflows/{slug}": {
         get: {
           operationId: "getWorkflow",
-          summary: "A workflow's definition",
+          summary: "A workflow's definition: `slug` (its production label, else the latest), `slug@4`, `slug@config` or `slug@label`",
           parameters: [pathParam("slug")],
           responses: { "200": body("The workflow, with its version and source.", "WorkflowDefinition"), ...problemResponses(["unauthorized", "workflow_not_found"]) },
         },
@@ -223,7 +224,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "putWorkflow",
           summary: "Create or change an API-managed workflow (admin keys); each change is a new version",
           parameters: [pathParam("slug")],
-          requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "The workflow fields of genserve.yaml: model, description, instructions, temperature, maxOutputTokens, retries, timeoutMs, contexts." } } } },
+          requestBody: { required: true, content: { "application/json": { schema: { type: "object", description: "The workflow fields of genserve.yaml: model, description, instructions, temperature, maxOutputTokens, retries, timeoutMs, contexts, example, schema (the default schema of object runs). Contexts are pinned to their current versions." } } } },
           responses: { "200": body("Changed.", "WorkflowDefinition"), "201": body("Created.", "WorkflowDefinition"), ...problemResponses(["validation_failed", "unauthorized", "forbidden", "conflict"]) },
         },
         delete: {
@@ -231,6 +232,108 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "Delete an API-managed workflow (admin keys)",
           parameters: [pathParam("slug")],
           responses: { "204": { description: "Deleted." }, ...problemResponses(["unauthorized", "forbidden", "workflow_not_found", "conflict"]) },
+        },
+      },
+      "/api/v1/workflows/{slug}/versions": {
+        get: {
+          operationId: "listWorkflowVersions",
+          summary: "Every version of a workflow, oldest first, with the labels pointing at each",
+          parameters: [pathParam("slug")],
+          responses: { "200": body("The versions.", "WorkflowVersions"), ...problemResponses(["validation_failed", "unauthorized", "workflow_not_found"]) },
+        },
+      },
+      "/api/v1/workflows/{slug}/labels": {
+        get: {
+          operationId: "listWorkflowLabels",
+          summary: "Where each label points, and every move (who, when, from which version, the evaluation that gated it)",
+          parameters: [pathParam("slug")],
+          responses: { "200": body("The labels.", "WorkflowLabels"), ...problemResponses(["validation_failed", "unauthorized", "workflow_not_found"]) },
+        },
+      },
+      "/api/v1/workflows/{slug}/labels/{label}": {
+        put: {
+          operationId: "moveWorkflowLabel",
+          summary: "Point a label at a version now (admin keys); rollback is moving it back",
+          parameters: [pathParam("slug"), pathParam("label")],
+          requestBody: { required: true, content: { "application/json": { schema: ref("MoveLabelRequest") } } },
+          responses: { "200": body("Moved.", "LabelMove"), ...problemResponses(["validation_failed", "unauthorized", "forbidden", "workflow_not_found", "unsupported_media_type"]) },
+        },
+        post: {
+          operationId: "promoteWorkflow",
+          summary: "Promote a version to a label, gated by a test suite (admin keys)",
+          description: "With `requireSuite`, the suite is evaluated against `slug@version` and the label moves only if the pass rate reaches `minPass` (default 1); the answer is 202 with the evaluation, and the label's history records the outcome either way. Without it, the label moves at once (200).",
+          parameters: [pathParam("slug"), pathParam("label")],
+          requestBody: { required: true, content: { "application/json": { schema: ref("PromoteRequest") } } },
+          responses: {
+            "200": body("Moved.", "LabelMove"),
+            "202": body("The evaluation deciding the promotion is queued.", "PromotionStarted", { Location: { description: "The evaluation.", schema: { type: "string" } } }),
+            ...problemResponses(["validation_failed", "unauthorized", "forbidden", "workflow_not_found", "suite_not_found", "unsupported_media_type"]),
+          },
+        },
+        delete: {
+          operationId: "removeWorkflowLabel",
+          summary: "Remove a label (admin keys)",
+          parameters: [pathParam("slug"), pathParam("label")],
+          responses: { "204": { description: "Removed." }, ...problemResponses(["validation_failed", "unauthorized", "forbidden", "workflow_not_found"]) },
+        },
+      },
+      "/api/v1/workflows/{slug}/diff": {
+        get: {
+          operationId: "diffWorkflowVersions",
+          summary: "What changed between two versions: instructions (line diff), parameters, contexts, and the default schema with each change classified breaking or not",
+          parameters: [pathParam("slug"), { name: "from", in: "query", required: true, schema: { type: "string" } }, { name: "to", in: "query", required: true, schema: { type: "string" } }],
+          responses: { "200": body("The diff.", "WorkflowDiff"), ...problemResponses(["validation_failed", "unauthorized", "workflow_not_found"]) },
+        },
+      },
+      "/api/v1/runs/{id}/replay": {
+        post: {
+          operationId: "replayRun",
+          summary: "Run a stored run's request again with the same bundle (workflow and context versions, schema, attachments by hash), or on another version or label",
+          parameters: [pathParam("id")],
+          requestBody: { required: false, content: { "application/json": { schema: ref("ReplayRequest") } } },
+          responses: { "201": body("The replay, with the differences from the original.", "Replay"), ...problemResponses([...runErrors, "run_not_found", "conflict"]) },
+        },
+      },
+      "/api/v1/runs/{id}/share": {
+        post: {
+          operationId: "shareRun",
+          summary: "A read-only link to a run that needs no key (hidden fields masked)",
+          parameters: [pathParam("id")],
+          requestBody: { required: false, content: { "application/json": { schema: ref("CreateShareRequest") } } },
+          responses: { "201": body("The link (its URL is shown only now).", "Share"), ...problemResponses(["validation_failed", "unauthorized", "run_not_found", "unsupported_media_type"]) },
+        },
+      },
+      "/api/v1/evaluations/{id}/share": {
+        post: {
+          operationId: "shareEvaluation",
+          summary: "A read-only link to an evaluation report that needs no key",
+          parameters: [pathParam("id")],
+          requestBody: { required: false, content: { "application/json": { schema: ref("CreateShareRequest") } } },
+          responses: { "201": body("The link (its URL is shown only now).", "Share"), ...problemResponses(["validation_failed", "unauthorized", "evaluation_not_found", "unsupported_media_type"]) },
+        },
+      },
+      "/api/v1/shares": {
+        get: {
+          operationId: "listShares",
+          summary: "The key's share links (an admin key's: all)",
+          responses: { "200": body("Links.", "ShareList"), ...problemResponses(["unauthorized"]) },
+        },
+      },
+      "/api/v1/shares/{id}": {
+        delete: {
+          operationId: "revokeShare",
+          summary: "Revoke a share link (the key that made it, or an admin); it answers 404 from then on",
+          parameters: [pathParam("id")],
+          responses: { "204": { description: "Revoked." }, ...problemResponses(["unauthorized", "share_not_found"]) },
+        },
+      },
+      "/api/v1/shared/{token}": {
+        get: {
+          operationId: "getShared",
+          summary: "What a share link shows; needs no key",
+          security: [],
+          parameters: [pathParam("token")],
+          responses: { "200": body("The shared run or report.", "SharedView"), ...problemResponses(["share_not_found"]) },
         },
       },
       "/api/v1/contexts/{slug}": {

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { usdToNanos, type LimitsView } from "../domain/limits";
-import { SLUG } from "../domain/names";
+import { SLUG, WORKFLOW_REF } from "../domain/names";
 import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/runs";
 
 /** Thread ids: "." and ".." are refused (as a path segment they name no thread: /threads/.. is /). */
@@ -19,6 +19,13 @@ export const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
  * allowed (Node's HTTP client throws on them).
  */
 export const HEADER_VALUE = /^[\t\x20-\x7e]*$/;
+
+/** A workflow as callers name it: `slug`, `slug@4` (a version), `slug@staging` (a label). */
+export const workflowRef = () =>
+  z
+    .string({ error: "must be a workflow slug (string)" })
+    .regex(WORKFLOW_REF, "must be a workflow slug, optionally with @version or @label (invoice, invoice@4, invoice@staging)")
+    .describe("A workflow slug (its `production` label when set, else its latest version), `slug@4` for a version, `slug@config` for the configuration file's, or `slug@label`.");
 
 const slug = (what: string) =>
   z.string({ error: `must be a ${what} slug (string)` }).regex(SLUG, `must be a ${what} slug: letters, digits, '.', '_' or '-'`);
@@ -64,8 +71,8 @@ export const generateObjectRequest = z
     input,
     type: z.literal("event", { error: 'must be "event"' }),
     callback: callbackSchema,
-    workflowSlug: slug("workflow"),
-    schema: jsonSchemaValue,
+    workflowSlug: workflowRef(),
+    schema: jsonSchemaValue.optional().describe("The output's JSON Schema; without it, the workflow version's default schema (400 when it has none)."),
     attachments,
     contextSlugs,
   })
@@ -77,7 +84,7 @@ export const generateTextRequest = z
     input,
     type: z.literal("event", { error: 'must be "event"' }),
     callback: callbackSchema,
-    workflowSlug: slug("workflow"),
+    workflowSlug: workflowRef(),
     attachments,
     contextSlugs,
   })
@@ -87,8 +94,8 @@ export const generateTextRequest = z
 export const streamObjectRequest = z
   .object({
     input,
-    schema: jsonSchemaValue,
-    workflowSlug: slug("workflow").optional(),
+    schema: jsonSchemaValue.optional().describe("The output's JSON Schema; without it, the workflow version's default schema (400 when it has none)."),
+    workflowSlug: workflowRef().optional(),
     threadId: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-' (not '.' or '..')").optional(),
     attachments,
     contextSlugs,
@@ -109,7 +116,7 @@ export type StreamObjectRequest = z.infer<typeof streamObjectRequest>;
 
 export const createThreadRequest = z
   .object({
-    workflowSlug: slug("workflow"),
+    workflowSlug: workflowRef(),
     id: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-' (not '.' or '..')").optional(),
   })
   .strict()
@@ -118,7 +125,7 @@ export const createThreadRequest = z
 export const checkSchemaRequest = z
   .object({
     schema: jsonSchemaValue,
-    workflowSlug: slug("workflow").optional().describe("The workflow whose model the schema is checked for; without it, only whether genserve accepts the schema."),
+    workflowSlug: workflowRef().optional().describe("The workflow whose model the schema is checked for; without it, only whether genserve accepts the schema."),
   })
   .strict()
   .meta({ id: "CheckSchemaRequest" });

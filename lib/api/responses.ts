@@ -82,6 +82,7 @@ export const runSchema = z
     contextSlugs: z.array(z.string()),
     contextChunks: z.array(z.string()).describe("For contexts too large for the model's window: the chunks the run used."),
     workflowVersion: z.string().nullable().describe('"config" for workflows of genserve.yaml, else the API version the run used.'),
+    workflowLabel: z.string().nullable().describe("The label the workflow was resolved through (`slug@staging`, or `production` for a plain slug); null otherwise."),
     contextVersions: z.record(z.string(), z.string()),
     promptHash: z.string().nullable().describe("SHA-256 of exactly what the model was sent."),
     schemaHash: z.string().nullable(),
@@ -158,6 +159,9 @@ export const workflowDefinition = z
     timeoutMs: z.number(),
     contexts: z.array(z.string()),
     example: workflowExample,
+    schema: z.record(z.string(), z.unknown()).optional().describe("The default schema of object runs that send none."),
+    contextVersions: z.record(z.string(), z.string()).optional().describe("The context versions this workflow version was saved with (absent: the latest are used)."),
+    label: z.string().nullable().optional().describe("The label the reference resolved through, when one did."),
     ...versioned,
   })
   .meta({ id: "WorkflowDefinition" });

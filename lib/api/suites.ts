@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import { SLUG } from "../domain/names";
-import { attachmentSchema, callbackSchema } from "./requests";
+import { attachmentSchema, callbackSchema, workflowRef } from "./requests";
 
 /** A JSON Pointer (RFC 6901): "" for the whole output, "/a/0/b~1c" for a field inside it. */
 export const JSON_POINTER = /^(\/([^~/]|~[01])*)*$/;
@@ -93,7 +93,7 @@ export const suiteDocumentSchema = z
   .strictObject({
     suite: slug("suite").optional().describe("The suite's slug; through the API it is the path's, and must match it when given."),
     description: z.string().max(2000).optional(),
-    workflow: slug("workflow").optional().describe("The workflow the cases run against by default; an evaluation may name another."),
+    workflow: workflowRef().optional().describe("The workflow the cases run against by default; an evaluation may name another."),
     schema: jsonSchemaValue.optional().describe("The output's JSON Schema: cases are object runs. Without it, cases are text runs and the text is the output (pointer \"\")."),
     judgeWorkflow: slug("workflow").optional().describe("The workflow that checks `judge` expectations that name none."),
     repeat: z.number().int().min(1).max(MAX_REPEAT, `must be at most ${MAX_REPEAT}`).optional().describe("Runs per case (stability); default 1."),
@@ -117,7 +117,7 @@ export type SuiteDocument = z.infer<typeof suiteDocumentSchema>;
 
 export const createEvaluationRequest = z
   .strictObject({
-    workflowSlug: slug("workflow").optional().describe("Run the cases against this workflow instead of the suite's."),
+    workflowSlug: workflowRef().optional().describe("Run the cases against this workflow (a slug, `slug@4` or `slug@label`) instead of the suite's."),
     model: slug("model").optional().describe("A model alias of the configuration, instead of the workflow's."),
     repeat: z.number().int().min(1).max(MAX_REPEAT, `must be at most ${MAX_REPEAT}`).optional(),
     baseline: z.string().min(1).max(100).optional().describe('An evaluation id to compare with, or "latest": the suite\'s newest completed evaluation.'),
@@ -222,6 +222,10 @@ export const evaluationTargetSchema = z
     concurrency: z.number(),
     baselineId: z.string().nullable(),
     callback: callbackSchema.nullable().describe("Header values are never shown again: `[hidden]`."),
+    promotion: z
+      .strictObject({ slug: z.string(), label: z.string(), version: z.string(), minPass: z.number() })
+      .optional()
+      .describe("For an evaluation gating a promotion: the label moves to the version when the pass rate reaches minPass."),
   })
   .meta({ id: "EvaluationTarget" });
 export type EvaluationTarget = z.infer<typeof evaluationTargetSchema>;

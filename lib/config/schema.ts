@@ -65,6 +65,8 @@ export const workflowSchema = z
       })
       .strict()
       .optional(),
+    /** The default schema of object runs that send none; part of the workflow's version. */
+    schema: z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v), { error: "must be a JSON Schema object" }).optional(),
   })
   .strict();
 

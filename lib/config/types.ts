@@ -33,6 +33,8 @@ export interface WorkflowConfig {
   contexts: string[];
   /** What the playground offers to start from. */
   example?: { input: string; schema?: Record<string, unknown> };
+  /** The schema object runs use when the request has none (a request's schema wins). */
+  schema?: Record<string, unknown>;
 }
 
 export interface ContextConfig {

@@ -93,24 +93,20 @@ export class EvaluationService {
   }
 
   /** Checks an evaluation request against the suite, stores it queued and starts it. */
-  async create(caller: Principal, slug: string, request: CreateEvaluationRequest): Promise<EvaluationRecord> {
+  async create(caller: Principal, slug: string, request: CreateEvaluationRequest, promotion?: EvaluationTarget["promotion"]): Promise<EvaluationRecord> {
     const { store, catalog, config } = this.deps;
     const suite = await readableSuite(store, caller, slug);
     const document = suite.document as SuiteDocument;
     const errors: FieldError[] = [];
     const workflowSlug = request.workflowSlug ?? document.workflow;
     if (workflowSlug === undefined) throw validationError([{ path: "/workflowSlug", message: "is required: the suite names no workflow" }]);
-    if (!(await catalog.workflow(workflowSlug))) {
-      throw new GenserveError("workflow_not_found", { detail: `No workflow "${workflowSlug}" exists.`, errors: [{ path: request.workflowSlug ? "/workflowSlug" : "/suite/workflow", message: `unknown workflow "${workflowSlug}"` }] });
-    }
+    const workflow = await catalog.resolve(workflowSlug, request.workflowSlug ? "/workflowSlug" : "/suite/workflow");
     assertWorkflowAllowed(caller, workflowSlug, "/workflowSlug");
     for (const [i, c] of document.cases.entries()) {
       for (const [pointer, e] of Object.entries(c.expect ?? {})) {
         if (e.judge === undefined) continue;
         const judge = (typeof e.judge === "string" ? undefined : e.judge.workflow) ?? document.judgeWorkflow!;
-        if (!(await catalog.workflow(judge))) {
-          throw new GenserveError("workflow_not_found", { detail: `No judge workflow "${judge}" exists.`, errors: [{ path: `/suite/cases/${i}/expect/${escapePointerSegment(pointer)}/judge`, message: `unknown workflow "${judge}"` }] });
-        }
+        await catalog.resolve(judge, `/suite/cases/${i}/expect/${escapePointerSegment(pointer)}/judge`);
       }
     }
     const unknownModel = request.model === undefined ? null : modelProblem(config, request.model);
@@ -124,17 +120,38 @@ export class EvaluationService {
     const target: EvaluationTarget = {
       workflowSlug,
       model: request.model ?? null,
-      operation: document.schema ? "generate.object" : "generate.text",
+      operation: document.schema || workflow.schema ? "generate.object" : "generate.text",
       repeat: request.repeat ?? document.repeat ?? 1,
       concurrency: request.concurrency ?? most,
       baselineId,
       callback: request.callback ?? null,
+      ...(promotion && { promotion }),
     };
     const evaluation = { id: newEvaluationId(), suiteSlug: slug, suiteVersion: suite.version, keyId: caller.keyId, target, document: suite.document, createdAt: this.now().toISOString() };
     await store.evaluations.insert(evaluation);
     this.deps.logger.info({ evaluationId: evaluation.id, suite: slug, workflow: workflowSlug, cases: document.cases.length, repeat: target.repeat }, "evaluation queued");
     this.kick();
     return { ...evaluation, status: "queued", summary: null, error: null, startedAt: null, finishedAt: null };
+  }
+
+  /**
+   * A promotion gated by a suite: an evaluation of the suite against `slug@version`, queued like
+   * any other; when it ends, the label moves to the version if the pass rate reaches `minPass`,
+   * else the refusal is recorded in the label's history (decided once, by the evaluation's id).
+   */
+  async promote(caller: Principal, promotion: { slug: string; label: string; version: string; minPass: number; suite: string }): Promise<EvaluationRecord> {
+    await this.deps.catalog.version(promotion.slug, promotion.version, "/version");
+    const evaluation = await this.create(caller, promotion.suite, { workflowSlug: `${promotion.slug}@${promotion.version}` }, { slug: promotion.slug, label: promotion.label, version: promotion.version, minPass: promotion.minPass });
+    return evaluation;
+  }
+
+  /** Moves (or refuses to move) the label a finished evaluation gated. */
+  private async decidePromotion(evaluation: EvaluationRecord, target: EvaluationTarget, passRate: number, failed: boolean): Promise<void> {
+    const promotion = target.promotion;
+    if (!promotion) return;
+    const passed = !failed && passRate >= promotion.minPass;
+    const move = await this.deps.catalog.moveLabel(promotion.slug, promotion.label, promotion.version, evaluation.keyId, { evaluationId: evaluation.id, passRate, passed });
+    if (move) this.deps.logger.info({ evaluationId: evaluation.id, workflow: promotion.slug, label: promotion.label, version: promotion.version, passRate, moved: passed }, "promotion decided");
   }
 
   /** "latest": the suite's newest completed evaluation the caller may read (none: no baseline); else that evaluation of this suite. */
@@ -159,7 +176,12 @@ export class EvaluationService {
 
   /** The full report: totals, cases, fields, and the comparison with the baseline. */
   async report(caller: Principal, id: string): Promise<EvaluationReport> {
-    const evaluation = await this.readable(caller, id);
+    return this.reportFor(await this.readable(caller, id));
+  }
+
+  /** The report of an evaluation already found readable (or shared by its owner). */
+  async reportFor(evaluation: EvaluationRecord): Promise<EvaluationReport> {
+    const id = evaluation.id;
     const report = reportOf(evaluation, await this.deps.store.evaluations.items(id));
     const baselineId = (evaluation.target as EvaluationTarget).baselineId;
     const baseline = baselineId ? await this.deps.store.evaluations.get(baselineId) : null;
@@ -324,6 +346,7 @@ export class EvaluationService {
     }
     const ended = await this.deps.store.evaluations.finish(evaluation.id, this.deps.replicaId, { status: problem ? "failed" : "completed", summary: totals, error: problem, finishedAt }, event);
     if (ended) {
+      await this.decidePromotion(evaluation, target, totals.passRate ?? 0, problem !== null);
       if (event) this.deps.onEventQueued?.();
       this.deps.logger.info({ evaluationId: evaluation.id, status: problem ? "failed" : "completed", passRate: totals.passRate, runs: totals.done }, "evaluation ended");
     }
@@ -348,7 +371,7 @@ export class EvaluationService {
     const base = { caseIndex: job.caseIndex, repeat: job.repeat };
     const outcome = await this.attempt(() =>
       target.operation === "generate.object"
-        ? this.deps.runs.generateObject(principal, request as RunRequest & { schema: Record<string, unknown> }, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.object, metadata: r.metadata }))
+        ? this.deps.runs.generateObject(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.object, metadata: r.metadata }))
         : this.deps.runs.generateText(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.text as unknown, metadata: r.metadata })),
       signal,
     );

@@ -21,11 +21,8 @@ export function catalogEntryRoutes(kind: "workflow" | "context") {
 
   const GET = route<{ slug: string }>(async ({ runtime, principal, params }) => {
     await principal();
-    if (kind === "workflow") {
-      const entry = await runtime.catalog.workflow(params.slug);
-      if (!entry) throw notFound(params.slug);
-      return reply(workflowDefinition, entry);
-    }
+    // A workflow is read by any reference: `slug`, `slug@4`, `slug@staging`.
+    if (kind === "workflow") return reply(workflowDefinition, await runtime.catalog.resolve(params.slug, "slug"));
     const entry = await runtime.catalog.context(params.slug);
     if (!entry) throw notFound(params.slug);
     return reply(contextDefinition, entry);
@@ -38,6 +35,12 @@ export function catalogEntryRoutes(kind: "workflow" | "context") {
     if (!SLUG.test(params.slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
     const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
     if (kind === "workflow") {
+      // A default schema is screened as a run's would be, its problems at /schema/….
+      const schema = (body as { schema?: unknown } | null)?.schema;
+      if (schema !== null && typeof schema === "object" && !Array.isArray(schema)) {
+        const check = await runtime.runs.checkSchema(caller, { schema: schema as Record<string, unknown> });
+        if (!check.accepted) throw validationError(check.problems);
+      }
       const { entry, created } = await runtime.catalog.putWorkflow(params.slug, body, caller.keyId);
       return reply(workflowDefinition, entry, { status: created ? 201 : 200 });
     }

@@ -19,7 +19,7 @@ export interface RouteContext<P> {
    * The request body shaped by `schema`; a `schema` field in it (a caller's JSON Schema) is screened
    * and compiled too, its problems refused with the body's, unless `callerSchema` is "as data".
    */
-  body<T extends z.ZodType>(schema: T, options?: { callerSchema?: "checked" | "as data" }): Promise<z.infer<T>>;
+  body<T extends z.ZodType>(schema: T, options?: { callerSchema?: "checked" | "as data"; optional?: boolean }): Promise<z.infer<T>>;
 }
 
 /** The IETF RateLimit fields of a run's response, from the key's meters as its admission left them. */
@@ -50,7 +50,9 @@ export function route<P extends Record<string, string> = Record<string, never>>(
         params,
         principal: () => (principal ??= authenticate(rt.store, request.headers.get("api-key"))),
         body: async (shape, options) => {
-          const raw = await readJsonBody(request, rt.config.limits.bodyBytes, rt.config.limits.jsonDepth);
+          // An optional body may be left out entirely (no Content-Type, nothing sent): it is `{}` then.
+          const absent = options?.optional && !request.headers.get("content-type") && (request.headers.get("content-length") ?? "0") === "0" && !request.headers.get("transfer-encoding");
+          const raw = absent ? {} : await readJsonBody(request, rt.config.limits.bodyBytes, rt.config.limits.jsonDepth);
           const schema = isObject(raw) && options?.callerSchema !== "as data" ? raw.schema : undefined;
           return parseWith(shape, raw, isObject(schema) ? await rt.schemas.problems(schema) : []);
         },

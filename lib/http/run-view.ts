@@ -42,6 +42,7 @@ export function runView(run: RunRecord) {
     contextSlugs: run.contextSlugs,
     contextChunks: run.contextChunks,
     workflowVersion: run.workflowVersion,
+    workflowLabel: run.workflowLabel,
     contextVersions: run.contextVersions,
     promptHash: run.promptHash,
     schemaHash: run.schemaHash,

@@ -1,3 +1,4 @@
+import { parseWorkflowRef } from "../domain/names";
 import "server-only";
 import { GenserveError } from "../errors";
 import type { Principal } from "./keys";
@@ -9,7 +10,9 @@ import type { Principal } from "./keys";
 export const mayRead = (caller: Principal, ownerKeyId: string): boolean => caller.admin || caller.keyId === ownerKeyId;
 
 /** Refuses (403 `forbidden`, naming the field at `path`) a workflow outside the key's allowlist. */
-export function assertWorkflowAllowed(caller: Principal, slug: string, path: string): void {
+export function assertWorkflowAllowed(caller: Principal, ref: string, path: string): void {
+  // A key allowed a workflow may run any of its versions and labels.
+  const slug = parseWorkflowRef(ref).slug;
   const allowed = caller.limits.workflows;
   if (allowed === null || allowed.includes(slug)) return;
   throw new GenserveError("forbidden", {

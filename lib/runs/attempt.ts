@@ -147,6 +147,10 @@ export class Attempts {
     const partial = new PartialValidator(plan.prepared!.schema, this.schemas, { owner: plan.principal.keyId, signal });
     let text = "";
     let finish: Omit<ModelResult, "text"> | undefined;
+    // How this attempt's text arrived, for replays at the recorded pace (a point every 40 ms at most).
+    const pace: [number, number][] = (run.pace = []);
+    let paced = -Infinity;
+    let tailing = false;
     try {
       for await (const part of plan.client.stream({ ...request, abortSignal: AbortSignal.any([request.abortSignal, stop.signal]) })) {
         if (part.type === "finish") {
@@ -154,6 +158,18 @@ export class Attempts {
           continue;
         }
         text += part.text;
+        const now = Date.now() - run.startedAt;
+        // A sampled point every 40 ms, and one moving point after it for the text since.
+        if (now - paced >= 40 && pace.length < 5_000) {
+          pace.push([now, text.length]);
+          paced = now;
+          tailing = false;
+        } else if (tailing) {
+          pace[pace.length - 1] = [now, text.length];
+        } else {
+          pace.push([now, text.length]);
+          tailing = true;
+        }
         onText(part.text);
         parser.push(part.text);
         let doomed: FieldError[] = parser.error ? [{ path: "/", message: `the output is not valid JSON (${parser.error})` }] : [];

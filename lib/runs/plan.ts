@@ -53,17 +53,22 @@ export class Planner {
     const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
     const named = await this.workflow(request, thread?.workflowSlug);
     assertWorkflowAllowed(principal, named.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
+    // Object runs without a schema use the workflow version's own.
+    const schema = operation === "generate.text" ? undefined : (request.schema ?? named.schema);
+    if (operation !== "generate.text" && schema === undefined) {
+      throw validationError([{ path: "/schema", message: `is required: workflow "${named.slug}" (version ${named.version}) has no default schema` }]);
+    }
     const unknown = request.model === undefined ? null : modelProblem(config, request.model);
     if (unknown) throw validationError([unknown]);
     const workflow = request.model === undefined ? named : { ...named, model: request.model };
     const model = config.models[workflow.model]!;
-    const resolved = await this.contexts(workflow, request.contextSlugs ?? []);
+    const resolved = await this.contexts(workflow, request.contextSlugs ?? [], request.contextVersions);
     const { contexts, chunkIds } = fitContexts(resolved, model, request.input, config.limits);
     if (request.callback) {
       const refused = await callbackUrlProblem(store, request.callback.url, { allowPrivate: config.network.allowPrivate, publicUrl: this.deps.publicUrl });
       if (refused) throw validationError([refused]);
     }
-    const prepared = request.schema ? await schemas.prepare(request.schema) : undefined;
+    const prepared = schema ? await schemas.prepare(schema) : undefined;
     const client = this.deps.models.get(workflow.model);
     const attachments = await resolveAttachments(request.attachments, {
       limits: config.limits,
@@ -72,6 +77,16 @@ export class Planner {
       extractor: this.deps.extractor,
       owner: principal.keyId,
     });
+    // A replay fetches its URL attachments again: they must still be the bytes the original run read.
+    for (const [i, expected] of (request.attachmentHashes ?? []).entries()) {
+      const got = attachments.meta[i];
+      if (got && got.sha256 !== expected) {
+        throw new GenserveError("conflict", {
+          detail: `Attachment ${i} (${got.url ?? "inline"}) has changed since the original run (sha256 ${expected.slice(0, 12)}… then, ${got.sha256.slice(0, 12)}… now); the run cannot be replayed exactly.`,
+          errors: [{ path: `/attachments/${i}`, message: "changed since the original run" }],
+        });
+      }
+    }
     const parts = {
       workflow,
       contexts,
@@ -113,10 +128,11 @@ export class Planner {
         workflowSlug: workflow.slug,
         keyId: principal.keyId,
         input: request.input,
-        schema: request.schema ?? null,
+        schema: schema ?? null,
         contextSlugs: contexts.map((c) => c.slug),
         contextChunks: chunkIds,
         workflowVersion: workflow.version,
+        workflowLabel: workflow.label ?? null,
         contextVersions: Object.fromEntries(resolved.map((c) => [c.slug, c.version])),
         promptHash: promptHash(prompt),
         schemaHash: prepared?.hash,
@@ -139,19 +155,17 @@ export class Planner {
         errors: [{ path: "/threadId", message: "unknown thread; send workflowSlug too to start it" }],
       });
     }
-    const workflow = await this.deps.catalog.workflow(slug);
-    if (!workflow) {
-      throw new GenserveError("workflow_not_found", { detail: `No workflow "${slug}" exists.`, errors: [{ path: "/workflowSlug", message: `unknown workflow "${slug}"` }] });
-    }
-    return workflow;
+    return this.deps.catalog.resolve(slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
   }
 
   /** The workflow's contexts, then the request's (without duplicates); an unknown one is a 404 naming it. */
-  private async contexts(workflow: CatalogWorkflow, requested: string[]): Promise<CatalogContext[]> {
+  private async contexts(workflow: CatalogWorkflow, requested: string[], pinned: Record<string, string> = {}): Promise<CatalogContext[]> {
     const found = new Map<string, CatalogContext>();
     const missing: FieldError[] = [];
+    // A replay pins every context to what the original run used; a workflow version pins its own.
+    const pins = { ...workflow.contextVersions, ...pinned };
     for (const [i, slug] of requested.entries()) {
-      const context = await this.deps.catalog.context(slug);
+      const context = await this.deps.catalog.context(slug, pins[slug]);
       if (context) found.set(slug, context);
       else missing.push({ path: `/contextSlugs/${i}`, message: `unknown context "${slug}"` });
     }
@@ -163,7 +177,7 @@ export class Planner {
     }
     for (const slug of workflow.contexts) {
       if (found.has(slug)) continue;
-      const context = await this.deps.catalog.context(slug);
+      const context = await this.deps.catalog.context(slug, pins[slug]);
       // A workflow's own context removed since: the run says so rather than running without it.
       if (!context) throw new GenserveError("context_not_found", { detail: `The workflow's context "${slug}" no longer exists.` });
       found.set(slug, context);

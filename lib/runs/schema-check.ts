@@ -1,5 +1,5 @@
 import "server-only";
-import { GenserveError, isGenserveError, type FieldError } from "../errors";
+import { isGenserveError, type FieldError } from "../errors";
 import { assertWorkflowAllowed } from "../keys/access";
 import type { Principal } from "../keys/keys";
 import type { SchemaSupport } from "../models/types";
@@ -26,10 +26,7 @@ export async function checkSchema(deps: PlannerDeps, principal: Principal, reque
   let client;
   if (request.workflowSlug !== undefined) {
     assertWorkflowAllowed(principal, request.workflowSlug, "/workflowSlug");
-    const workflow = await deps.catalog.workflow(request.workflowSlug);
-    if (!workflow) {
-      throw new GenserveError("workflow_not_found", { detail: `No workflow "${request.workflowSlug}" exists.`, errors: [{ path: "/workflowSlug", message: `unknown workflow "${request.workflowSlug}"` }] });
-    }
+    const workflow = await deps.catalog.resolve(request.workflowSlug);
     model = { alias: workflow.model, provider: deps.config.models[workflow.model]!.provider };
     client = deps.models.get(workflow.model);
   }

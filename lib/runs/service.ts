@@ -30,7 +30,8 @@ export interface RunServiceDeps extends PlannerDeps {
   now?: () => Date;
 }
 
-type ObjectRequest = RunRequest & { schema: Record<string, unknown> };
+/** An object run's schema is the request's, or its workflow version's default. */
+type ObjectRequest = RunRequest;
 
 /** How often a process has the store forget rate and budget meters of windows long over. */
 const SWEEP_EVERY_MS = 5 * 60_000;

@@ -21,6 +21,10 @@ export interface RunRequest {
   callback?: CallbackSpec;
   /** A model alias of the configuration instead of the workflow's (evaluations compare models). */
   model?: string;
+  /** For a replay: the sha256 each attachment had in the original run (a changed one is refused). */
+  attachmentHashes?: string[];
+  /** Context versions to use instead of the current ones (a replay uses what the original run did). */
+  contextVersions?: Record<string, string>;
   /** Earlier turns given with the request instead of a stored thread's (a test case's), oldest first. */
   history?: { role: "user" | "assistant"; content: string }[];
 }
@@ -59,6 +63,8 @@ export interface Execution {
   warnings: string[];
   /** The run's span (a stand-in when tracing is off); model attempts and validation are its children. */
   span: TraceSpan;
+  /** For streamed attempts: how the last one's text arrived, as [ms since start, characters so far]. */
+  pace?: [number, number][];
   /** The key's rate and concurrency meters as the run's admission left them (for RateLimit headers). */
   quota: MeterState[];
   /** Before each attempt after the first: reserves what it may cost (throws when a budget cannot hold it). */

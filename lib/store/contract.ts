@@ -157,6 +157,45 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.catalog.latest("context")).map((v) => [v.slug, v.version])).toEqual([["c", 3]]);
     });
 
+    it("reads any version of a catalog entry, and keeps labels as their history: moves, removals, promotions decided once", async () => {
+      await store.catalog.append("workflow", "w", { model: "m", instructions: "one" }, keyId, at(0));
+      await store.catalog.append("workflow", "w", { model: "m", instructions: "two" }, keyId, at(1));
+      expect(await store.catalog.version("workflow", "w", 1)).toMatchObject({ version: 1, body: { instructions: "one" } });
+      expect(await store.catalog.version("workflow", "w", 9)).toBeNull();
+      expect((await store.catalog.versions("workflow", "w")).map((v) => v.version)).toEqual([1, 2]);
+      const move = (label: string, version: string | null, outcome: "moved" | "removed" | "refused" = "moved", evaluationId: string | null = null, i = 0) =>
+        store.labels.record({ slug: "w", label, outcome, version, keyId, evaluationId, passRate: evaluationId ? 0.5 : null, createdAt: at(10 + i) });
+      expect(await move("production", "1")).toMatchObject({ version: "1", previous: null });
+      expect(await move("production", "2", "moved", null, 1)).toMatchObject({ version: "2", previous: "1" });
+      expect(await move("production", "1", "refused", "eval_A", 2)).toMatchObject({ outcome: "refused", previous: "2" });
+      expect(await move("production", "1", "moved", "eval_A", 3)).toBeNull(); // decided already
+      expect(await store.labels.get("w", "production")).toMatchObject({ version: "2" });
+      await move("staging", "1", "moved", null, 4);
+      expect((await store.labels.current("w")).map((l) => [l.label, l.version])).toEqual([["production", "2"], ["staging", "1"]]);
+      expect(await move("staging", null, "removed", null, 5)).toMatchObject({ previous: "1" });
+      expect(await store.labels.get("w", "staging")).toBeNull();
+      expect((await store.labels.current("w")).map((l) => l.label)).toEqual(["production"]);
+      expect((await store.labels.history("w")).map((m) => [m.label, m.outcome, m.version])).toEqual([
+        ["staging", "removed", null],
+        ["staging", "moved", "1"],
+        ["production", "refused", "1"],
+        ["production", "moved", "2"],
+        ["production", "moved", "1"],
+      ]);
+    });
+
+    it("keeps share links by id and token hash, lists them per key, and revokes them once", async () => {
+      const share = { id: "shr_1", tokenHash: "h1", kind: "run" as const, targetId: "run_1", keyId, hideFields: ["/email"], expiresAt: at(100), revokedAt: null, createdAt: at(0) };
+      await store.shares.create(share);
+      await store.shares.create({ ...share, id: "shr_2", tokenHash: "h2", keyId: "other" });
+      expect(await store.shares.byToken("h1")).toEqual(share);
+      expect((await store.shares.list(keyId)).map((s) => s.id)).toEqual(["shr_1"]);
+      expect((await store.shares.list(undefined)).map((s) => s.id)).toEqual(["shr_2", "shr_1"]);
+      expect(await store.shares.revoke("shr_1", at(5))).toBe(true);
+      expect(await store.shares.revoke("shr_1", at(6))).toBe(false);
+      expect(await store.shares.get("shr_1")).toMatchObject({ revokedAt: at(5) });
+    });
+
     it("keeps streamed runs' events in order for any process, announces appends, and forgets ended streams", async () => {
       const heard: string[] = [];
       const listener = await store.streams.listen((runId) => heard.push(runId), () => undefined);

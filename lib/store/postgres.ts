@@ -7,7 +7,8 @@ import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
 import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
-import { evaluationStore } from "./evaluations";
+import { evaluationStore, type SqlRunner } from "./evaluations";
+import { lifecycleStore } from "./lifecycle";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
@@ -195,15 +196,18 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     });
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-  const evaluations = evaluationStore({
+  const runner: SqlRunner = {
     all: async <R>(sql: string, params: unknown[]) => (await query(sql, params)).rows as R[],
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
     lockClause: " FOR UPDATE SKIP LOCKED",
-  });
+  };
+  const evaluations = evaluationStore(runner);
+  const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
   return {
     kind: "postgres",
     ...evaluations,
+    ...lifecycle,
     async stats() {
       const { rows } = await query<{ pending_events: string; queued_runs: string }>(
         "SELECT (SELECT COUNT(*) FROM events WHERE status = 'pending') AS pending_events, (SELECT COUNT(*) FROM runs WHERE status = 'queued') AS queued_runs",
@@ -305,8 +309,8 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           await client.query(
           `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments, callback, model_tag,
                              created_at, updated_at, request_json, context_chunks, workflow_version, context_versions, prompt_hash, schema_hash,
-                             prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent, evaluation_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)`,
+                             prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent, evaluation_id, workflow_label)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`,
           [
             run.id,
             run.operation,
@@ -332,6 +336,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             run.lease?.until ?? null,
             run.traceparent ?? null,
             run.evaluationId ?? null,
+            run.workflowLabel ?? null,
           ],
         );
           return admission;
@@ -345,9 +350,9 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           const updated = await client.query(
             `UPDATE runs SET status = $2, output_json = $3, error_json = $4, model_name = $5, model_tag = $6, decoding = $7, input_tokens = $8,
                     output_tokens = $9, cost = $10, duration_ms = $11, attempts = $12, finished_at = $13, updated_at = $13,
-                    request_json = NULL, lease_owner = NULL, lease_until = NULL, warnings_json = $15
+                    request_json = NULL, lease_owner = NULL, lease_until = NULL, warnings_json = $15, pace = $16
              WHERE id = $1 AND status IN ('running', 'queued') AND ($14::text IS NULL OR lease_owner = $14)`,
-            [id, outcome.status, json(outcome.output), json(outcome.error), outcome.modelName, outcome.modelTag, outcome.decoding, outcome.inputTokens, outcome.outputTokens, outcome.cost, outcome.durationMs, outcome.attempts, outcome.finishedAt, owner ?? null, warningsJson(outcome.warnings)],
+            [id, outcome.status, json(outcome.output), json(outcome.error), outcome.modelName, outcome.modelTag, outcome.decoding, outcome.inputTokens, outcome.outputTokens, outcome.cost, outcome.durationMs, outcome.attempts, outcome.finishedAt, owner ?? null, warningsJson(outcome.warnings), outcome.pace ? JSON.stringify(outcome.pace) : null],
           );
           if ((updated.rowCount ?? 0) === 0) return false;
           if (event) {
@@ -498,6 +503,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       },
     },
     catalog: {
+      ...catalogVersions,
       async latest(kind) {
         const { rows } = await query<CatalogRow>(
           `SELECT v.* FROM catalog_versions v

@@ -109,6 +109,8 @@ export interface RunRow {
   output_token_limit: number | null;
   traceparent?: string | null;
   evaluation_id?: string | null;
+  workflow_label?: string | null;
+  pace?: string | null;
 }
 
 export const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -192,6 +194,8 @@ export const toRun = (row: RunRow): RunRecord => ({
   finishedAt: row.finished_at,
   traceparent: row.traceparent ?? null,
   evaluationId: row.evaluation_id ?? null,
+  workflowLabel: row.workflow_label ?? null,
+  pace: parseJson<[number, number][] | null>(row.pace ?? null, null),
 });
 
 /** A stranded run with what reconciling it needs: its queued request, and how often it was started. */

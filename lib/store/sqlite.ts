@@ -8,7 +8,8 @@ import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "
 import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
-import { evaluationStore } from "./evaluations";
+import { evaluationStore, type SqlRunner } from "./evaluations";
+import { lifecycleStore } from "./lifecycle";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
@@ -111,11 +112,11 @@ export function openSqliteStore(dataDir: string): Store {
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at, request_json, context_chunks,
                          workflow_version, context_versions, prompt_hash, schema_hash, prompt_tokens, output_token_limit,
-                         lease_owner, lease_until, traceparent, evaluation_id)
+                         lease_owner, lease_until, traceparent, evaluation_id, workflow_label)
        VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
                @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks,
                @workflowVersion, @contextVersions, @promptHash, @schemaHash, @promptTokens, @outputTokenLimit,
-               @leaseOwner, @leaseUntil, @traceparent, @evaluationId)`,
+               @leaseOwner, @leaseUntil, @traceparent, @evaluationId, @workflowLabel)`,
     ),
     runRequeue: db.prepare<[string, string]>("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?"),
     runClaim: db.prepare<[string, string, string, string]>(
@@ -150,7 +151,7 @@ export function openSqliteStore(dataDir: string): Store {
       `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL, decoding = @decoding, warnings_json = @warnings,
               model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
               duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt,
-              lease_owner = NULL, lease_until = NULL
+              lease_owner = NULL, lease_until = NULL, pace = @pace
        WHERE id = @id AND status IN ('running', 'queued') AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
@@ -198,6 +199,7 @@ export function openSqliteStore(dataDir: string): Store {
       leaseUntil: run.lease?.until ?? null,
       traceparent: run.traceparent ?? null,
       evaluationId: run.evaluationId ?? null,
+      workflowLabel: run.workflowLabel ?? null,
       schema: run.schema === null ? null : JSON.stringify(run.schema),
       contextSlugs: JSON.stringify(run.contextSlugs),
       attachments: JSON.stringify(run.attachments),
@@ -234,15 +236,18 @@ export function openSqliteStore(dataDir: string): Store {
     return found;
   };
   const named = (params: unknown[]) => Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
-  const evaluations = evaluationStore({
+  const runner: SqlRunner = {
     all: async <R>(sql: string, params: unknown[]) => statement(sql).all(named(params)) as R[],
     run: async (sql, params) => statement(sql).run(named(params)).changes,
     lockClause: "",
-  });
+  };
+  const evaluations = evaluationStore(runner);
+  const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
   return {
     kind: "sqlite",
     ...evaluations,
+    ...lifecycle,
     // Applied when the store opened: SQLite's write lock serialises processes that open it together.
     async migrate() {},
     keys: {
@@ -315,6 +320,7 @@ export function openSqliteStore(dataDir: string): Store {
             output: outcome.output === null ? null : JSON.stringify(outcome.output),
             error: outcome.error === null ? null : JSON.stringify(outcome.error),
             warnings: warningsJson(outcome.warnings),
+            pace: outcome.pace ? JSON.stringify(outcome.pace) : null,
           }).changes;
           if (changed === 0) return false;
           if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers), traceparent: event.traceparent ?? null });
@@ -423,6 +429,7 @@ export function openSqliteStore(dataDir: string): Store {
       },
     },
     catalog: {
+      ...catalogVersions,
       async latest(kind) {
         return stmt.catalogLatest.all(kind).map(toCatalog);
       },

@@ -19,6 +19,8 @@ const KEYS: Record<TransferTable, readonly string[]> = {
   suites: ["slug"],
   evaluations: ["id"],
   evaluation_items: ["seq"],
+  workflow_label_moves: ["seq"],
+  shares: ["id"],
 };
 
 const PAGE = 500;

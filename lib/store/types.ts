@@ -70,6 +70,8 @@ export interface RunRecord {
   contextChunks: string[];
   /** What the run used, to reproduce and compare it: "config" or the API version number. */
   workflowVersion: string | null;
+  /** The label the caller named (`slug@staging`), or `production` when a plain slug resolved through it; null otherwise. */
+  workflowLabel: string | null;
   contextVersions: Record<string, string>;
   promptHash: string | null;
   schemaHash: string | null;
@@ -99,11 +101,14 @@ export interface RunRecord {
   traceparent: string | null;
   /** The test-suite evaluation the run was made for (a case or a judge run); null for others. */
   evaluationId: string | null;
+  /** For streamed output: how it arrived, as [milliseconds since the run began, characters so far] pairs (null: not recorded). */
+  pace: [number, number][] | null;
 }
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
   contextChunks?: string[];
   workflowVersion?: string;
+  workflowLabel?: string | null;
   contextVersions?: Record<string, string>;
   promptHash?: string;
   schemaHash?: string;
@@ -127,7 +132,7 @@ export interface IdempotencyRecord {
   createdAt: string;
 }
 
-export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "decoding" | "warnings" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt">;
+export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "decoding" | "warnings" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt"> & { pace?: [number, number][] | null };
 
 export interface RunFilter {
   /** Only runs of this key; undefined lists every key's runs (admin). */
@@ -211,6 +216,40 @@ export interface CatalogVersion {
   version: number;
   body: Record<string, unknown> | null;
   keyId: string | null;
+  createdAt: string;
+}
+
+/**
+ * One change of a workflow label: moved to a version, removed, or a promotion its suite refused.
+ * The label's current version is its newest `moved` (or `removed`) entry.
+ */
+export interface LabelMove {
+  seq: number;
+  slug: string;
+  label: string;
+  outcome: "moved" | "removed" | "refused";
+  /** The version moved to (or that a refused promotion targeted); null when removed. */
+  version: string | null;
+  /** Where the label pointed before. */
+  previous: string | null;
+  keyId: string;
+  /** The evaluation that gated the move, and its pass rate. */
+  evaluationId: string | null;
+  passRate: number | null;
+  createdAt: string;
+}
+
+/** A read-only link to a run or an evaluation report that needs no key; only the token's hash is stored. */
+export interface ShareRecord {
+  id: string;
+  tokenHash: string;
+  kind: "run" | "evaluation";
+  targetId: string;
+  keyId: string;
+  /** JSON Pointers into the output masked on the shared page. */
+  hideFields: string[];
+  expiresAt: string | null;
+  revokedAt: string | null;
   createdAt: string;
 }
 
@@ -372,6 +411,30 @@ export interface Store {
     get(kind: CatalogKind, slug: string): Promise<CatalogVersion | null>;
     /** Appends a version (a null body deletes); returns it. */
     append(kind: CatalogKind, slug: string, body: Record<string, unknown> | null, keyId: string, at: string): Promise<CatalogVersion>;
+    /** One version of a slug (null when it never existed). */
+    version(kind: CatalogKind, slug: string, version: number): Promise<CatalogVersion | null>;
+    /** Every version of a slug, oldest first. */
+    versions(kind: CatalogKind, slug: string): Promise<CatalogVersion[]>;
+  };
+  labels: {
+    /** Each label of the workflow as its newest move left it (removed labels left out). */
+    current(slug: string): Promise<LabelMove[]>;
+    /** Where one label points now (null: never set, or removed). */
+    get(slug: string, label: string): Promise<LabelMove | null>;
+    /**
+     * Records a change of a label, its `previous` read in the same statement. With an evaluation id
+     * it is recorded at most once per evaluation (a promotion decided again after a crash): null then.
+     */
+    record(move: Omit<LabelMove, "seq" | "previous">): Promise<LabelMove | null>;
+    history(slug: string): Promise<LabelMove[]>;
+  };
+  shares: {
+    create(share: ShareRecord): Promise<void>;
+    get(id: string): Promise<ShareRecord | null>;
+    byToken(tokenHash: string): Promise<ShareRecord | null>;
+    /** Newest first; every key's when `keyId` is undefined. */
+    list(keyId: string | undefined): Promise<ShareRecord[]>;
+    revoke(id: string, at: string): Promise<boolean>;
   };
   idempotency: {
     /** Reserves the key for this request; returns the existing record (within `maxAgeMs`) when there is one. */

@@ -13,9 +13,8 @@ export const POST = route(async ({ runtime, principal, body }) => {
   const caller = await principal();
   const input = await body(createThreadRequest);
   assertWorkflowAllowed(caller, input.workflowSlug, "/workflowSlug");
-  if (!(await runtime.catalog.workflow(input.workflowSlug))) {
-    throw new GenserveError("workflow_not_found", { detail: `No workflow "${input.workflowSlug}" is configured.`, errors: [{ path: "/workflowSlug", message: "unknown workflow" }] });
-  }
+  // A thread keeps the reference as given: `slug@staging` follows the label from turn to turn.
+  await runtime.catalog.resolve(input.workflowSlug);
   const now = new Date().toISOString();
   const thread = { id: input.id ?? newThreadId(), keyId: caller.keyId, workflowSlug: input.workflowSlug, createdAt: now, updatedAt: now };
   if (!(await runtime.store.threads.create(thread))) {

@@ -1,4 +1,4 @@
-import { escapePointerSegment } from "../json/pointer";
+import { escapePointerSegment } from "./pointer";
 /** A field-by-field structural diff of two JSON values, by JSON Pointer. Browser-safe. */
 export interface Difference {
   path: string;

@@ -1,0 +1,181 @@
+import "server-only";
+import { createHash } from "node:crypto";
+import { createShareRequest, replayRequest, replaySchema, shareListSchema, shareSchema, sharedViewSchema, type SharedView } from "../api/lifecycle";
+import type { EvaluationReport } from "../api/suites";
+import { ERROR_CODES, GenserveError, type ErrorCode } from "../errors";
+import { newShareId, newShareToken } from "../ids";
+import { parsePointer } from "../json/pointer";
+import { mayRead } from "../keys/access";
+import { replayRun } from "../runs/replay";
+import type { Principal } from "../keys/keys";
+import type { Runtime } from "../server/runtime";
+import type { RunRecord, ShareRecord } from "../store/types";
+import { reply } from "./problem";
+import { route } from "./route";
+import { readableRun } from "./runs";
+import { MASK } from "./run-view";
+
+const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+const MAX_MS = 365 * UNIT_MS.d;
+
+/** "7d" → the time it ends from now; "never" → null. */
+function expiry(expiresIn: string, now: Date): string | null {
+  if (expiresIn === "never") return null;
+  const ms = Number(expiresIn.slice(0, -1)) * UNIT_MS[expiresIn.at(-1) as keyof typeof UNIT_MS];
+  if (ms > MAX_MS) throw new GenserveError("validation_failed", { detail: "A share link lasts at most 365 days.", errors: [{ path: "/expiresIn", message: "must be at most 365d" }] });
+  return new Date(now.getTime() + ms).toISOString();
+}
+
+const shareView = (share: ShareRecord, url?: string) => ({
+  id: share.id,
+  kind: share.kind,
+  targetId: share.targetId,
+  hideFields: share.hideFields,
+  expiresAt: share.expiresAt,
+  revokedAt: share.revokedAt,
+  createdAt: share.createdAt,
+  ...(url && { url }),
+});
+
+/** A copy of `value` with the value at each pointer replaced by the mask (pointers that lead nowhere are skipped). */
+export function masked(value: unknown, pointers: readonly string[]): unknown {
+  if (pointers.length === 0 || value === null || typeof value !== "object") return value;
+  const copy = structuredClone(value) as Record<string, unknown>;
+  for (const pointer of pointers) {
+    const segments = parsePointer(pointer);
+    let parent: unknown = copy;
+    for (const segment of segments.slice(0, -1)) parent = parent !== null && typeof parent === "object" ? (parent as Record<string, unknown>)[segment] : undefined;
+    const last = segments.at(-1);
+    if (last !== undefined && parent !== null && typeof parent === "object" && Object.hasOwn(parent, last)) (parent as Record<string, unknown>)[last] = MASK;
+  }
+  return copy;
+}
+
+/** A share link's creation, for a run or an evaluation the caller may read. */
+function createShare(kind: ShareRecord["kind"], read: (ctx: { runtime: Runtime; caller: Principal; id: string }) => Promise<unknown>) {
+  return route<{ id: string }>(async ({ request, runtime, principal, params, body }) => {
+    const caller = await principal();
+    await read({ runtime, caller, id: params.id });
+    const input = await body(createShareRequest, { optional: true });
+    const now = new Date();
+    const token = newShareToken();
+    const share: ShareRecord = {
+      id: newShareId(),
+      tokenHash: hashToken(token),
+      kind,
+      targetId: params.id,
+      keyId: caller.keyId,
+      hideFields: [...new Set(input.hideFields ?? [])],
+      expiresAt: expiry(input.expiresIn ?? "7d", now),
+      revokedAt: null,
+      createdAt: now.toISOString(),
+    };
+    await runtime.store.shares.create(share);
+    const url = new URL(`/s/${token}`, runtime.publicUrl === "" ? new URL(request.url).origin : runtime.publicUrl).toString();
+    return reply(shareSchema, shareView(share, url), { status: 201, headers: { Location: `/api/v1/shares/${share.id}` } });
+  });
+}
+
+/** POST /api/v1/runs/{id}/share */
+export const shareRun = createShare("run", ({ runtime, caller, id }) => readableRun(runtime.store, caller, id));
+/** POST /api/v1/evaluations/{id}/share */
+export const shareEvaluation = createShare("evaluation", ({ runtime, caller, id }) => runtime.evaluations.readable(caller, id));
+
+/** GET /api/v1/shares: the caller's links (an admin key's: every key's), newest first. */
+export const listShares = route(async ({ runtime, principal }) => {
+  const caller = await principal();
+  const shares = await runtime.store.shares.list(caller.admin ? undefined : caller.keyId);
+  return reply(shareListSchema, { shares: shares.map((s) => shareView(s)) });
+});
+
+/** DELETE /api/v1/shares/{id}: revokes a link (by the key that made it, or an admin); it answers 404 from then on. */
+export const revokeShare = route<{ id: string }>(async ({ runtime, principal, params }) => {
+  const caller = await principal();
+  const share = await runtime.store.shares.get(params.id);
+  if (!share || !mayRead(caller, share.keyId)) throw new GenserveError("share_not_found", { detail: `No share link "${params.id}" exists for this key.` });
+  await runtime.store.shares.revoke(share.id, new Date().toISOString());
+  return new Response(null, { status: 204 });
+});
+
+/**
+ * GET /api/v1/shared/{token}: what a link shows, without a key. Expired, revoked or unknown links
+ * are the same 404. A run shows its input, its output (hidden fields masked), the problem's code and
+ * words, usage and timing, and how its stream arrived; never the key, the callback, attachment
+ * addresses or other runs. An evaluation shows its report with outputs masked the same way and
+ * without run ids or the callback.
+ */
+export const sharedView = route<{ token: string }>(async ({ runtime, params }) => {
+  const gone = () => new GenserveError("share_not_found", { detail: "This link does not exist, has expired or was revoked." });
+  if (!/^[A-Za-z0-9_-]{43}$/.test(params.token)) throw gone();
+  const share = await runtime.store.shares.byToken(hashToken(params.token));
+  if (!share || share.revokedAt !== null || (share.expiresAt !== null && Date.parse(share.expiresAt) <= Date.now())) throw gone();
+  const view: SharedView = { kind: share.kind, expiresAt: share.expiresAt, hiddenFields: share.hideFields };
+  if (share.kind === "run") {
+    const run = await runtime.store.runs.get(share.targetId);
+    if (!run) throw gone();
+    view.run = sharedRun(run, share.hideFields);
+  } else {
+    const evaluation = await runtime.store.evaluations.get(share.targetId);
+    if (!evaluation) throw gone();
+    const report = await runtime.evaluations.reportFor(evaluation);
+    view.evaluation = sharedReport(report, share.hideFields);
+  }
+  return reply(sharedViewSchema, view, { headers: { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex" } });
+});
+
+function sharedRun(run: RunRecord, hide: readonly string[]): NonNullable<SharedView["run"]> {
+  const code = run.error?.code as ErrorCode | undefined;
+  return {
+    operation: run.operation,
+    status: run.status,
+    workflowSlug: run.workflowSlug,
+    workflowVersion: run.workflowVersion,
+    input: run.input,
+    schema: run.schema,
+    output: masked(run.output, hide),
+    error: run.error && { code: run.error.code, title: (code && ERROR_CODES[code]?.title) ?? run.error.title, detail: run.error.detail },
+    model: run.modelName,
+    inputTokens: run.inputTokens,
+    outputTokens: run.outputTokens,
+    cost: run.cost,
+    durationMs: run.durationMs,
+    attachments: run.attachments.map((a) => ({ mimeType: a.mimeType, bytes: a.bytes })),
+    createdAt: run.createdAt,
+    // The pace is of the raw text; with fields hidden it would hint at their length: left out then.
+    pace: hide.length > 0 ? null : run.pace,
+  };
+}
+
+function sharedReport(report: EvaluationReport, hide: readonly string[]): EvaluationReport {
+  const isHidden = (path: string) => hide.some((h) => path === h || path.startsWith(`${h}/`));
+  return {
+    ...report,
+    target: { ...report.target, callback: null },
+    baseline: report.baseline && {
+      ...report.baseline,
+      id: "",
+      changed: report.baseline.changed.map((c) => (isHidden(c.path) ? { case: c.case, path: c.path, before: MASK, after: MASK } : c)),
+    },
+    cases: report.cases.map((c) => ({
+      ...c,
+      runs: c.runs.map((r) => ({
+        ...r,
+        runId: null,
+        output: masked(r.output, hide),
+        // A check on a hidden field (or inside one) would show its value: its values are masked too.
+        checks: r.checks.map((check) => (isHidden(check.path) ? { ...check, ...(check.actual !== undefined && { actual: MASK }), ...(check.expected !== undefined && { expected: MASK }) } : check)),
+      })),
+    })),
+  };
+}
+
+/** POST /api/v1/runs/{id}/replay `{workflowSlug?}`: the same request again, with the same bundle or on another version. */
+export const replay = route<{ id: string }>(async ({ runtime, principal, params, body }) => {
+  const caller = await principal();
+  const original = await readableRun(runtime.store, caller, params.id);
+  const input = await body(replayRequest, { optional: true });
+  const result = await replayRun({ catalog: runtime.catalog, runs: runtime.runs }, caller, original, input);
+  return reply(replaySchema, result, { status: 201, headers: { Location: `/api/v1/runs/${result.runId}`, "X-Run-ID": result.runId } });
+});
