@@ -1,6 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
+import Link from "next/link";
 import { useState, type ReactNode } from "react";
 import type { ApiClient, ContextSummary, WorkflowSummary } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
@@ -29,7 +30,14 @@ function Workflows({ client, apiKey }: { client: ApiClient; apiKey: string }) {
       title="Workflows"
       rows={q.data}
       columns={[
-        { header: "Slug", cell: (w) => <span className="font-mono">{w.slug}</span> },
+        {
+          header: "Slug",
+          cell: (w) => (
+            <Link href={`/workflows/${encodeURIComponent(w.slug)}`} className="font-mono underline">
+              {w.slug}
+            </Link>
+          ),
+        },
         { header: "Description", cell: (w) => w.description },
         { header: "Model", cell: (w) => w.model },
         { header: "Default contexts", cell: (w) => w.contexts.join(", ") || "—" },

@@ -10,7 +10,10 @@ type ErrorsAt = (prefix: string) => FieldProblem[];
 
 /** Operation and workflow, side by side. */
 export function OperationAndWorkflow({ c, update, workflows, loading, errorsAt }: { c: Composition; update: Update; workflows: WorkflowSummary[] | undefined; loading: boolean; errorsAt: ErrorsAt }) {
-  const selected = workflows?.find((w) => w.slug === c.workflowSlug);
+  // `slug@4` or `slug@staging` (from "Try this version"): the workflow's own entry describes it.
+  const base = c.workflowSlug.split("@")[0];
+  const selected = workflows?.find((w) => w.slug === base);
+  const pinned = c.workflowSlug.includes("@") ? c.workflowSlug : null;
   return (
     <div className="grid gap-4 sm:grid-cols-2">
       <Field id="operation" label="Operation">
@@ -25,6 +28,7 @@ export function OperationAndWorkflow({ c, update, workflows, loading, errorsAt }
       <Field id="workflow" label="Workflow" help={selected?.description ?? (loading ? "Loading workflows…" : "")} problems={errorsAt("/workflowSlug")}>
         <Select id="workflow" value={c.workflowSlug} onChange={(e) => update("workflowSlug", e.target.value)} aria-describedby="workflow-help workflow-error">
           {workflows?.length === 0 ? <option value="">No workflows configured</option> : null}
+          {pinned ? <option value={pinned}>{pinned} (this version)</option> : null}
           {workflows?.map((w) => (
             <option key={w.slug} value={w.slug}>
               {w.slug} ({w.model})

@@ -112,7 +112,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     setTimeout(() => setCopied(null), 2000);
   };
 
-  const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug);
+  const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
   const estimate = estimateInputTokens(c, selectedWorkflow, contexts.data ?? []);
   const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
 

@@ -9,6 +9,7 @@ import { formatDuration, formatUsd } from "@/lib/client/format";
 import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
 import { SaveAsCase } from "../suites/save-as-case";
+import { RunActions } from "./run-actions";
 
 export function RunDetailPage({ id }: { id: string }) {
   return <RequireKey>{(client, apiKey) => <RunDetail client={client} apiKey={apiKey} id={id} />}</RequireKey>;
@@ -89,6 +90,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
       <h2 className="mt-6 text-lg font-semibold">{r.error ? "Error" : "Output"}</h2>
       <pre className={block}>{r.error ? JSON.stringify(r.error, null, 2) : typeof r.output === "string" ? r.output : JSON.stringify(r.output, null, 2)}</pre>
       {r.status === "succeeded" ? <SaveAsCase client={client} apiKey={apiKey} run={r} /> : null}
+      {r.status === "succeeded" || r.status === "failed" ? <RunActions client={client} run={r} /> : null}
       <h2 className="mt-6 text-lg font-semibold">Callback deliveries</h2>
       {r.deliveries ? (
         <>

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { RUN_OPERATIONS, RUN_STATUSES } from "../domain/runs";
 import { LABEL } from "../domain/names";
 import { workflowRef } from "./requests";
+import { metadataSchema } from "./responses";
 import { evaluationReportSchema } from "./suites";
 
 const version = z
@@ -114,15 +115,7 @@ export const replaySchema = z
     originalRunId: z.string(),
     workflowSlug: z.string(),
     output: z.unknown(),
-    metadata: z.strictObject({
-      runId: z.string(),
-      cost: z.string(),
-      model: z.strictObject({ name: z.string(), tag: z.string() }),
-      durationInMs: z.number(),
-      inputTokens: z.number(),
-      outputTokens: z.number(),
-      warnings: z.array(z.string()).optional(),
-    }),
+    metadata: metadataSchema,
     differences: z.array(z.strictObject({ path: z.string(), kind: z.enum(["added", "removed", "changed"]), left: z.unknown().optional(), right: z.unknown().optional() })),
     identical: z.boolean(),
     notes: z.array(z.string()),

@@ -4,6 +4,7 @@ import { buildApp, ensureBuild } from "./build";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys";
 import { runsList, runsShow } from "./runs";
+import { workflowsLabel, workflowsLabels } from "./workflows";
 import { evaluate } from "./eval";
 import { serve } from "./serve";
 import { exportData, importData } from "./transfer";
@@ -58,6 +59,14 @@ withStorage(keys.command("rotate-secret").description("new callback signing secr
   .action((id: string, options) => keysRotateSecret(id, options, env, cwd));
 withStorage(keys.command("revoke").description("revoke a key; it is refused at once").argument("<id>", "key id (key_...)"))
   .action((id: string, options) => keysRevoke(id, options, env, cwd));
+
+const workflows = program.command("workflows").description("workflow labels");
+withStorage(workflows.command("label").description("point a label at a version (recorded in its history): genserve workflows label invoice@4 production").argument("<slug@version>", "the workflow and version").argument("<label>", "production, staging, …"))
+  .option("--json", "print the move as JSON")
+  .action((ref: string, label: string, options) => workflowsLabel(ref, label, options, env, cwd));
+withStorage(workflows.command("labels").description("show a workflow's label moves, newest first").argument("<slug>", "the workflow"))
+  .option("--json", "print as JSON")
+  .action((slug: string, options) => workflowsLabels(slug, options, env, cwd));
 
 const runs = program.command("runs").description("inspect runs");
 withStorage(runs.command("list").description("list runs, newest first"))

@@ -4,6 +4,8 @@
  * forwards an AbortSignal. Browser-safe.
  */
 import { createParser } from "eventsource-parser";
+import type { z } from "zod";
+import type { labelsSchema, replaySchema, shareSchema, workflowDiffSchema, workflowVersionsSchema } from "../api/lifecycle";
 import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
 import type { CreateEvaluationRequest, EvaluationReport, EvaluationSummary, SuiteDocument } from "../api/suites";
 import type { LimitsView, Quota } from "../domain/limits";
@@ -86,6 +88,8 @@ export interface RunSummary {
   id: string;
   operation: "generate.object" | "generate.text" | "stream.object";
   workflowSlug: string;
+  workflowVersion: string | null;
+  workflowLabel: string | null;
   status: "running" | "succeeded" | "failed";
   input: string;
   schema: unknown;
@@ -149,7 +153,20 @@ export interface SuiteView {
 
 export type { EvaluationReport, EvaluationSummary, SuiteDocument };
 
+export type WorkflowVersions = z.infer<typeof workflowVersionsSchema>;
+export type WorkflowLabels = z.infer<typeof labelsSchema>;
+export type WorkflowDiff = z.infer<typeof workflowDiffSchema>;
+export type Replay = z.infer<typeof replaySchema>;
+export type Share = z.infer<typeof shareSchema>;
+
 export interface ApiClient {
+  workflowVersions(slug: string, signal?: AbortSignal): Promise<WorkflowVersions>;
+  workflowLabels(slug: string, signal?: AbortSignal): Promise<WorkflowLabels>;
+  diffWorkflow(slug: string, from: string, to: string, signal?: AbortSignal): Promise<WorkflowDiff>;
+  /** Moves a label at once, or with `requireSuite` starts the evaluation that decides it. */
+  promote(slug: string, label: string, body: { version: string; requireSuite?: string; minPass?: number }): Promise<{ status?: "pending"; evaluationId?: string; version: string | null }>;
+  replayRun(id: string, body: { workflowSlug?: string }): Promise<Replay>;
+  shareRun(id: string, body: { expiresIn?: string; hideFields?: string[] }): Promise<Share>;
   listSuites(signal?: AbortSignal): Promise<SuiteSummary[]>;
   /** null when there is no such suite (404). */
   getSuite(slug: string, signal?: AbortSignal): Promise<SuiteView | null>;
@@ -209,7 +226,14 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
     (await (await request(path, { method: "POST", body: JSON.stringify(body), signal })).json()) as T;
 
   const suitePath = (slug: string) => `/api/v1/suites/${encodeURIComponent(slug)}`;
+  const workflowPath = (slug: string) => `/api/v1/workflows/${encodeURIComponent(slug)}`;
   return {
+    workflowVersions: (slug, signal) => getJson(`${workflowPath(slug)}/versions`, signal),
+    workflowLabels: (slug, signal) => getJson(`${workflowPath(slug)}/labels`, signal),
+    diffWorkflow: (slug, from, to, signal) => getJson(`${workflowPath(slug)}/diff?${new URLSearchParams({ from, to })}`, signal),
+    promote: (slug, label, body) => postJson(`${workflowPath(slug)}/labels/${encodeURIComponent(label)}`, body),
+    replayRun: (id, body) => postJson(`/api/v1/runs/${encodeURIComponent(id)}/replay`, body),
+    shareRun: (id, body) => postJson(`/api/v1/runs/${encodeURIComponent(id)}/share`, body),
     listSuites: async (signal) => (await getJson<{ suites: SuiteSummary[] }>("/api/v1/suites", signal)).suites,
     getSuite: async (slug, signal) => {
       try {

@@ -2,6 +2,9 @@
 export const queryKeys = {
   all: ["genserve"] as const,
   workflows: (key: string) => [...queryKeys.all, key, "workflows"] as const,
+  workflowVersions: (key: string, slug: string) => [...queryKeys.all, key, "workflow-versions", slug] as const,
+  workflowLabels: (key: string, slug: string) => [...queryKeys.all, key, "workflow-labels", slug] as const,
+  workflowDiff: (key: string, slug: string, from: string, to: string) => [...queryKeys.all, key, "workflow-diff", slug, from, to] as const,
   contexts: (key: string) => [...queryKeys.all, key, "contexts"] as const,
   runs: (key: string, filters: Record<string, string | undefined>) => [...queryKeys.all, key, "runs", filters] as const,
   run: (key: string, id: string) => [...queryKeys.all, key, "run", id] as const,

@@ -48,9 +48,15 @@ describe("managed workflows and contexts", () => {
     const first = await run();
     expect(first).toMatchObject({ workflowVersion: "1", contextVersions: { faq: "2" }, promptHash: expect.stringMatching(/^[0-9a-f]{64}$/), schemaHash: null });
     expect(ctx.upstream.requests[0]!.body.messages[0]!.content).toContain("Shipping is free over 50 EUR.");
+    // A context change does not change what workflow version 1 means (its contexts are pinned);
+    // saving the workflow again makes version 2, on the new context.
     await send("PUT", "/api/v1/contexts/faq", { title: "FAQ", content: "Shipping costs 5 EUR." }, ctx.key);
+    const same = await run();
+    expect(same).toMatchObject({ workflowVersion: "1", contextVersions: { faq: "2" }, promptHash: first.promptHash });
+    await send("PUT", "/api/v1/workflows/helpdesk", { description: "Answers customers", model: "free", instructions: "Be kind.", contexts: ["faq"], retries: 0 }, ctx.key);
+    ctx.upstream.reply({ content: "Yes." });
     const second = await run();
-    expect(second.contextVersions).toEqual({ faq: "3" });
+    expect(second).toMatchObject({ workflowVersion: "2", contextVersions: { faq: "3" } });
     expect(second.promptHash).not.toBe(first.promptHash);
 
     ctx.upstream.reply({ content: '{"a": "x"}' });
@@ -68,6 +74,6 @@ describe("managed workflows and contexts", () => {
     expect(res.json.code).toBe("workflow_not_found");
     // Re-creating it starts a new version, not version 1 again.
     const again = await send("PUT", "/api/v1/workflows/helpdesk", { model: "free" }, ctx.key);
-    expect(again).toMatchObject({ status: 201, json: { version: "3" } });
+    expect(again).toMatchObject({ status: 201, json: { version: "4" } });
   });
 });

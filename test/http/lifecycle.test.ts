@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { CALLBACK, INVOICE_SCHEMA } from "../helpers/config";
 import type { ReceivedRequest } from "../helpers/fake-upstream";
-import { createKey, get, post } from "../helpers/genserve";
+import { cli, createKey, get, post } from "../helpers/genserve";
 import { waitUntil } from "../helpers/receiver";
 import { useGenserve } from "../helpers/suite";
 
@@ -106,6 +106,12 @@ describe("workflow versions as bundles", () => {
     expect((await call("PUT", "/api/v1/workflows/roll/labels/production", { version: 7 })).json).toMatchObject({ code: "workflow_not_found", errors: [{ path: "/version" }] });
     expect((await call("PUT", "/api/v1/workflows/roll/labels/42", { version: 1 })).status).toBe(400);
     expect((await call("PUT", "/api/v1/workflows/extract-invoice/labels/production", { version: "config" })).status).toBe(200);
+    // The command line moves labels too, recorded as the operator's.
+    const storage = { dataDir: ctx.server.dataDir, configFile: ctx.server.configFile };
+    expect(await cli(["workflows", "label", "roll@2", "staging"], storage)).toBe("roll: staging → 2\n");
+    await expect(cli(["workflows", "label", "roll@9", "staging"], storage)).rejects.toThrow(/has no version 9/);
+    expect((await call("GET", "/api/v1/workflows/roll@staging")).json).toMatchObject({ version: "2", label: "staging" });
+    expect(await cli(["workflows", "labels", "roll"], storage)).toMatch(/staging\s+moved\s+2\s+cli/);
     expect((await call("DELETE", "/api/v1/workflows/roll/labels/production")).status).toBe(204);
     expect((await call("GET", "/api/v1/workflows/roll")).json).toMatchObject({ version: "2", label: null });
   });

@@ -196,7 +196,46 @@ describe("responses follow the published OpenAPI document", () => {
     ctx.upstream.reply({ content: "{}", delayMs: 2_000 });
     const slow = await call("POST", "/api/v1/suites/oa-suite/evaluations", { body: {} });
     expect((await call("POST", `/api/v1/evaluations/${slow.json.id}/cancel`)).status).toBe(200);
+    const shared = await call("POST", `/api/v1/evaluations/${started.json.id}/share`, { body: { hideFields: ["/number"] } });
+    expect(shared.status).toBe(201);
+    expect((await call("GET", `/api/v1/shared/${shared.json.url.split("/s/")[1]}`, { key: null })).status).toBe(200);
+    expect((await call("POST", `/api/v1/evaluations/eval_nope/share`, { body: {} })).status).toBe(404);
     expect((await call("DELETE", "/api/v1/suites/oa-suite")).status).toBe(204);
     expect((await call("DELETE", "/api/v1/suites/oa-suite")).status).toBe(404);
+  });
+
+  it("workflow versions, labels, diff, promotion; replay and share links", async () => {
+    const schema = { type: "object", properties: { n: { type: "string" } }, required: ["n"] };
+    expect((await call("PUT", "/api/v1/workflows/oa-life", { body: { model: "free", instructions: "one", retries: 0, schema } })).status).toBe(201);
+    expect((await call("PUT", "/api/v1/workflows/oa-life", { body: { model: "free", instructions: "two", retries: 0, schema: { ...schema, required: [] } } })).status).toBe(200);
+    expect((await call("PUT", "/api/v1/workflows/oa-life", { body: { model: "free", schema: { type: "object", properties: { a: { type: "nope" } } } } })).status).toBe(400);
+    expect((await call("GET", "/api/v1/workflows/oa-life/versions")).status).toBe(200);
+    expect((await call("GET", "/api/v1/workflows/nope/versions")).status).toBe(404);
+    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { body: { version: 1 } })).status).toBe(200);
+    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { key: user, body: { version: 1 } })).status).toBe(403);
+    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { body: { version: 9 } })).status).toBe(404);
+    expect((await call("POST", "/api/v1/workflows/oa-life/labels/production", { body: { version: "2" } })).status).toBe(200);
+    expect((await call("POST", "/api/v1/workflows/oa-life/labels/production", { body: { version: "2", requireSuite: "nope" } })).status).toBe(404);
+    await call("PUT", "/api/v1/suites/oa-gate", { body: { workflow: "oa-life", cases: [{ name: "one", input: "x", expect: { "/n": { present: true } } }] } });
+    ctx.upstream.respondWith(() => ({ content: JSON.stringify({ n: "ok" }) }));
+    expect((await call("POST", "/api/v1/workflows/oa-life/labels/production", { body: { version: 1, requireSuite: "oa-gate" } })).status).toBe(202);
+    expect((await call("GET", "/api/v1/workflows/oa-life/labels")).status).toBe(200);
+    expect((await call("GET", "/api/v1/workflows/oa-life/diff?from=1&to=2")).status).toBe(200);
+    expect((await call("GET", "/api/v1/workflows/oa-life/diff?from=1")).status).toBe(400);
+    expect((await call("DELETE", "/api/v1/workflows/oa-life/labels/staging")).status).toBe(204);
+    expect((await call("DELETE", "/api/v1/workflows/oa-life/labels/staging")).status).toBe(404);
+
+    const run = await call("POST", "/api/v1/generate/object", { key: user, body: { input: "x", type: "event", callback: CALLBACK, workflowSlug: "oa-life@1" } });
+    expect(run.status).toBe(200);
+    expect((await call("POST", `/api/v1/runs/${run.json.metadata.runId}/replay`, { key: user, body: { workflowSlug: "oa-life@2" } })).status).toBe(201);
+    expect((await call("POST", `/api/v1/runs/${run.json.metadata.runId}/replay`, { key: user, body: { workflowSlug: "oa-life@7" } })).status).toBe(404);
+    const share = await call("POST", `/api/v1/runs/${run.json.metadata.runId}/share`, { key: user, body: { expiresIn: "1h" } });
+    expect(share.status).toBe(201);
+    expect((await call("POST", `/api/v1/runs/${run.json.metadata.runId}/share`, { key: user, body: { expiresIn: "1y" } })).status).toBe(400);
+    expect((await call("GET", "/api/v1/shares", { key: user })).json.shares).toHaveLength(1);
+    expect((await call("GET", `/api/v1/shared/${share.json.url.split("/s/")[1]}`, { key: null })).status).toBe(200);
+    expect((await call("DELETE", `/api/v1/shares/${share.json.id}`, { key: user })).status).toBe(204);
+    expect((await call("DELETE", "/api/v1/shares/shr_nope", { key: user })).status).toBe(404);
+    expect((await call("GET", `/api/v1/shared/${share.json.url.split("/s/")[1]}`, { key: null })).status).toBe(404);
   });
 });
