@@ -89,7 +89,20 @@ export class EvaluationService {
     const leaseMs = this.deps.config.limits.runLeaseMs;
     this.heartbeat = setInterval(() => void this.beat(), Math.max(250, Math.floor(leaseMs / 3)));
     this.heartbeat.unref();
+    await this.decideLeftPromotions();
     this.kick();
+  }
+
+  /** Promotions whose evaluation ended while the process deciding them died: decided now (once, by the evaluation's id). */
+  private async decideLeftPromotions(): Promise<void> {
+    try {
+      for (const evaluation of await this.deps.store.evaluations.undecidedPromotions()) {
+        const totals = evaluation.summary as EvaluationTotals | null;
+        await this.decidePromotion(evaluation, evaluation.target as EvaluationTarget, totals?.passRate ?? 0, evaluation.status === "failed");
+      }
+    } catch (error) {
+      this.deps.logger.error({ err: { message: (error as Error).message } }, "could not decide promotions left undecided");
+    }
   }
 
   /** Checks an evaluation request against the suite, stores it queued and starts it. */

@@ -48,6 +48,10 @@ describe("decide: a JSON Schema verdict on one value, as ajv gives it", () => {
     expect(decide("x", { format: "not-a-checked-format" }, {})).toBe(true);
     expect(decide([1], { prefixItems: [{ const: 2 }] }, {})).toBeUndefined();
     expect(decide([1], { contains: { const: 1 }, minContains: 2 }, {})).toBeUndefined();
+    // Keywords whose meaning the undecided ones change are not decided either (found by the grammar
+    // fuzzer, seed 1171276691): beside prefixItems, items covers only the rest; minContains 0 needs no match.
+    expect(decide(['"'], { items: { pattern: "\\." }, prefixItems: [true] }, {})).toBeUndefined();
+    expect(decide(["a"], { contains: { const: 1 }, minContains: 0 }, {})).toBeUndefined();
     expect(decide(1, { $ref: "other.json#/a" }, {})).toBeUndefined();
     expect(decide(1, { $ref: "#/nowhere" }, {})).toBeUndefined();
     expect(decide(null, { type: "string", nullable: true }, {})).toBeUndefined();

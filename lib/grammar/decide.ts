@@ -89,7 +89,12 @@ class Decider {
     }
     const verdicts: Verdict[] = [];
     const { items } = schema;
-    if (Array.isArray(items)) {
+    // Beside prefixItems (2020-12), items covers only the elements after the prefix, and beside
+    // minContains/maxContains, contains may need any number of matches (0 too): their failures here
+    // would be wrong, so those keywords are left to the validator (already undecided above).
+    if ("prefixItems" in schema) {
+      verdicts.push(undefined);
+    } else if (Array.isArray(items)) {
       // A tuple (draft-04 to 2019-09), then additionalItems for the rest.
       value.forEach((item, i) => {
         if (i < items.length) verdicts.push(this.check(item, items[i], depth + 1));
@@ -98,7 +103,7 @@ class Decider {
     } else if (items !== undefined) {
       for (const item of value) verdicts.push(this.check(item, items, depth + 1));
     }
-    if ("contains" in schema) verdicts.push(or(value.map((item) => this.check(item, schema.contains, depth + 1))));
+    if ("contains" in schema && !("minContains" in schema) && !("maxContains" in schema)) verdicts.push(or(value.map((item) => this.check(item, schema.contains, depth + 1))));
     return and(verdicts);
   }
 

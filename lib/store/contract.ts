@@ -184,6 +184,21 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       ]);
     });
 
+    it("finds ended evaluations whose promotion no label move records yet", async () => {
+      const gated = { id: "eval_01P", suiteSlug: "s", suiteVersion: 1, keyId, target: { workflowSlug: "w@2", promotion: { slug: "w", label: "production", version: "2", minPass: 1 } }, document: { suite: "s" }, createdAt: at(0) };
+      await store.evaluations.insert(gated);
+      await store.evaluations.insert({ ...gated, id: "eval_01Q", target: { workflowSlug: "w" } });
+      for (const id of ["eval_01P", "eval_01Q"]) {
+        const claimed = await store.evaluations.claim(at(1), { owner: "p1", until: at(1000) });
+        expect(claimed?.id).toBe(id);
+      }
+      expect(await store.evaluations.undecidedPromotions()).toEqual([]); // still running
+      for (const id of ["eval_01P", "eval_01Q"]) await store.evaluations.finish(id, "p1", { status: "completed", summary: { passRate: 1 }, error: null, finishedAt: at(2) });
+      expect((await store.evaluations.undecidedPromotions()).map((e) => e.id)).toEqual(["eval_01P"]);
+      await store.labels.record({ slug: "w", label: "production", outcome: "moved", version: "2", keyId, evaluationId: "eval_01P", passRate: 1, createdAt: at(3) });
+      expect(await store.evaluations.undecidedPromotions()).toEqual([]);
+    });
+
     it("keeps share links by id and token hash, lists them per key, and revokes them once", async () => {
       const share = { id: "shr_1", tokenHash: "h1", kind: "run" as const, targetId: "run_1", keyId, hideFields: ["/email"], expiresAt: at(100), revokedAt: null, createdAt: at(0) };
       await store.shares.create(share);

@@ -208,6 +208,16 @@ export function evaluationStore(db: SqlRunner): Pick<Store, "suites" | "evaluati
           (await db.run("UPDATE evaluations SET status = 'cancelled', finished_at = $2, lease_owner = NULL, lease_until = NULL WHERE id = $1 AND status IN ('queued', 'running')", [id, at])) > 0
         );
       },
+      async undecidedPromotions() {
+        const rows = await db.all<EvaluationRow>(
+          `SELECT e.* FROM evaluations e
+           WHERE e.status IN ('completed', 'failed') AND e.target_json LIKE '%"promotion":%'
+             AND NOT EXISTS (SELECT 1 FROM workflow_label_moves m WHERE m.evaluation_id = e.id)
+           ORDER BY e.id`,
+          [],
+        );
+        return rows.map(toEvaluation);
+      },
       async finish(id, owner, outcome, event) {
         if (event) {
           // Queued only while the evaluation is still held; its id is fixed, so a repeat adds nothing.

@@ -504,6 +504,8 @@ export interface Store {
      * (the event's id is derived from the evaluation's, so a finish repeated after a crash queues it once).
      */
     finish(id: string, owner: string, outcome: { status: "completed" | "failed"; summary: unknown; error: ProblemBody | null; finishedAt: string }, event?: Omit<EventRecord, "status" | "attempts">): Promise<boolean>;
+    /** Ended evaluations that gate a promotion whose outcome no label move records yet (a process died in between). */
+    undecidedPromotions(): Promise<EvaluationRecord[]>;
   };
   /** Moving all data between stores (`genserve export` / `import`), table by table. */
   transfer: {
