@@ -97,7 +97,10 @@ test.describe("workflow lifecycle", () => {
     await shared.goto(link);
     const output = shared.getByTestId("shared-output");
     await expect(output).toContainText('"currency"');
+    // The link carries the recorded pace, and the button plays it: replaying, then the whole output again.
+    expect((await (await fetch(`${BASE()}/api/v1/shared/${link.split("/s/")[1]}`)).json()).run.pace.length).toBeGreaterThan(0);
     await shared.getByRole("button", { name: "Replay the stream" }).click();
+    await expect(shared.getByRole("button", { name: "Replaying…" })).toBeDisabled();
     await expect(shared.getByRole("button", { name: "Replay the stream" })).toBeEnabled({ timeout: 10_000 });
     await expect(output).toContainText('"currency"');
     await context.close();

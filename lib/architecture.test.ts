@@ -29,7 +29,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   grammar: ["json", "regex", "workers"],
   schema: ["config", "errors.ts", "json", "regex", "workers"],
   keys: ["domain", "errors.ts", "ids.ts", "store"],
-  catalog: ["config", "domain", "errors.ts", "schema", "store"],
+  catalog: ["config", "domain", "errors.ts", "json", "schema", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "schema"],
   attachments: ["config", "errors.ts", "net", "workers"],
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],

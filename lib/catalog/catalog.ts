@@ -60,17 +60,23 @@ export class Catalog {
    */
   async resolve(ref: string, path = "/workflowSlug"): Promise<CatalogWorkflow> {
     const { slug, selector } = parseWorkflowRef(ref);
-    const current = await this.workflow(slug);
     if (selector.kind === "default") {
-      if (!current) throw unknownWorkflow(`No workflow "${slug}" exists`, path);
-      const production = await this.store.labels.get(slug, DEFAULT_LABEL);
-      if (!production || production.version === current.version) return { ...current, label: production ? DEFAULT_LABEL : null };
-      return { ...(await this.version(slug, production.version!, path)), label: DEFAULT_LABEL };
+      // A configuration workflow has one version, which any label on it names: no lookup on this
+      // hot path (and no label recorded). An API workflow: its newest version and its production
+      // label in one statement; a second only when the label points at an older version.
+      const fromConfig = this.config.workflows[slug];
+      if (fromConfig) return { ...fromConfig, version: "config", source: "config", label: null };
+      const found = await this.store.catalog.latestWithLabel(slug, DEFAULT_LABEL);
+      if (!found?.latest.body) throw unknownWorkflow(`No workflow "${slug}" exists`, path);
+      const { latest, labelled } = found;
+      if (labelled === null || labelled === String(latest.version)) return { ...apiWorkflow(latest), label: labelled === null ? null : DEFAULT_LABEL };
+      return { ...(await this.version(slug, labelled, path)), label: DEFAULT_LABEL };
     }
     if (selector.kind === "version") return { ...(await this.version(slug, selector.version, path)), label: null };
     const label = await this.store.labels.get(slug, selector.label);
     if (!label) {
-      if (!current && (await this.store.catalog.versions("workflow", slug)).length === 0) throw unknownWorkflow(`No workflow "${slug}" exists`, path);
+      // A deleted workflow's labels still resolve (old runs replay); only a slug never saved is unknown.
+      if (!this.config.workflows[slug] && !(await this.store.catalog.get("workflow", slug))) throw unknownWorkflow(`No workflow "${slug}" exists`, path);
       throw unknownWorkflow(`Workflow "${slug}" has no label "${selector.label}"`, path);
     }
     return { ...(await this.version(slug, label.version!, path)), label: selector.label };

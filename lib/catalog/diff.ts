@@ -1,5 +1,6 @@
 import "server-only";
 import { structuredPatch } from "diff";
+import { jsonEqual } from "../json/json-equal.mjs";
 import { compareSchemas, type SchemaChange } from "../schema/compat";
 import type { CatalogWorkflow } from "./catalog";
 
@@ -21,7 +22,7 @@ const PARAMETERS = ["model", "description", "temperature", "maxOutputTokens", "r
 
 export function diffWorkflows(from: CatalogWorkflow, to: CatalogWorkflow): WorkflowDiff {
   const patch = structuredPatch(`${from.slug}@${from.version}`, `${to.slug}@${to.version}`, withNewline(from.instructions), withNewline(to.instructions), "", "", { context: 3 });
-  const parameters = PARAMETERS.filter((name) => JSON.stringify(from[name]) !== JSON.stringify(to[name])).map((name) => ({ name, from: from[name] ?? null, to: to[name] ?? null }));
+  const parameters = PARAMETERS.filter((name) => (from[name] === undefined || to[name] === undefined ? from[name] !== to[name] : !jsonEqual(from[name], to[name]))).map((name) => ({ name, from: from[name] ?? null, to: to[name] ?? null }));
   const pinned = (w: CatalogWorkflow, slug: string) => w.contextVersions?.[slug] ?? "latest";
   const changes = compareSchemas(from.schema, to.schema);
   return {

@@ -22,13 +22,10 @@ import type { EvaluationService } from "../evals/service";
 import { readJsonBody } from "./body";
 import { reply } from "./problem";
 import { route } from "./route";
-import { MASK } from "./run-view";
+import { maskCallback } from "./run-view";
 
-/** A target as callers see it: callback header values are never shown again. */
-function maskTarget(target: EvaluationTarget): EvaluationTarget {
-  const callback = target.callback && { ...target.callback, ...(target.callback.headers && { headers: Object.fromEntries(Object.keys(target.callback.headers).map((k) => [k, MASK])) }) };
-  return { ...target, callback };
-}
+/** A target as callers see it: its callback masked as every view masks one (header values, URL credentials). */
+const maskTarget = (target: EvaluationTarget): EvaluationTarget => ({ ...target, callback: target.callback && maskCallback(target.callback) });
 
 const suiteView = (suite: SuiteRecord) => ({ slug: suite.slug, version: suite.version, keyId: suite.keyId, createdAt: suite.createdAt, updatedAt: suite.updatedAt, document: suite.document as SuiteDocument });
 

@@ -1,8 +1,12 @@
 import "server-only";
+import { replayRequest, replaySchema } from "../api/lifecycle";
 import { GenserveError } from "../errors";
 import { mayRead } from "../keys/access";
 import type { Principal } from "../keys/keys";
+import { replayRun } from "../runs/replay";
 import type { RunRecord, Store } from "../store/types";
+import { reply } from "./problem";
+import { route } from "./route";
 
 /**
  * A run the caller may read (its own, or any for an admin key); another key's run is a 404 exactly
@@ -15,3 +19,12 @@ export async function readableRun(store: Store, caller: Principal, id: string, o
   }
   return run;
 }
+
+/** POST /api/v1/runs/{id}/replay `{workflowSlug?}`: the same request again, with the same bundle or on another version. */
+export const replay = route<{ id: string }>(async ({ runtime, principal, params, body }) => {
+  const caller = await principal();
+  const original = await readableRun(runtime.store, caller, params.id);
+  const input = await body(replayRequest, { optional: true });
+  const result = await replayRun({ catalog: runtime.catalog, runs: runtime.runs }, caller, original, input);
+  return reply(replaySchema, result, { status: 201, headers: { Location: `/api/v1/runs/${result.runId}`, "X-Run-ID": result.runId } });
+});

@@ -1,12 +1,11 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import { createShareRequest, replayRequest, replaySchema, shareListSchema, shareSchema, sharedViewSchema, type SharedView } from "../api/lifecycle";
+import { createShareRequest, shareListSchema, shareSchema, sharedViewSchema, type SharedView } from "../api/lifecycle";
 import type { EvaluationReport } from "../api/suites";
 import { ERROR_CODES, GenserveError, type ErrorCode } from "../errors";
 import { newShareId, newShareToken } from "../ids";
 import { parsePointer } from "../json/pointer";
 import { mayRead } from "../keys/access";
-import { replayRun } from "../runs/replay";
 import type { Principal } from "../keys/keys";
 import type { Runtime } from "../server/runtime";
 import type { RunRecord, ShareRecord } from "../store/types";
@@ -170,12 +169,3 @@ function sharedReport(report: EvaluationReport, hide: readonly string[]): Evalua
     })),
   };
 }
-
-/** POST /api/v1/runs/{id}/replay `{workflowSlug?}`: the same request again, with the same bundle or on another version. */
-export const replay = route<{ id: string }>(async ({ runtime, principal, params, body }) => {
-  const caller = await principal();
-  const original = await readableRun(runtime.store, caller, params.id);
-  const input = await body(replayRequest, { optional: true });
-  const result = await replayRun({ catalog: runtime.catalog, runs: runtime.runs }, caller, original, input);
-  return reply(replaySchema, result, { status: 201, headers: { Location: `/api/v1/runs/${result.runId}`, "X-Run-ID": result.runId } });
-});

@@ -48,7 +48,7 @@ export const listVersions = route<{ slug: string }>(async ({ runtime, principal,
 export const listLabels = route<{ slug: string }>(async ({ runtime, principal, params }) => {
   await principal();
   checkNames(params);
-  await runtime.catalog.resolve(params.slug, "slug");
+  if (!(await runtime.catalog.workflow(params.slug))) throw new GenserveError("workflow_not_found", { detail: `No workflow "${params.slug}" exists.` });
   const [labels, history] = await Promise.all([runtime.catalog.labels(params.slug), runtime.catalog.labelHistory(params.slug)]);
   return reply(labelsSchema, {
     slug: params.slug,

@@ -6,6 +6,7 @@ import { providerFailureDetails } from "../models/errors";
 import { messageText, type ChatMessage, type ModelRequest, type ModelResult } from "../models/types";
 import { estimateTokens } from "../domain/tokens";
 import type { SchemaCompiler } from "../schema/validator";
+import { PaceRecorder } from "./pace";
 import { PartialValidator } from "./partial-validator";
 import { retryFeedback } from "./prompt";
 import type { TraceSpan } from "../observability/tracing";
@@ -147,10 +148,8 @@ export class Attempts {
     const partial = new PartialValidator(plan.prepared!.schema, this.schemas, { owner: plan.principal.keyId, signal });
     let text = "";
     let finish: Omit<ModelResult, "text"> | undefined;
-    // How this attempt's text arrived, for replays at the recorded pace (a point every 40 ms at most).
-    const pace: [number, number][] = (run.pace = []);
-    let paced = -Infinity;
-    let tailing = false;
+    // How this attempt's text arrived, for replays at its pace (share links).
+    const pace = (run.pace = new PaceRecorder());
     try {
       for await (const part of plan.client.stream({ ...request, abortSignal: AbortSignal.any([request.abortSignal, stop.signal]) })) {
         if (part.type === "finish") {
@@ -158,18 +157,7 @@ export class Attempts {
           continue;
         }
         text += part.text;
-        const now = Date.now() - run.startedAt;
-        // A sampled point every 40 ms, and one moving point after it for the text since.
-        if (now - paced >= 40 && pace.length < 5_000) {
-          pace.push([now, text.length]);
-          paced = now;
-          tailing = false;
-        } else if (tailing) {
-          pace[pace.length - 1] = [now, text.length];
-        } else {
-          pace.push([now, text.length]);
-          tailing = true;
-        }
+        pace.mark(Date.now() - run.startedAt, text.length);
         onText(part.text);
         parser.push(part.text);
         let doomed: FieldError[] = parser.error ? [{ path: "/", message: `the output is not valid JSON (${parser.error})` }] : [];

@@ -77,7 +77,7 @@ export class Outcomes {
         modelTag: metadata.model.tag,
         decoding: run.decoding ?? null,
         warnings: run.warnings,
-        pace: run.pace ?? null,
+        pace: run.pace?.points() ?? null,
         inputTokens: metadata.inputTokens,
         outputTokens: metadata.outputTokens,
         cost: metadata.cost,

@@ -1,6 +1,6 @@
 import "server-only";
 import { diffJson, type Difference } from "../json/diff";
-import { GenserveError } from "../errors";
+import { GenserveError, isGenserveError } from "../errors";
 import type { Catalog } from "../catalog/catalog";
 import type { Principal } from "../keys/keys";
 import type { RunMetadata } from "../domain/runs";
@@ -46,7 +46,14 @@ export async function replayRun(deps: { catalog: Catalog; runs: RunService }, ca
   const pinnedRef = original.workflowVersion === null ? original.workflowSlug : `${original.workflowSlug}@${original.workflowVersion}`;
   const ref = options.workflowSlug ?? pinnedRef;
   if (same && original.workflowVersion === "config") notes.push("The workflow comes from the configuration file, which keeps no versions: it replays as the file has it now.");
-  const originalWorkflow = original.workflowVersion === null ? null : await deps.catalog.version(original.workflowSlug, original.workflowVersion).catch(() => null);
+  // The version the original ran (for its own contexts and model); gone from the configuration file, it is null.
+  const originalWorkflow =
+    original.workflowVersion === null
+      ? null
+      : await deps.catalog.version(original.workflowSlug, original.workflowVersion).catch((error: unknown) => {
+          if (isGenserveError(error) && error.code === "workflow_not_found") return null;
+          throw error;
+        });
   const requested = original.contextSlugs.filter((c) => !(originalWorkflow?.contexts ?? []).includes(c));
   const contextVersions = Object.fromEntries(Object.entries(original.contextVersions).filter(([slug]) => same || requested.includes(slug)));
   const request: RunRequest = {

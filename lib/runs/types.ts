@@ -7,6 +7,7 @@ import type { ModelClient, TokenUsage } from "../models/types";
 import type { PreparedSchema } from "../schema/validator";
 import type { TraceSpan } from "../observability/tracing";
 import type { MeterState, NewRun } from "../store/types";
+import type { PaceRecorder } from "./pace";
 import type { Prompt } from "./prompt";
 
 /** What a caller asks of a run, as the route hands it over (already shape-checked). */
@@ -63,8 +64,8 @@ export interface Execution {
   warnings: string[];
   /** The run's span (a stand-in when tracing is off); model attempts and validation are its children. */
   span: TraceSpan;
-  /** For streamed attempts: how the last one's text arrived, as [ms since start, characters so far]. */
-  pace?: [number, number][];
+  /** For streamed attempts: how the last one's text arrived. */
+  pace?: PaceRecorder;
   /** The key's rate and concurrency meters as the run's admission left them (for RateLimit headers). */
   quota: MeterState[];
   /** Before each attempt after the first: reserves what it may cost (throws when a budget cannot hold it). */

@@ -58,5 +58,8 @@ describe("compareSchemas", () => {
     expect(compareSchemas(undefined, invoice)).toEqual([{ path: "/", change: "default schema added", breaking: false }]);
     expect(compareSchemas(invoice, undefined)).toEqual([{ path: "/", change: "default schema removed: object runs must now send a schema", breaking: true }]);
     expect(compareSchemas(invoice, structuredClone(invoice))).toEqual([]);
+    // The same values in another key order are the same schema (compared as JSON, not as text).
+    expect(compareSchemas({ enum: [{ a: 1, b: 2 }] }, { enum: [{ b: 2, a: 1 }] })).toEqual([]);
+    expect(compareSchemas({ const: { a: 1, b: 2 } }, { const: { b: 2, a: 1 } })).toEqual([]);
   });
 });

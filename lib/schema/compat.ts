@@ -1,4 +1,5 @@
 import "server-only";
+import { jsonEqual } from "../json/json-equal.mjs";
 import { escapePointerSegment } from "../json/pointer";
 
 /**
@@ -19,7 +20,8 @@ export interface SchemaChange {
 type Schema = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Schema => v !== null && typeof v === "object" && !Array.isArray(v);
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+/** JSON equality by value (key order aside), as the validator compares enum and const values. */
+const same = (a: unknown, b: unknown) => (a === undefined || b === undefined ? a === b : jsonEqual(a, b));
 const show = (v: unknown) => JSON.stringify(v);
 
 /** Keywords that describe and never constrain. */
@@ -84,15 +86,14 @@ export function compareSchemas(before: unknown, after: unknown, path = ""): Sche
 
   // enum: a value dropped narrows, a value added widens.
   if (!same(before.enum, after.enum)) {
-    const values = (s: Schema) => (Array.isArray(s.enum) ? s.enum.map(show) : null);
-    const [eb, ea] = [values(before), values(after)];
-    if (ea === null) add(`${path}/enum`, "enum removed: any value allowed", false);
-    else if (eb === null) add(`${path}/enum`, `values restricted to ${ea.join(", ")}`, true);
+    const [eb, ea] = [before.enum, after.enum].map((e) => (Array.isArray(e) ? (e as unknown[]) : null));
+    if (!ea) add(`${path}/enum`, "enum removed: any value allowed", false);
+    else if (!eb) add(`${path}/enum`, `values restricted to ${ea.map(show).join(", ")}`, true);
     else {
-      const lost = eb.filter((v) => !ea.includes(v));
-      const gained = ea.filter((v) => !eb.includes(v));
-      if (lost.length > 0) add(`${path}/enum`, `enum narrowed: ${lost.join(", ")} removed`, true);
-      if (gained.length > 0) add(`${path}/enum`, `enum widened: ${gained.join(", ")} added`, false);
+      const lost = eb.filter((v) => !ea.some((w) => same(v, w)));
+      const gained = ea.filter((v) => !eb.some((w) => same(v, w)));
+      if (lost.length > 0) add(`${path}/enum`, `enum narrowed: ${lost.map(show).join(", ")} removed`, true);
+      if (gained.length > 0) add(`${path}/enum`, `enum widened: ${gained.map(show).join(", ")} added`, false);
     }
   }
 
@@ -130,9 +131,9 @@ export function compareSchemas(before: unknown, after: unknown, path = ""): Sche
     if (!Object.hasOwn(pb, name)) add(at, `${ra.has(name) ? "required" : "optional"} property "${name}" added`, ra.has(name));
     else changes.push(...compareSchemas(pb[name], pa[name], at));
   }
-  for (const name of ra) if (!rb.has(name) && Object.hasOwn(pb, name)) add(`${path}/required`, `property "${name}" now required`, true);
+  // Newly required: a property added as required was reported above; any other is a narrowing.
+  for (const name of ra) if (!rb.has(name) && !(Object.hasOwn(pa, name) && !Object.hasOwn(pb, name))) add(`${path}/required`, `property "${name}" now required`, true);
   for (const name of rb) if (!ra.has(name) && Object.hasOwn(pa, name)) add(`${path}/required`, `property "${name}" no longer required`, false);
-  for (const name of ra) if (!rb.has(name) && !Object.hasOwn(pb, name) && !Object.hasOwn(pa, name)) add(`${path}/required`, `property "${name}" now required`, true);
 
   for (const k of ["additionalProperties", "unevaluatedProperties"]) {
     const [b, a] = [before[k], after[k]];
@@ -169,9 +170,8 @@ export function compareSchemas(before: unknown, after: unknown, path = ""): Sche
   for (const k of ALTERNATIVES) {
     if (same(before[k], after[k])) continue;
     const [lb, la] = [Array.isArray(before[k]) ? (before[k] as unknown[]) : [], Array.isArray(after[k]) ? (after[k] as unknown[]) : []];
-    const [sb, sa] = [lb.map(show), la.map(show)];
-    const lost = lb.filter((_, i) => !sa.includes(sb[i]!));
-    const gained = la.filter((_, i) => !sb.includes(sa[i]!));
+    const lost = lb.filter((b) => !la.some((a) => same(a, b)));
+    const gained = la.filter((a) => !lb.some((b) => same(a, b)));
     if (lb.length === 0) add(`${path}/${k}`, `${k} added`, true);
     else if (la.length === 0) add(`${path}/${k}`, `${k} removed`, false);
     else if (lost.length === 1 && gained.length === 1) changes.push(...compareSchemas(lost[0], gained[0], `${path}/${k}/${la.indexOf(gained[0])}`));

@@ -170,10 +170,14 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect(await move("production", "1", "refused", "eval_A", 2)).toMatchObject({ outcome: "refused", previous: "2" });
       expect(await move("production", "1", "moved", "eval_A", 3)).toBeNull(); // decided already
       expect(await store.labels.get("w", "production")).toMatchObject({ version: "2" });
+      expect(await store.catalog.latestWithLabel("w", "production")).toMatchObject({ latest: { version: 2, body: { instructions: "two" } }, labelled: "2" });
+      expect(await store.catalog.latestWithLabel("w", "canary")).toMatchObject({ latest: { version: 2 }, labelled: null });
+      expect(await store.catalog.latestWithLabel("nothing", "production")).toBeNull();
       await move("staging", "1", "moved", null, 4);
       expect((await store.labels.current("w")).map((l) => [l.label, l.version])).toEqual([["production", "2"], ["staging", "1"]]);
       expect(await move("staging", null, "removed", null, 5)).toMatchObject({ previous: "1" });
       expect(await store.labels.get("w", "staging")).toBeNull();
+      expect((await store.catalog.latestWithLabel("w", "staging"))?.labelled).toBeNull(); // removed
       expect((await store.labels.current("w")).map((l) => l.label)).toEqual(["production"]);
       expect((await store.labels.history("w")).map((m) => [m.label, m.outcome, m.version])).toEqual([
         ["staging", "removed", null],

@@ -79,12 +79,21 @@ const CURRENT = `SELECT version FROM workflow_label_moves c WHERE c.slug = $1 AN
  * it points — so a move is one INSERT, atomic on its own, and a promotion decided twice (after a
  * crash) is recorded once by the unique evaluation id.
  */
-export function lifecycleStore(db: SqlRunner): Pick<Store, "labels" | "shares"> & { catalogVersions: Pick<Store["catalog"], "version" | "versions"> } {
+export function lifecycleStore(db: SqlRunner): Pick<Store, "labels" | "shares"> & { catalogVersions: Pick<Store["catalog"], "version" | "versions" | "latestWithLabel"> } {
   return {
     catalogVersions: {
       async version(kind, slug, version) {
         const [row] = await db.all<CatalogRow>("SELECT * FROM catalog_versions WHERE kind = $1 AND slug = $2 AND version = $3", [kind, slug, version]);
         return row ? toVersion(row) : null;
+      },
+      async latestWithLabel(slug, label) {
+        // A removed label's newest entry has a null version; refused promotions never move it.
+        const [row] = await db.all<CatalogRow & { labelled: string | null }>(
+          `SELECT v.*, (SELECT m.version FROM workflow_label_moves m WHERE m.slug = $1 AND m.label = $2 AND m.outcome <> 'refused' ORDER BY m.seq DESC LIMIT 1) AS labelled
+           FROM catalog_versions v WHERE v.kind = 'workflow' AND v.slug = $1 ORDER BY v.version DESC LIMIT 1`,
+          [slug, label],
+        );
+        return row ? { latest: toVersion(row), labelled: row.labelled } : null;
       },
       async versions(kind, slug) {
         return (await db.all<CatalogRow>("SELECT * FROM catalog_versions WHERE kind = $1 AND slug = $2 ORDER BY version", [kind, slug])).map(toVersion);

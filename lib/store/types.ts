@@ -415,6 +415,11 @@ export interface Store {
     version(kind: CatalogKind, slug: string, version: number): Promise<CatalogVersion | null>;
     /** Every version of a slug, oldest first. */
     versions(kind: CatalogKind, slug: string): Promise<CatalogVersion[]>;
+    /**
+     * The newest version of a workflow (deleted: a null body) and where one of its labels points
+     * (null: never set, or removed), in one statement: what resolving a plain slug needs.
+     */
+    latestWithLabel(slug: string, label: string): Promise<{ latest: CatalogVersion; labelled: string | null } | null>;
   };
   labels: {
     /** Each label of the workflow as its newest move left it (removed labels left out). */

@@ -266,7 +266,8 @@ describe("evaluations", () => {
   it("is cancelled at once: no case run starts after it, and one in flight is cancelled", async () => {
     await put("slow", { workflow: "no-retry", cases: Array.from({ length: 12 }, (_, i) => ({ name: `case ${i}`, input: `slow ${i}` })) });
     ctx.upstream.respondWith(() => ({ content: "ok", delayMs: 400 }));
-    const id = (await start("slow", { concurrency: 1 })).json.id;
+    const callback = { url: "https://hook:pw-secret@example.com/h", headers: { Authorization: "Bearer eval-secret" } };
+    const id = (await start("slow", { concurrency: 1, callback })).json.id;
     await waitUntil(async () => (await report(id)).totals.done >= 1, "a first result");
     const cancelled = await post(ctx.server, `/api/v1/evaluations/${id}/cancel`, {}, user.key);
     expect(cancelled.status).toBe(200);
@@ -277,6 +278,9 @@ describe("evaluations", () => {
     expect(after.status).toBe("cancelled");
     expect(after.totals.done).toBeLessThanOrEqual(done + 1);
     expect(after.totals.done).toBeLessThan(12);
+    // The callback is shown as every view shows one: header values and URL credentials masked.
+    expect(after.target.callback).toEqual({ url: "https://%5Bhidden%5D@example.com/h", headers: { Authorization: "[hidden]" } });
+    expect(JSON.stringify(after)).not.toMatch(/pw-secret|eval-secret/);
     expect((await post(ctx.server, `/api/v1/evaluations/${id}/cancel`, {}, user.key)).json.code).toBe("conflict");
     expect((await get(ctx.server, `/api/v1/evaluations/${id}`, other.key)).status).toBe(404);
     // The run that was in flight ended cancelled.

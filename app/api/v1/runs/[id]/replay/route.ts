@@ -1,5 +1,5 @@
 import { otherMethods } from "@/lib/http/route";
-import { replay } from "@/lib/http/share-routes";
+import { replay } from "@/lib/http/runs";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
