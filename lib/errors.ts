@@ -81,6 +81,8 @@ export interface ProblemExtensions {
   budget?: { period: "daily" | "monthly"; limitUsd: string; spentUsd: string; reservedUsd: string; resetsAt: string };
   /** `rate_limited` by a key's limit: which policy, its quota, and when to retry. */
   limit?: { policy: "rpm" | "tpm" | "concurrency"; quota: number; retryAfterSeconds: number };
+  /** `output_invalid`: the model's last output as it was generated (its first 32 KiB), which `errors` describe. */
+  lastOutput?: string;
 }
 
 // A registered symbol, not `instanceof`: the CLI (tsx) and the Next.js bundle load separate copies

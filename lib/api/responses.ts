@@ -27,6 +27,7 @@ export const problemSchema = z
       .strictObject({ policy: z.enum(["rpm", "tpm", "concurrency"]), quota: z.number(), retryAfterSeconds: z.number() })
       .optional()
       .describe("rate_limited by the key's limits: which policy refused the run."),
+    lastOutput: z.string().optional().describe("output_invalid: the model's last output as generated (up to 32,768 characters); `errors` name its failing places."),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details with a stable `code`; `errors` names each offending field by JSON Pointer." }) satisfies z.ZodType<ProblemBody>;
 

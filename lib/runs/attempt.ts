@@ -28,6 +28,9 @@ export interface Streaming {
 /** The longest wait between two attempts after a transient provider failure. */
 const MAX_RETRY_WAIT_MS = 5_000;
 
+/** How much of the model's last invalid output an `output_invalid` problem carries. */
+export const LAST_OUTPUT_CHARS = 32_768;
+
 type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
 
 /**
@@ -46,6 +49,7 @@ export class Attempts {
     const prepared = plan.prepared!;
     let messages = plan.prompt.messages;
     let problems: FieldError[] = [];
+    let lastText = "";
     const maxAttempts = plan.workflow.retries + 1;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       if (attempt > 1) await run.beforeAttempt?.(attempt);
@@ -62,6 +66,7 @@ export class Attempts {
             call.set({ "genserve.attempt.outcome": "stopped early: a closed part can never validate" });
             call.end();
             problems = streamed.doomed;
+            lastText = streamed.text;
             run.log.warn({ attempt, problems: problems.length, at: problems[0]?.path }, "stopped early: a closed part of the output can never validate");
             messages = [...plan.prompt.messages, ...retryFeedback(streamed.text, problems)];
             continue;
@@ -79,6 +84,7 @@ export class Attempts {
       }
       endCall(call, result);
       tally(run, result);
+      lastText = result.text;
       if (parsed.ok) {
         const validation = run.span.child("validate", { "genserve.attempt": attempt });
         const check = await prepared.validate(parsed.value, { owner: plan.principal.keyId, signal }).finally(() => validation.end());
@@ -94,6 +100,8 @@ export class Attempts {
     throw new GenserveError("output_invalid", {
       detail: `The model's output did not validate against the schema after ${maxAttempts} attempt${maxAttempts > 1 ? "s" : ""}.`,
       errors: problems.slice(0, 50),
+      // What the model last returned, so a caller (and the playground) can see what failed, and where.
+      extensions: { lastOutput: lastText.length > LAST_OUTPUT_CHARS ? lastText.slice(0, LAST_OUTPUT_CHARS) : lastText },
     });
   }
 

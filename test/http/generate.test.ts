@@ -83,10 +83,12 @@ describe("POST /api/v1/generate/object", () => {
     expect(res.headers.get("content-type")).toBe("application/problem+json");
     expect(res.json).toMatchObject({ code: "output_invalid", status: 502, runId: expect.stringMatching(/^run_/) });
     expect(res.json.errors).toContainEqual({ path: "/number", message: "must be string" });
+    // What the model last returned, which the errors describe.
+    expect(res.json.lastOutput).toBe('{"number": 9}');
     expect(res.json.object).toBeUndefined();
     expect(upstream.requests).toHaveLength(3);
     const stored = await get(server, `/api/v1/runs/${res.json.runId}`, key);
-    expect(stored.json).toMatchObject({ status: "failed", output: null, attempts: 3, error: { code: "output_invalid" } });
+    expect(stored.json).toMatchObject({ status: "failed", output: null, attempts: 3, error: { code: "output_invalid", lastOutput: '{"number": 9}' } });
     expect(stored.json.metadata.inputTokens).toBe(33); // 3 attempts × 11 (the fake's default usage)
   });
 

@@ -93,7 +93,7 @@ describe("POST /api/v1/stream/object", () => {
     upstream.reply({ content: '{"number": 1}' });
     const response = await streamRequest(server.url, key, body({ workflowSlug: "no-retry" }), { accept: "application/x-ndjson" });
     const lines = await readNdjson(response);
-    expect(lines.at(-1)).toMatchObject({ type: "error", error: { code: "output_invalid", errors: expect.any(Array) } });
+    expect(lines.at(-1)).toMatchObject({ type: "error", error: { code: "output_invalid", errors: expect.any(Array), lastOutput: '{"number": 1}' } });
   });
 
   it("answers validation and auth errors as problem+json before any stream starts", async () => {
