@@ -25,7 +25,7 @@ export function Nav() {
   if (pathname.startsWith("/s/")) return null;
   return (
     <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
-      <nav aria-label="Main" className="mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-5 gap-y-2 px-4 py-3">
+      <nav aria-label="Main" className="mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 sm:gap-x-5 sm:py-3">
         <span className="font-semibold">genserve</span>
         {LINKS.map((link) => {
           const current = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
@@ -40,8 +40,13 @@ export function Nav() {
             </Link>
           );
         })}
-        <span className="ml-auto flex items-center gap-3">
-          <Button onClick={toggle}>{dark ? "Light theme" : "Dark theme"}</Button>
+        <span className="ml-auto flex items-center gap-2 sm:gap-3">
+          <Button onClick={toggle} aria-label={dark ? "Light theme" : "Dark theme"} title={dark ? "Light theme" : "Dark theme"}>
+            <span className="hidden sm:inline">{dark ? "Light theme" : "Dark theme"}</span>
+            <span aria-hidden className="sm:hidden">
+              {dark ? "☀" : "☾"}
+            </span>
+          </Button>
           {apiKey ? <Button onClick={() => signOut()}>Sign out</Button> : null}
         </span>
       </nav>

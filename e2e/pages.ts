@@ -34,6 +34,18 @@ export class PlaygroundPage {
     await this.page.keyboard.insertText(text);
   }
 
+  /** The Advanced section (attachments, thread, callback), opened if it is closed. */
+  async openAdvanced(): Promise<void> {
+    const toggle = this.page.getByRole("button", { name: /^Advanced/ });
+    if ((await toggle.getAttribute("aria-expanded")) !== "true") await toggle.click();
+  }
+
+  /** Copies the request from the bar's Code menu ("Copy as curl", "Copy as fetch", "Copy permalink"). */
+  async copy(what: "Copy as curl" | "Copy as fetch" | "Copy permalink"): Promise<void> {
+    await this.page.getByRole("button", { name: "Code" }).click();
+    await this.page.getByRole("button", { name: what }).click();
+  }
+
   async run(): Promise<void> {
     await this.page.getByRole("button", { name: "Run", exact: true }).click();
   }

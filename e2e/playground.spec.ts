@@ -89,6 +89,7 @@ test.describe("playground", () => {
     await p.open();
     await p.signIn();
     await p.operation().selectOption({ label: "Generate text" });
+    await p.openAdvanced();
     await expect(page.getByLabel("Callback URL")).toHaveValue(new RegExp(`^${BASE()}/api/v1/inbox/inb_`));
     await p.input().fill("Say hello");
     await page.keyboard.press("ControlOrMeta+Enter");
@@ -101,7 +102,7 @@ test.describe("playground", () => {
     await page.screenshot({ path: `${SHOTS}/playground-callback.png`, fullPage: true });
 
     await p.operation().selectOption({ label: "Generate object" });
-    await page.getByLabel("Drop files here or choose:").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Paid in full.") });
+    await page.getByLabel("Drop files here or choose files").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Paid in full.") });
     await expect(page.getByRole("list", { name: "Attached files" })).toContainText("notes.txt · text/plain · 13 B");
     await p.run();
     await expect(p.result().getByText("Valid against schema")).toBeVisible();
@@ -151,7 +152,7 @@ test.describe("playground", () => {
     await p.open();
     await p.signIn();
     await p.input().fill("Invoice 9");
-    await page.getByRole("button", { name: "Copy as curl" }).click();
+    await p.copy("Copy as curl");
     const curl = await page.evaluate(() => navigator.clipboard.readText());
     expect(curl).toContain(`curl -N '${BASE()}/api/v1/stream/object'`);
     expect(curl).toContain('"input":"Invoice 9"');
@@ -165,7 +166,7 @@ test.describe("playground", () => {
     await p.signIn();
     await p.operation().selectOption({ label: "Generate text" });
     await p.input().fill("Remember me");
-    await page.getByRole("button", { name: "Copy permalink" }).click();
+    await p.copy("Copy permalink");
     const link = await page.evaluate(() => navigator.clipboard.readText());
     expect(link).not.toContain(KEY());
     await page.goto("about:blank");
@@ -181,39 +182,25 @@ test.describe("threads", () => {
     await p.open();
     await p.signIn();
     await p.operation().selectOption({ label: "Stream object" });
+    await p.openAdvanced();
     await page.getByRole("button", { name: "New thread" }).click();
     const threadId = await page.getByLabel("Thread id (optional)").inputValue();
     expect(threadId).toMatch(/^t-/);
     await p.input().fill("First message");
     await p.run();
     await expect(p.result().getByText("Valid against schema")).toBeVisible();
+    // The thread's turns so far are shown above the input.
+    const transcript = page.getByRole("region", { name: "Thread so far" });
+    await expect(transcript).toContainText("2 turns so far");
+    await expect(transcript).toContainText("First message");
     await p.input().fill("Second message");
     await p.run();
     await expect(page.getByRole("status")).toHaveText("Complete");
+    await expect(transcript).toContainText("4 turns so far");
     await expect(async () => {
       const thread = await (await fetch(`${BASE()}/api/v1/threads/${threadId}`, { headers: { "Api-Key": KEY() } })).json();
       expect(thread.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
     }).toPass();
-  });
-});
-
-test.describe("compare", () => {
-  test("runs one input on two workflows side by side, with a diff and deltas", async ({ page }) => {
-    const p = new PlaygroundPage(page);
-    await p.open();
-    await p.signIn();
-    await p.operation().selectOption({ label: "Generate object" });
-    await p.workflow().selectOption("extract-invoice");
-    await p.input().fill("Compare me");
-    await page.getByLabel("Compare with").selectOption("no-retry");
-    await p.run();
-    const comparison = page.getByRole("region", { name: "Comparison" });
-    await expect(comparison).toContainText("The two outputs are identical.");
-    // extract-invoice runs on a priced model, no-retry on a free one.
-    await expect(comparison.getByTestId("delta-cost")).toHaveText(/^-0\.0+\d+ USD$/);
-    await expect(page.getByRole("region", { name: "Run metadata B" }).getByTestId("meta-model")).toHaveText("fake-free-served (free)");
-    await expectAccessible(page);
-    await page.screenshot({ path: `${SHOTS}/playground-compare.png`, fullPage: true });
   });
 });
 

@@ -121,6 +121,7 @@ test.describe("a run's states in the playground", () => {
     await p.input().fill(`A long input without spaces: ${"x".repeat(300)} and more words after it`);
     await p.run();
     await expect(p.result().getByTestId("run-status")).toContainText(/^Done /);
+    await page.getByRole("tab", { name: "Compose" }).click();
     await expect(page.getByLabel("Recent compositions")).toBeVisible();
     // What sticks out past the window's right edge (none, when nothing scrolls sideways).
     const outside = await page.evaluate(() =>

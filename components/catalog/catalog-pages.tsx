@@ -9,6 +9,7 @@ import { RequireKey } from "../require-key";
 import { TableHead } from "../ui/table-head";
 import { EntryEditor, type EditorTarget } from "./entry-editor";
 import { Button } from "../ui/button";
+import { Page } from "../ui/page";
 
 const td = "py-1.5 pr-4 align-top";
 
@@ -98,7 +99,7 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
   const [editing, setEditing] = useState<EditorTarget | null>(null);
   const listKey = kind === "workflows" ? queryKeys.workflows(apiKey) : queryKeys.contexts(apiKey);
   return (
-    <main className="mx-auto max-w-5xl px-4 py-6">
+    <Page>
       <div className="flex items-center gap-3">
         <h1 className="mr-auto text-2xl font-semibold">{props.title}</h1>
         {admin ? (
@@ -148,6 +149,6 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
         </tbody>
       </table>
       {rows?.length === 0 ? <p className="mt-4 text-sm">{props.empty}</p> : null}
-    </main>
+    </Page>
   );
 }

@@ -15,6 +15,7 @@ import { Button } from "../ui/button";
 import { Field, Select, TextInput } from "../ui/field";
 import { ErrorAlert, Panel } from "../ui/panel";
 import { TableHead } from "../ui/table-head";
+import { Page } from "../ui/page";
 
 export function WorkflowDetailPage({ slug }: { slug: string }) {
   return <RequireKey>{(client, apiKey) => <WorkflowDetail client={client} apiKey={apiKey} slug={slug} />}</RequireKey>;
@@ -34,9 +35,9 @@ function WorkflowDetail({ client, apiKey, slug }: { client: ApiClient; apiKey: s
     setFrom((live.at(-2) ?? live.at(-1)!).version);
   }, [live, to]);
 
-  if (versions.error) return <main className="mx-auto max-w-6xl px-4 py-6"><h1 className="text-2xl font-semibold">{slug}</h1><ErrorAlert>{(versions.error as Error).message}</ErrorAlert></main>;
+  if (versions.error) return <Page width="wide"><h1 className="text-2xl font-semibold">{slug}</h1><ErrorAlert>{(versions.error as Error).message}</ErrorAlert></Page>;
   return (
-    <main className="mx-auto max-w-6xl px-4 py-6">
+    <Page width="wide">
       <p className="text-sm">
         <Link href="/workflows" className="underline">
           Workflows
@@ -63,7 +64,7 @@ function WorkflowDetail({ client, apiKey, slug }: { client: ApiClient; apiKey: s
       )}
       {admin && live.length > 0 ? <Promote client={client} apiKey={apiKey} slug={slug} versions={live} labels={labels.data} /> : null}
       {labels.data && labels.data.history.length > 0 ? <History labels={labels.data} /> : null}
-    </main>
+    </Page>
   );
 }
 

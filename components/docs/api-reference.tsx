@@ -1,4 +1,5 @@
 import { TableHead } from "../ui/table-head";
+import { Page } from "../ui/page";
 
 /**
  * A browsable rendering of the OpenAPI document: operations, request and response schemas, and the
@@ -41,7 +42,7 @@ function SchemaLink({ schema }: { schema: unknown }) {
 export function ApiReference({ document }: { document: Record<string, unknown> }) {
   const doc = document as unknown as Doc;
   return (
-    <main className="mx-auto max-w-5xl px-6 py-10">
+    <Page>
       <h1 className="text-3xl font-semibold">{doc.info.title}</h1>
       <p className="mt-3 text-zinc-700 dark:text-zinc-300">{doc.info.description}</p>
       <p className="mt-2 text-sm">
@@ -73,7 +74,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
                 Request body:{" "}
                 {Object.entries(op.requestBody.content).map(([type, c]) => (
                   <span key={type}>
-                    <SchemaLink schema={c.schema} /> <span className="text-zinc-500">({type})</span>
+                    <SchemaLink schema={c.schema} /> <span className="text-zinc-600 dark:text-zinc-400">({type})</span>
                   </span>
                 ))}
               </p>
@@ -89,7 +90,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
                       {r.content &&
                         Object.entries(r.content).map(([type, c]) => (
                           <div key={type}>
-                            <SchemaLink schema={c.schema} /> <span className="text-zinc-500">({type})</span>
+                            <SchemaLink schema={c.schema} /> <span className="text-zinc-600 dark:text-zinc-400">({type})</span>
                           </div>
                         ))}
                     </td>
@@ -133,6 +134,6 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
           </pre>
         </section>
       ))}
-    </main>
+    </Page>
   );
 }

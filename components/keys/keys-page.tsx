@@ -13,6 +13,7 @@ import { ErrorAlert, Panel } from "../ui/panel";
 import { TableHead } from "../ui/table-head";
 import { changeOf, draftOf, LimitsFields, type LimitsDraft } from "./limits-form";
 import { Quotas } from "./quotas";
+import { Page } from "../ui/page";
 
 const td = "py-1.5 pr-3 align-top";
 
@@ -25,7 +26,7 @@ function Keys({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   const admin = me.data?.admin ?? false;
   const [editing, setEditing] = useState<ApiKeyView | "new" | null>(null);
   return (
-    <main className="mx-auto max-w-5xl px-4 py-6">
+    <Page>
       <div className="flex items-center gap-3">
         <h1 className="mr-auto text-2xl font-semibold">Keys</h1>
         {admin ? (
@@ -42,7 +43,7 @@ function Keys({ client, apiKey }: { client: ApiClient; apiKey: string }) {
       </Panel>
       {editing ? <KeyEditor client={client} apiKey={apiKey} target={editing} onDone={() => setEditing(null)} /> : null}
       {admin ? <KeyTable client={client} apiKey={apiKey} onEdit={setEditing} /> : me.data ? <p className="mt-4 text-sm">Only admin keys manage keys.</p> : null}
-    </main>
+    </Page>
   );
 }
 

@@ -9,23 +9,29 @@ import { FieldErrors, TextInput } from "../ui/field";
 /** Files dropped or chosen (sent inline), and URLs genserve fetches. */
 export function AttachmentsField({ attachments, onChange, problems }: { attachments: AttachmentDraft[]; onChange(next: AttachmentDraft[]): void; problems: FieldProblem[] }) {
   const [url, setUrl] = useState("");
+  const [over, setOver] = useState(false);
   const add = async (files: FileList | File[]) => onChange([...attachments, ...(await readAttachments(files))]);
   return (
-    <fieldset className="rounded border border-zinc-200 p-3 dark:border-zinc-800">
-      <legend className="px-1 text-sm font-medium">Attachments</legend>
-      <div
-        onDragOver={(e: DragEvent) => e.preventDefault()}
+    <fieldset>
+      <legend className="text-sm font-medium">Attachments</legend>
+      <label
+        htmlFor="files"
+        onDragOver={(e: DragEvent) => {
+          e.preventDefault();
+          setOver(true);
+        }}
+        onDragLeave={() => setOver(false)}
         onDrop={(e: DragEvent) => {
           e.preventDefault();
+          setOver(false);
           void add(e.dataTransfer.files);
         }}
-        className="rounded border border-dashed border-zinc-400 p-3 text-sm dark:border-zinc-600"
+        className={`mt-1 flex cursor-pointer flex-col items-center gap-1 rounded-lg border-2 border-dashed px-3 py-4 text-center text-sm focus-within:ring-2 focus-within:ring-blue-600 ${over ? "border-blue-600 bg-blue-50 dark:border-blue-400 dark:bg-blue-950" : "border-zinc-300 hover:border-zinc-400 dark:border-zinc-700 dark:hover:border-zinc-500"}`}
       >
-        <label htmlFor="files" className="mr-2">
-          Drop files here or choose:
-        </label>
-        <input id="files" type="file" multiple onChange={(e) => e.target.files && void add(e.target.files)} className="text-sm" />
-      </div>
+        <span className="font-medium">Drop files here or choose files</span>
+        <span className="text-xs text-zinc-600 dark:text-zinc-400">Images, PDFs and text, sent with the input</span>
+        <input id="files" type="file" multiple onChange={(e) => e.target.files && void add(e.target.files)} className="sr-only" />
+      </label>
       <div className="mt-2 flex gap-2">
         <label htmlFor="attachment-url" className="sr-only">
           Attachment URL

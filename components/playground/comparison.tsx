@@ -1,57 +1,94 @@
 "use client";
 
-import { TableHead } from "../ui/table-head";
-import { diffJson } from "@/lib/json/diff";
-import type { RunState } from "./use-run";
+import { useState } from "react";
+import { formatDuration } from "@/lib/client/format";
+import { diffJson, type Difference } from "@/lib/json/diff";
+import { Badge, type BadgeTone } from "../ui/badge";
+import type { JsonMark } from "../ui/json-view";
 import { Panel } from "../ui/panel";
+import { TableHead } from "../ui/table-head";
+import type { RunState } from "./use-run";
 
 const output = (run: RunState) => (run.operation === "generate-text" ? run.text : run.object);
+const bothDone = (a: RunState, b: RunState) => a.status === "done" && b.status === "done" && a.metadata !== null && b.metadata !== null;
 
-/** Two finished runs side by side: a field-by-field diff and the cost, latency and token deltas. */
+/** Where two finished outputs differ, marked in each: changed in both, removed in A, added in B. */
+export function differenceMarks(a: RunState, b: RunState): { a: Map<string, JsonMark>; b: Map<string, JsonMark> } | null {
+  if (!bothDone(a, b)) return null;
+  const marks = { a: new Map<string, JsonMark>(), b: new Map<string, JsonMark>() };
+  for (const d of diffJson(output(a), output(b))) {
+    if (d.kind !== "added") marks.a.set(d.path, { tone: "changed", note: d.kind === "removed" ? "only in A" : `B has ${JSON.stringify(d.right)}` });
+    if (d.kind !== "removed") marks.b.set(d.path, { tone: "changed", note: d.kind === "added" ? "only in B" : `A has ${JSON.stringify(d.left)}` });
+  }
+  return marks;
+}
+
+/** A signed difference with at most 7 decimals ("-0.0000335", "+120"). */
+function signed(x: number, y: number): { text: string; sign: number } {
+  const d = Math.round((y - x) * 1e7) / 1e7;
+  const text = Math.abs(d).toFixed(7).replace(/\.?0+$/, "");
+  return { text: `${d > 0 ? "+" : d < 0 ? "-" : "±"}${text}`, sign: Math.sign(d) };
+}
+
+/**
+ * Two runs of one composition, compared at the top of the results: cost, latency and token deltas
+ * (B − A) as chips, and how many fields differ; the differences themselves are marked inside the
+ * two outputs below, and listed here on demand.
+ */
 export function Comparison({ a, b }: { a: RunState; b: RunState }) {
-  if (a.status !== "done" || b.status !== "done" || !a.metadata || !b.metadata) {
+  const [listed, setListed] = useState(false);
+  if (!bothDone(a, b)) {
     return (
       <Panel aria-label="Comparison" className="text-sm">
-        <h2 className="text-lg font-semibold">Comparison</h2>
-        <p className="mt-2">{a.status === "running" || b.status === "running" ? "Waiting for both runs to finish…" : "Both runs must succeed to compare them."}</p>
+        <h2 className="text-base font-semibold">Comparison (B − A)</h2>
+        <p className="mt-1">{a.status === "running" || b.status === "running" ? "Waiting for both runs to finish…" : "Both runs must succeed to compare them."}</p>
       </Panel>
     );
   }
-  const differences = diffJson(output(a), output(b));
-  const delta = (x: number, y: number, unit = "") => `${y - x > 0 ? "+" : ""}${Math.round((y - x) * 1e7) / 1e7}${unit}`;
+  const [ma, mb] = [a.metadata!, b.metadata!];
+  const differences: Difference[] = diffJson(output(a), output(b));
+  const cost = signed(Number(ma.cost), Number(mb.cost));
+  const latency = signed(ma.durationInMs, mb.durationInMs);
+  const tokens = signed(ma.outputTokens, mb.outputTokens);
+  // Lower is better for all three: B cheaper or faster reads green.
+  const tone = (sign: number): BadgeTone => (sign < 0 ? "success" : sign > 0 ? "warning" : "neutral");
   return (
     <Panel aria-label="Comparison" className="text-sm">
-      <h2 className="text-lg font-semibold">Comparison</h2>
-      <dl className="mt-2 grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
-        <dt>Cost (B − A)</dt>
-        <dd data-testid="delta-cost">{delta(Number(a.metadata.cost), Number(b.metadata.cost), " USD")}</dd>
-        <dt>Duration (B − A)</dt>
-        <dd>{delta(a.metadata.durationInMs, b.metadata.durationInMs, " ms")}</dd>
-        <dt>Input tokens (B − A)</dt>
-        <dd>{delta(a.metadata.inputTokens, b.metadata.inputTokens)}</dd>
-        <dt>Output tokens (B − A)</dt>
-        <dd>{delta(a.metadata.outputTokens, b.metadata.outputTokens)}</dd>
-      </dl>
-      {differences.length === 0 ? (
-        <p className="mt-3">The two outputs are identical.</p>
-      ) : (
-        <table className="mt-3 w-full text-left font-mono text-xs">
-          <caption className="mb-1 text-left font-sans text-sm">
-            {differences.length} field{differences.length === 1 ? "" : "s"} differ
-          </caption>
+      <div className="flex flex-wrap items-center gap-2">
+        <h2 className="mr-2 text-base font-semibold">Comparison (B − A)</h2>
+        <Badge tone={tone(cost.sign)} className="px-2 py-0.5">
+          Δ cost <span data-testid="delta-cost">{cost.text.replace(/^([+\-±])/, "$1$")}</span>
+        </Badge>
+        <Badge tone={tone(latency.sign)} className="px-2 py-0.5">
+          Δ latency <span data-testid="delta-latency">{latency.sign === 0 ? "±0 ms" : `${latency.text.slice(0, 1)}${formatDuration(Math.abs(mb.durationInMs - ma.durationInMs))}`}</span>
+        </Badge>
+        <Badge tone={tone(tokens.sign)} className="px-2 py-0.5">
+          Δ output tokens {tokens.text}
+        </Badge>
+        <Badge tone={differences.length ? "info" : "success"} className="px-2 py-0.5">
+          {differences.length === 0 ? "The two outputs are identical." : `${differences.length} field${differences.length === 1 ? "" : "s"} differ, marked below`}
+        </Badge>
+        {differences.length > 0 ? (
+          <button type="button" className="text-sm text-blue-700 underline dark:text-blue-400" aria-expanded={listed} onClick={() => setListed(!listed)}>
+            {listed ? "Hide the list" : "List them"}
+          </button>
+        ) : null}
+      </div>
+      {listed && differences.length > 0 ? (
+        <table className="mt-3 w-full table-fixed text-left font-mono text-xs">
           <TableHead columns={["Field", "Change", "A", "B"]} />
           <tbody>
             {differences.map((d) => (
               <tr key={d.path} className="border-b border-zinc-100 align-top dark:border-zinc-900">
-                <td className="py-1 pr-3">{d.path}</td>
+                <td className="py-1 pr-3 [overflow-wrap:anywhere]">{d.path}</td>
                 <td className="py-1 pr-3">{d.kind}</td>
-                <td className="py-1 pr-3 break-all">{d.kind === "added" ? "—" : JSON.stringify(d.left)}</td>
-                <td className="py-1 break-all">{d.kind === "removed" ? "—" : JSON.stringify(d.right)}</td>
+                <td className="py-1 pr-3 [overflow-wrap:anywhere]">{d.kind === "added" ? "—" : JSON.stringify(d.left)}</td>
+                <td className="py-1 [overflow-wrap:anywhere]">{d.kind === "removed" ? "—" : JSON.stringify(d.right)}</td>
               </tr>
             ))}
           </tbody>
         </table>
-      )}
+      ) : null}
     </Panel>
   );
 }

@@ -1,41 +1,61 @@
 "use client";
 
 import type { ContextSummary, FieldProblem, WorkflowSummary } from "@/lib/client/api";
-import { OPERATIONS, type Composition, type Operation } from "@/lib/client/composition";
+import { OPERATIONS, type Composition } from "@/lib/client/composition";
 import { Button } from "../ui/button";
-import { Field, Select, TextArea } from "../ui/field";
+import { Field, FieldErrors, Select, TextArea } from "../ui/field";
 
 type Update = <K extends keyof Composition>(key: K, value: Composition[K]) => void;
 type ErrorsAt = (prefix: string) => FieldProblem[];
 
-/** Operation and workflow, side by side. */
-export function OperationAndWorkflow({ c, update, workflows, loading, errorsAt }: { c: Composition; update: Update; workflows: WorkflowSummary[] | undefined; loading: boolean; errorsAt: ErrorsAt }) {
-  // `slug@4` or `slug@staging` (from "Try this version"): the workflow's own entry describes it.
-  const base = c.workflowSlug.split("@")[0];
-  const selected = workflows?.find((w) => w.slug === base);
-  const pinned = c.workflowSlug.includes("@") ? c.workflowSlug : null;
+/**
+ * What the chosen workflow is (its description and model) and its problems, under the bar where it
+ * is chosen; and the compositions run before, to restore one.
+ */
+export function WorkflowLine({ c, workflows, loading, errorsAt, history, onRestore }: { c: Composition; workflows: WorkflowSummary[] | undefined; loading: boolean; errorsAt: ErrorsAt; history: Composition[]; onRestore(c: Composition): void }) {
+  const selected = workflows?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
+  const problems = errorsAt("/workflowSlug");
   return (
-    <div className="grid gap-4 sm:grid-cols-2">
-      <Field id="operation" label="Operation">
-        <Select id="operation" value={c.operation} onChange={(e) => update("operation", e.target.value as Operation)}>
-          {OPERATIONS.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </Select>
-      </Field>
-      <Field id="workflow" label="Workflow" help={selected?.description ?? (loading ? "Loading workflows…" : "")} problems={errorsAt("/workflowSlug")}>
-        <Select id="workflow" value={c.workflowSlug} onChange={(e) => update("workflowSlug", e.target.value)} aria-describedby="workflow-help workflow-error">
-          {workflows?.length === 0 ? <option value="">No workflows configured</option> : null}
-          {pinned ? <option value={pinned}>{pinned} (this version)</option> : null}
-          {workflows?.map((w) => (
-            <option key={w.slug} value={w.slug}>
-              {w.slug} ({w.model})
-            </option>
-          ))}
-        </Select>
-      </Field>
+    <div className="flex flex-wrap items-start justify-between gap-x-4 gap-y-2">
+      <div className="min-w-0 text-sm">
+        <p id="workflow-help" className="text-zinc-700 dark:text-zinc-300">
+          {selected ? (
+            <>
+              <span className="font-medium">{c.workflowSlug}</span>
+              {selected.description ? ` — ${selected.description}` : ""} <span className="text-zinc-600 dark:text-zinc-400">· model {selected.model}</span>
+            </>
+          ) : loading ? (
+            "Loading workflows…"
+          ) : (
+            ""
+          )}
+        </p>
+        <FieldErrors id="workflow-error" problems={problems} />
+      </div>
+      {history.length > 0 ? (
+        <div className="w-full sm:w-64">
+          <label htmlFor="history" className="sr-only">
+            Recent compositions
+          </label>
+          <Select
+            id="history"
+            compact
+            className="w-full"
+            value=""
+            onChange={(e) => {
+              const restored = history[Number(e.target.value)];
+              if (restored) onRestore(restored);
+            }}
+          >
+            <option value="">Recent compositions…</option>
+            {history.map((h, i) => (
+              <option key={i} value={i}>
+                {OPERATIONS.find((o) => o.value === h.operation)?.label} · {h.workflowSlug} · {h.input.length > 40 ? `${h.input.slice(0, 40)}…` : h.input}
+              </option>
+            ))}
+          </Select>
+        </div>
+      ) : null}
     </div>
   );
 }

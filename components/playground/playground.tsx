@@ -17,16 +17,19 @@ import { schemaPathFor } from "@/lib/client/schema-path";
 import { toCurl, toFetch } from "@/lib/client/snippets";
 import { useApiKey } from "../key-context";
 import { SignIn } from "../sign-in";
+import { Disclosure } from "../ui/disclosure";
 import { AttachmentsField } from "./attachments-field";
-import { ContextsField, InputField, OperationAndWorkflow } from "./composer-fields";
+import { ContextsField, InputField, WorkflowLine } from "./composer-fields";
 import { CallbackFields, ThreadField } from "./delivery-fields";
 import { ModelBanner } from "./model-banner";
 import { Results } from "./results";
-import { RunBar, type CopyTarget } from "./run-bar";
+import { RunStatusChip } from "./run-status";
+import { ThreadTranscript } from "./thread-transcript";
+import { Toolbar, type CopyTarget } from "./toolbar";
 import { SchemaSection } from "./schema-section";
 import { useComposition } from "./use-composition";
 import { useInbox } from "./use-inbox";
-import { useRun } from "./use-run";
+import { useRun, type RunState } from "./use-run";
 import { useShortcuts } from "./use-shortcuts";
 import { useStoredList } from "./use-stored-list";
 
@@ -38,9 +41,10 @@ export function Playground() {
 }
 
 /**
- * The playground's layout: the composer (fields, schema, run bar) on one side, the results on the
- * other. State lives in hooks (composition, runs, inbox, recent threads); each section is its own
- * component.
+ * The playground's layout: a bar always in view (what runs, Run, status, Compare, Code), then the
+ * composer and the results as two panes that scroll on their own — on a narrow screen, two tabs
+ * that switch to the result on Run. State lives in hooks (composition, runs, inbox, recent
+ * threads); each section is its own component.
  */
 function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized(): void }) {
   const { client } = useApiKey();
@@ -55,6 +59,9 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const { state: runB, start: startB, cancel: cancelB } = useRun(client);
   const [threads, rememberThread] = useStoredList<string>("genserve.threads", 20);
   const inbox = useInbox(client, (url) => setC((prev) => (prev.callbackUrl === DEFAULT_CALLBACK_URL ? { ...prev, callbackUrl: url } : prev)));
+  // Narrow screens show one pane at a time.
+  const [pane, setPane] = useState<"compose" | "result">("compose");
+  const [advanced, setAdvanced] = useState(false);
 
   useEffect(() => {
     if ([workflows.error, contexts.error].some((e) => e instanceof ApiError && e.code === "unauthorized")) onUnauthorized();
@@ -75,6 +82,10 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   // An output that failed validation names places in the output; pin each to the schema rule for it.
   const outputProblems: FieldProblem[] =
     apiError?.code === "output_invalid" ? apiError.errors.map((e) => ({ path: `/schema${schemaPathFor(schema, e.path)}`, message: `output ${e.path}: ${e.message}` })) : [];
+  const advancedProblems = [...errorsAt("/attachments"), ...errorsAt("/threadId"), ...errorsAt("/callback")];
+  useEffect(() => {
+    if (advancedProblems.length > 0) setAdvanced(true);
+  }, [advancedProblems.length]);
 
   const runNow = useCallback(() => {
     setLocalError(null);
@@ -82,10 +93,14 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     try {
       body = toRequestBody(c);
     } catch (error) {
-      if (error instanceof CompositionError) setLocalError({ path: error.path, message: error.message });
+      if (error instanceof CompositionError) {
+        setLocalError({ path: error.path, message: error.message });
+        setPane("compose");
+      }
       return;
     }
     remember(c);
+    setPane("result");
     void start(c.operation, body);
     if (compareWith) void startB(c.operation, { ...body, workflowSlug: compareWith === "(same)" ? c.workflowSlug : compareWith });
   }, [c, remember, start, startB, compareWith]);
@@ -95,6 +110,15 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     cancelB();
   }, [cancel, cancelB]);
   useShortcuts({ run: runNow, cancel: cancelAll, running });
+  const editSchema = () => {
+    setPane("compose");
+    // After the pane is shown: bring the editor into view and put the caret in it.
+    requestAnimationFrame(() => {
+      const section = document.getElementById("schema-section");
+      section?.scrollIntoView({ block: "start", behavior: "smooth" });
+      section?.querySelector<HTMLTextAreaElement>(".monaco-editor textarea")?.focus();
+    });
+  };
 
   const copy = async (what: CopyTarget) => {
     const operation = OPERATIONS.find((o) => o.value === c.operation)!;
@@ -115,50 +139,96 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
   const estimate = estimateInputTokens(c, selectedWorkflow, contexts.data ?? []);
   const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
+  const describe = (r: RunState) => {
+    const model = r.metadata ? `${r.metadata.model.name || r.metadata.model.tag} (${r.metadata.model.tag})` : workflows.data?.find((w) => w.slug === r.workflowSlug?.split("@")[0])?.model;
+    return [r.workflowSlug, model].filter(Boolean).join(" · ");
+  };
+  const advancedSummary = [
+    c.attachments.length ? `${c.attachments.length} attachment${c.attachments.length === 1 ? "" : "s"}` : null,
+    isStream ? (c.threadId ? `thread ${c.threadId}` : "no thread") : inbox && c.callbackUrl === inbox.url ? "callback to the built-in inbox" : c.callbackUrl ? "callback to your URL" : "no callback",
+  ]
+    .filter(Boolean)
+    .join(" · ");
+  const lastThreadRun = isStream && run.status !== "running" ? run.runId : null;
 
   return (
-    // minmax(0, 1fr): a column never grows past its share for a long word or option inside it.
-    <main className="mx-auto grid max-w-[1600px] grid-cols-[minmax(0,1fr)] gap-6 px-4 py-6 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
-      {client && selectedWorkflow ? <ModelBanner client={client} apiKey={apiKey} alias={selectedWorkflow.model} /> : null}
-      <form
-        aria-label="Compose a run"
-        className="space-y-4"
-        onSubmit={(e) => {
-          e.preventDefault();
-          runNow();
-        }}
-      >
-        <OperationAndWorkflow c={c} update={update} workflows={workflows.data} loading={workflows.isLoading} errorsAt={errorsAt} />
-        <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} fromWorkflow={selectedWorkflow?.contexts} />
-        <InputField c={c} update={update} errorsAt={errorsAt} example={selectedWorkflow?.example} withSchema={isObject} />
-        <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} />
-        {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
-        {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} /> : null}
-        <p className="text-sm text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
-          Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
-        </p>
-        <RunBar
-          canRun={run.status !== "running" && Boolean(c.workflowSlug) && c.input.trim() !== ""}
-          running={running}
-          onCancel={cancelAll}
-          compareWith={compareWith}
-          onCompareWith={setCompareWith}
-          workflows={workflows.data}
-          copied={copied}
-          onCopy={(what) => void copy(what)}
-          history={history}
-          onRestore={setC}
-        />
-      </form>
-      <Results
-        run={run}
-        runB={runB}
-        comparing={compareWith !== "" && runB.status !== "idle"}
-        schema={schema}
-        client={client}
-        apiKey={apiKey}
-        inbox={inboxRunId && inbox && client ? { client, apiKey, inboxId: inbox.id, runId: inboxRunId } : null}
+    // The workspace fills the window under the navigation on wide screens (globals.css), so each pane scrolls on its own.
+    <main data-workspace className="mx-auto flex w-full max-w-[1600px] flex-col lg:min-h-0 lg:flex-1">
+      <h1 className="sr-only">Playground</h1>
+      <Toolbar
+        c={c}
+        update={update}
+        workflows={workflows.data}
+        canRun={run.status !== "running" && Boolean(c.workflowSlug) && c.input.trim() !== ""}
+        running={running}
+        onCancel={cancelAll}
+        status={<RunStatusChip run={run} compact />}
+        compareWith={compareWith}
+        onCompareWith={setCompareWith}
+        copied={copied}
+        onCopy={(what) => void copy(what)}
       />
+      <div role="tablist" aria-label="Playground panes" className="flex border-b border-zinc-200 px-4 lg:hidden dark:border-zinc-800">
+        {(["compose", "result"] as const).map((p) => (
+          <button
+            key={p}
+            type="button"
+            role="tab"
+            id={`pane-tab-${p}`}
+            aria-controls={p === "compose" ? "composition" : "pane-result"}
+            aria-selected={pane === p}
+            onClick={() => setPane(p)}
+            className={`-mb-px border-b-2 px-4 py-2 text-sm font-medium ${pane === p ? "border-blue-700 text-zinc-950 dark:border-blue-400 dark:text-white" : "border-transparent text-zinc-700 dark:text-zinc-300"}`}
+          >
+            {p === "compose" ? "Compose" : "Result"}
+          </button>
+        ))}
+      </div>
+      <div className="grid grid-cols-[minmax(0,1fr)] lg:min-h-0 lg:flex-1 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+        <form
+          id="composition"
+          aria-label="Compose a run"
+          className={`space-y-4 px-4 py-4 lg:overflow-y-auto lg:border-r lg:border-zinc-200 lg:dark:border-zinc-800 ${pane === "compose" ? "" : "hidden lg:block"}`}
+          onSubmit={(e) => {
+            e.preventDefault();
+            runNow();
+          }}
+          onDragOver={(e) => {
+            if (e.dataTransfer.types.includes("Files")) {
+              e.preventDefault();
+              setAdvanced(true);
+            }
+          }}
+        >
+          {client && selectedWorkflow ? <ModelBanner client={client} apiKey={apiKey} alias={selectedWorkflow.model} /> : null}
+          <WorkflowLine c={c} workflows={workflows.data} loading={workflows.isLoading} errorsAt={errorsAt} history={history} onRestore={setC} />
+          <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} fromWorkflow={selectedWorkflow?.contexts} />
+          {isStream && c.threadId && client ? <ThreadTranscript client={client} apiKey={apiKey} threadId={c.threadId} after={lastThreadRun} /> : null}
+          <InputField c={c} update={update} errorsAt={errorsAt} example={selectedWorkflow?.example} withSchema={isObject} />
+          <p className="text-xs text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
+            Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
+          </p>
+          {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} /> : null}
+          <Disclosure title="Advanced" summary={advancedSummary} open={advanced} onToggle={setAdvanced}>
+            <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} />
+            {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
+          </Disclosure>
+        </form>
+        <div id="pane-result" aria-labelledby="pane-tab-result" className={`min-w-0 px-4 py-4 lg:overflow-y-auto ${pane === "result" ? "" : "hidden lg:block"}`}>
+          <Results
+            run={run}
+            runB={runB}
+            comparing={compareWith !== "" && runB.status !== "idle"}
+            schema={schema}
+            describe={describe}
+            onRetry={runNow}
+            onEditSchema={editSchema}
+            client={client}
+            apiKey={apiKey}
+            inbox={inboxRunId && inbox && client ? { client, apiKey, inboxId: inbox.id, runId: inboxRunId } : null}
+          />
+        </div>
+      </div>
     </main>
   );
 }

@@ -1,13 +1,13 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import type { RunState } from "./use-run";
 import { escapePointerSegment } from "@/lib/json/pointer";
-import { estimateTokens } from "@/lib/domain/tokens";
-import { formatDuration } from "@/lib/client/format";
 import { Button } from "../ui/button";
 import { Badge } from "../ui/badge";
+import { JsonView, type JsonMark } from "../ui/json-view";
 import { Panel } from "../ui/panel";
+import { RunStatusChip } from "./run-status";
 
 type Tab = "object" | "tree" | "raw";
 
@@ -16,15 +16,49 @@ interface Props {
   schema: unknown;
   /** Distinguishes the second run when comparing ("B"). */
   suffix?: string;
+  /** What the run is (its workflow and model), when comparing. */
+  subtitle?: ReactNode;
+  /** Places to mark in the output besides its failing ones (a comparison's differences). */
+  marks?: ReadonlyMap<string, JsonMark>;
+}
+
+/**
+ * What a failed object run last produced: the stream's last attempt as far as it went, else the
+ * model's last output the API returned with `output_invalid` (as JSON when it parses).
+ */
+export function lastOutputOf(run: RunState): { value: unknown; raw: string | null } | null {
+  if (run.status !== "error" || run.operation === "generate-text") return null;
+  if (run.snapshot?.value !== undefined && run.snapshot.value !== null) return { value: run.snapshot.value, raw: null };
+  const text = run.error?.lastOutput;
+  if (text === undefined) return null;
+  try {
+    return { value: JSON.parse(text), raw: null };
+  } catch {
+    return { value: undefined, raw: text };
+  }
+}
+
+/** The output's failing places (output_invalid), to mark where they are. */
+function failingMarks(run: RunState): Map<string, JsonMark> {
+  const marks = new Map<string, JsonMark>();
+  if (run.status !== "error" || run.error?.code !== "output_invalid") return marks;
+  for (const p of run.error.errors) {
+    const at = p.path === "/" ? "" : p.path;
+    const note = marks.get(at)?.note;
+    marks.set(at, { tone: "danger", note: note ? `${note}; ${p.message}` : p.message });
+  }
+  return marks;
 }
 
 /** The output: pretty object (live), schema-aware tree with field states, or the raw deltas. */
-export function ResultPanel({ run, schema, suffix }: Props) {
+export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
   const [tab, setTab] = useState<Tab>("object");
   const streaming = run.status === "running";
   const isText = run.operation === "generate-text";
-  const value = run.status === "done" ? (isText ? run.text : run.object) : run.snapshot?.value;
-  const output = value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value, null, 2);
+  const failed = lastOutputOf(run);
+  const value = run.status === "done" ? (isText ? run.text : run.object) : (failed?.value ?? run.snapshot?.value);
+  const output = failed?.raw ?? (value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value, null, 2));
+  const allMarks = useMemo(() => new Map([...(marks ?? []), ...failingMarks(run)]), [marks, run]);
   const download = () => {
     if (output === null) return;
     const url = URL.createObjectURL(new Blob([output], { type: isText ? "text/plain" : "application/json" }));
@@ -34,11 +68,16 @@ export function ResultPanel({ run, schema, suffix }: Props) {
     link.click();
     setTimeout(() => URL.revokeObjectURL(url), 1_000);
   };
+  const title = suffix ? `Result ${suffix}` : "Result";
+  const partial = value !== undefined && (run.status === "cancelled" || (run.status === "error" && run.error?.code !== "output_invalid"));
 
   return (
-    <Panel aria-label={suffix ? `Result ${suffix}` : "Result"}>
+    <Panel aria-label={title}>
       <div className="flex flex-wrap items-center gap-2">
-        <h2 className="mr-auto text-lg font-semibold">{suffix ? `Result ${suffix}` : "Result"}</h2>
+        <h2 className="mr-auto min-w-0 text-lg font-semibold">
+          {title}
+          {subtitle ? <span className="ml-2 text-sm font-normal text-zinc-700 dark:text-zinc-300"> {subtitle}</span> : null}
+        </h2>
         {run.status === "done" && !isText ? (
           <span className="rounded bg-green-100 px-2 py-0.5 text-sm font-medium text-green-900 dark:bg-green-900 dark:text-green-100">Valid against schema</span>
         ) : null}
@@ -74,20 +113,36 @@ export function ResultPanel({ run, schema, suffix }: Props) {
           </div>
         ) : null}
       </div>
-      {run.status !== "idle" ? <RunStatusChip run={run} /> : null}
+      <RunStatusChip run={run} />
+      {failed ? (
+        <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">
+          {run.error?.code === "output_invalid" ? "The model's last output, its failing places marked:" : "What had arrived when the run failed:"}
+        </p>
+      ) : null}
       <div
         role="log"
         tabIndex={0}
         aria-busy={streaming}
         aria-label={suffix ? `Output ${suffix}` : "Output"}
-        className={`mt-3 max-h-[28rem] min-h-32 overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900 ${run.status === "cancelled" || run.status === "error" ? "opacity-60" : ""}`}
+        // A partial output (cancelled, or cut by a failure) is dimmed: grey and dashed, still readable.
+        data-partial={partial || undefined}
+        className={`mt-3 min-h-32 overflow-auto rounded p-3 ${partial ? "border border-dashed border-zinc-400 bg-zinc-100 grayscale dark:border-zinc-600 dark:bg-zinc-900" : "bg-zinc-50 dark:bg-zinc-900"}`}
       >
-        {value === undefined || value === null && run.status === "idle" ? (
-          <p className="text-sm text-zinc-600 dark:text-zinc-400">{run.status === "idle" ? "Run a workflow to see its output here." : run.status === "running" ? "Waiting for the first item…" : ""}</p>
+        {failed?.raw !== undefined && failed.raw !== null ? (
+          <>
+            <p className="mb-2 text-sm text-red-800 dark:text-red-300">It is not JSON{run.error?.errors[0] ? `: ${run.error.errors[0].message}` : ""}.</p>
+            <pre className="whitespace-pre-wrap font-mono text-sm [overflow-wrap:anywhere]" data-testid="result-object">
+              {failed.raw}
+            </pre>
+          </>
+        ) : value === undefined || (value === null && run.status === "idle") ? (
+          <p className="text-sm text-zinc-600 dark:text-zinc-400">
+            {run.status === "idle" ? "Run a workflow to see its output here." : run.status === "running" ? (run.restarts > 0 ? `Attempt ${run.restarts + 1}: waiting for the first item…` : "Waiting for the first item…") : "Nothing had arrived."}
+          </p>
         ) : isText ? (
           <p className="whitespace-pre-wrap text-sm [overflow-wrap:anywhere]">{String(value)}</p>
         ) : tab === "raw" ? (
-          <pre className="whitespace-pre-wrap break-all font-mono text-xs">
+          <pre className="whitespace-pre-wrap break-all font-mono text-sm">
             {run.deltas.map((d, i) => (
               <span key={i} className={i % 2 ? "bg-blue-100 dark:bg-blue-950" : undefined}>
                 {d}
@@ -95,11 +150,9 @@ export function ResultPanel({ run, schema, suffix }: Props) {
             ))}
           </pre>
         ) : tab === "tree" ? (
-          <FieldTree value={value} schema={schema} closed={new Set(run.closed)} streamingPath={run.snapshot?.streamingPath ?? null} final={run.status === "done"} />
+          <FieldTree value={value} schema={schema} closed={new Set(run.closed)} streamingPath={run.snapshot?.streamingPath ?? null} ended={run.status === "done" ? "done" : run.status === "running" ? null : "stopped"} />
         ) : (
-          <pre className="whitespace-pre-wrap font-mono text-sm [overflow-wrap:anywhere]" data-testid="result-object">
-            {JSON.stringify(value, null, 2)}
-          </pre>
+          <JsonView value={value} marks={allMarks} caret={streaming ? (run.snapshot?.streamingPath ?? null) : null} data-testid="result-object" />
         )}
       </div>
       {run.parseError ? <p className="mt-2 text-sm text-amber-800 dark:text-amber-300">The streamed text is not JSON so far: {run.parseError}</p> : null}
@@ -107,66 +160,38 @@ export function ResultPanel({ run, schema, suffix }: Props) {
   );
 }
 
-/**
- * Where the run is, at a glance: while it runs, the time so far (a stream: its first item, the
- * output's tokens so far, estimated, and their rate); after, how it ended and when.
- */
-function RunStatusChip({ run }: { run: RunState }) {
-  const [now, setNow] = useState(() => performance.now());
-  const running = run.status === "running";
-  useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(() => setNow(performance.now()), 100);
-    return () => clearInterval(timer);
-  }, [running]);
-  const end = running ? now : (run.finishedAt ?? now);
-  const elapsed = run.startedAt === null ? null : end - run.startedAt;
-  const streamed = run.deltas.reduce((n, d) => n + d.length, 0);
-  const tokens = run.operation === "stream-object" ? estimateTokens(streamed) : null;
-  const streamingFor = run.firstItemAt === null ? null : end - run.firstItemAt;
-  const parts: string[] = [];
-  const head = { running: run.operation === "stream-object" ? "Streaming" : "Generating", done: "Done", error: "Failed after", cancelled: "Cancelled at", idle: "" }[run.status];
-  parts.push(`${head} ${formatDuration(elapsed)}`);
-  if (run.operation === "stream-object") {
-    parts.push(run.firstItemAt !== null && run.startedAt !== null ? `first item ${formatDuration(run.firstItemAt - run.startedAt)}` : "waiting for the first item");
-    if (tokens) parts.push(`~${tokens} tok${streamingFor && streamingFor > 200 ? ` · ${Math.round(tokens / (streamingFor / 1000))} tok/s` : ""}`);
-  }
-  if (run.restarts > 0) parts.push(`retry ${run.restarts}`);
-  const tone = run.status === "done" ? "success" : run.status === "error" ? "danger" : run.status === "cancelled" ? "warning" : "info";
-  return (
-    <p className="mt-2 flex items-center gap-2 text-sm" data-testid="run-status">
-      {running ? <span className="inline-block h-3 w-3 animate-spin rounded-full border-2 border-zinc-400 border-t-transparent" aria-hidden /> : null}
-      <Badge tone={tone}>{parts.join(" · ")}</Badge>
-    </p>
-  );
-}
-
-type FieldState = "pending" | "streaming" | "done";
+type FieldState = "pending" | "streaming" | "done" | "stopped";
 
 interface TreeProps {
   value: unknown;
   schema: unknown;
   closed: Set<string>;
   streamingPath: string | null;
-  final: boolean;
+  /** How the run ended: every field done, or the unfinished ones stopped; null while it runs. */
+  ended: "done" | "stopped" | null;
 }
 
 /** The partial value as a tree: each field's state, and required fields not written yet. */
-function FieldTree({ value, schema, closed, streamingPath, final }: TreeProps) {
-  const state = (path: string): FieldState =>
-    final || closed.has(path) ? "done" : streamingPath !== null && (streamingPath === path || streamingPath.startsWith(`${path}/`)) ? "streaming" : "pending";
+function FieldTree({ value, schema, closed, streamingPath, ended }: TreeProps) {
+  const state = (path: string): FieldState => {
+    if (ended === "done" || closed.has(path)) return "done";
+    if (ended === "stopped") return "stopped";
+    return streamingPath !== null && (streamingPath === path || streamingPath.startsWith(`${path}/`)) ? "streaming" : "pending";
+  };
   return (
-    <ul className="font-mono text-xs">
-      <Node name="(root)" path="" value={value} schema={schema} state={state} />
+    <ul className="font-mono text-sm">
+      <Node name="(root)" path="" value={value} schema={schema} state={state} ended={ended} />
     </ul>
   );
 }
 
-function Node({ name, path, value, schema, state }: { name: string; path: string; value: unknown; schema: unknown; state: (p: string) => FieldState }) {
+const TONE = { done: "success", streaming: "info", pending: "neutral", stopped: "warning" } as const;
+
+function Node({ name, path, value, schema, state, ended }: { name: string; path: string; value: unknown; schema: unknown; state: (p: string) => FieldState; ended: TreeProps["ended"] }) {
   const s = schema as { properties?: Record<string, unknown>; required?: string[]; items?: unknown } | undefined;
   const fieldState = state(path);
   const badge = (
-    <Badge className="ml-2" tone={fieldState === "done" ? "success" : fieldState === "streaming" ? "info" : "neutral"}>
+    <Badge className="ml-2" tone={TONE[fieldState]}>
       {fieldState}
     </Badge>
   );
@@ -179,13 +204,13 @@ function Node({ name, path, value, schema, state }: { name: string; path: string
         {badge}
         <ul className="ml-4 border-l border-zinc-300 pl-2 dark:border-zinc-700">
           {entries.map(([k, v]) => (
-            <Node key={k} name={k} path={`${path}/${escapePointerSegment(k)}`} value={v} schema={Array.isArray(value) ? s?.items : s?.properties?.[k]} state={state} />
+            <Node key={k} name={k} path={`${path}/${escapePointerSegment(k)}`} value={v} schema={Array.isArray(value) ? s?.items : s?.properties?.[k]} state={state} ended={ended} />
           ))}
           {missing.map((k) => (
             <li key={`missing-${k}`} className="text-zinc-600 dark:text-zinc-400">
               {k}{" "}
               <Badge className="ml-2" tone="warning">
-                required, not written yet
+                {ended === "stopped" ? "required, never written" : "required, not written yet"}
               </Badge>
             </li>
           ))}
@@ -194,7 +219,7 @@ function Node({ name, path, value, schema, state }: { name: string; path: string
     );
   }
   return (
-    <li>
+    <li className="[overflow-wrap:anywhere]">
       {name}: <span>{JSON.stringify(value)}</span>
       {badge}
     </li>

@@ -2,22 +2,27 @@
 
 import type { ApiClient, ApiError } from "@/lib/client/api";
 import { ERROR_CODES } from "@/lib/errors";
+import { Button } from "../ui/button";
 import { ErrorAlert } from "../ui/panel";
-import { Comparison } from "./comparison";
+import { Comparison, differenceMarks } from "./comparison";
 import { InboxPanel } from "./inbox-panel";
 import { MetadataPanel } from "./metadata-panel";
 import { ResultPanel } from "./result-panel";
 import type { RunState } from "./use-run";
 
-/** Request fields the composer shows errors beside; a problem elsewhere is shown above the results. */
+/** Request fields the composer shows errors beside; a problem elsewhere is listed in the headline. */
 const PLACED = /^\/(schema|input|workflowSlug|contextSlugs|threadId|attachments|callback|type)/;
 
-/** The result column: status for screen readers, the error, the result(s) and metadata, the inbox. */
+/** The result pane: status for screen readers, a failure's headline, the result(s) and metadata, the inbox. */
 export function Results(props: {
   run: RunState;
   runB: RunState;
   comparing: boolean;
   schema: unknown;
+  /** The workflow and model a run is on, for the comparison's column headers. */
+  describe(run: RunState): string;
+  onRetry(): void;
+  onEditSchema(): void;
   /** Reads a failed run's record: its usage and timing are shown as for a finished one. */
   client: ApiClient | null;
   apiKey: string | null;
@@ -28,25 +33,26 @@ export function Results(props: {
   const apiError = run.status === "error" ? run.error : null;
   const status =
     run.status === "running" ? "Generating…" : run.status === "done" ? "Complete" : run.status === "error" ? `Failed: ${run.error?.detail ?? ""}` : run.status === "cancelled" ? "Cancelled" : "";
+  const marks = comparing ? differenceMarks(run, runB) : null;
   return (
-    <div className="space-y-4">
+    <div className="space-y-4 @container">
       <p role="status" aria-live="polite" className="sr-only">
         {status}
       </p>
-      <RunError error={apiError} />
+      <RunError error={apiError} running={run.status === "running"} onRetry={props.onRetry} onEditSchema={props.onEditSchema} />
       {comparing ? (
         <>
-          <div className="grid gap-4 xl:grid-cols-2">
-            <div className="space-y-4">
-              <ResultPanel run={run} schema={schema} suffix="A" />
+          <Comparison a={run} b={runB} />
+          <div className="grid gap-4 @3xl:grid-cols-2">
+            <div className="min-w-0 space-y-4">
+              <ResultPanel run={run} schema={schema} suffix="A" subtitle={props.describe(run)} marks={marks?.a} />
               <MetadataPanel run={run} suffix="A" {...record} />
             </div>
-            <div className="space-y-4">
-              <ResultPanel run={runB} schema={schema} suffix="B" />
+            <div className="min-w-0 space-y-4">
+              <ResultPanel run={runB} schema={schema} suffix="B" subtitle={props.describe(runB)} marks={marks?.b} />
               <MetadataPanel run={runB} suffix="B" {...record} />
             </div>
           </div>
-          <Comparison a={run} b={runB} />
         </>
       ) : (
         <>
@@ -59,35 +65,56 @@ export function Results(props: {
   );
 }
 
-/** A failed run: its code and every problem when some are not shown beside a field, else the detail. */
-function RunError({ error }: { error: ApiError | null }) {
+/**
+ * A failed run's headline: what happened in words, its code, status and run id, what to do next
+ * (Retry; Edit schema when the schema or the output's shape is at fault), and every problem that is
+ * not already shown beside its field.
+ */
+function RunError({ error, running, onRetry, onEditSchema }: { error: ApiError | null; running: boolean; onRetry(): void; onEditSchema(): void }) {
   if (!error) return null;
-  const unplaced = error.code !== "unauthorized" && (error.errors.length === 0 || error.errors.some((p) => !PLACED.test(p.path)));
-  if (!unplaced) {
+  if (error.code === "unauthorized") {
     return (
       <p role="alert" className="text-sm text-red-800 dark:text-red-300">
         {error.detail}
       </p>
     );
   }
+  const unplaced = error.errors.filter((p) => !PLACED.test(p.path));
+  const aboutSchema = error.code === "output_invalid" || error.errors.some((p) => p.path.startsWith("/schema"));
+  const elsewhere = error.errors.length - unplaced.length;
   return (
     <ErrorAlert>
-      <p className="font-semibold">{ERROR_CODES[error.code as keyof typeof ERROR_CODES]?.title ?? "The run failed"}</p>
-      <p>{error.detail}</p>
-      <p className="mt-1 text-xs opacity-80">
+      <div className="flex flex-wrap items-start gap-2">
+        <div className="mr-auto min-w-0">
+          <p className="text-base font-semibold">{ERROR_CODES[error.code as keyof typeof ERROR_CODES]?.title ?? "The run failed"}</p>
+          <p>{error.detail}</p>
+        </div>
+        <div className="flex gap-2">
+          <Button size="md" onClick={onRetry} disabled={running}>
+            Retry
+          </Button>
+          {aboutSchema ? (
+            <Button size="md" onClick={onEditSchema}>
+              Edit schema
+            </Button>
+          ) : null}
+        </div>
+      </div>
+      <p className="mt-1 text-xs opacity-80 [overflow-wrap:anywhere]">
         <code>{error.code}</code>
         {error.status ? ` · HTTP ${error.status}` : ""}
         {error.runId ? ` · run ${error.runId}` : ""}
       </p>
-      {error.errors.length > 0 ? (
-        <ul className="mt-1 list-disc pl-5">
-          {error.errors.map((p, i) => (
+      {unplaced.length > 0 ? (
+        <ul className="mt-1 list-disc pl-5 [overflow-wrap:anywhere]">
+          {unplaced.map((p, i) => (
             <li key={i}>
               <code>{p.path}</code>: {p.message}
             </li>
           ))}
         </ul>
       ) : null}
+      {elsewhere > 0 ? <p className="mt-1">{elsewhere === 1 ? "One problem is" : `${elsewhere} problems are`} marked beside the field it concerns.</p> : null}
     </ErrorAlert>
   );
 }

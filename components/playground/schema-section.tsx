@@ -18,7 +18,7 @@ export function SchemaSection({ schemaText, workflowSlug, onChange, problems, on
   const [exampleText, setExampleText] = useState("");
   const [exampleError, setExampleError] = useState<FieldProblem | null>(null);
   return (
-    <section aria-label="Schema" className="space-y-2">
+    <section id="schema-section" aria-label="Schema" className="scroll-mt-20 space-y-2">
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="mr-auto text-sm font-medium">Schema</h2>
         <label htmlFor="template" className="sr-only">

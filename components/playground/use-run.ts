@@ -9,6 +9,8 @@ import { PartialJsonParser, type PartialSnapshot } from "@/lib/json/partial";
 export interface RunState {
   status: "idle" | "running" | "done" | "error" | "cancelled";
   operation: Operation | null;
+  /** The workflow the run was asked for, as given (`slug`, `slug@4`). */
+  workflowSlug: string | null;
   runId: string | null;
   startedAt: number | null;
   firstItemAt: number | null;
@@ -28,6 +30,7 @@ export interface RunState {
 const IDLE: RunState = {
   status: "idle",
   operation: null,
+  workflowSlug: null,
   runId: null,
   startedAt: null,
   firstItemAt: null,
@@ -74,7 +77,7 @@ export function useRun(client: ApiClient | null) {
       abortRef.current?.abort();
       const controller = new AbortController();
       abortRef.current = controller;
-      live.current = { ...IDLE, status: "running", operation, startedAt: performance.now() };
+      live.current = { ...IDLE, status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
       publish(true);
       const finish = (patch: Partial<RunState>) => {
         live.current = { ...live.current, ...patch, finishedAt: performance.now() };

@@ -10,6 +10,7 @@ import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
 import { SaveAsCase } from "../suites/save-as-case";
 import { RunActions } from "./run-actions";
+import { Page } from "../ui/page";
 
 export function RunDetailPage({ id }: { id: string }) {
   return <RequireKey>{(client, apiKey) => <RunDetail client={client} apiKey={apiKey} id={id} />}</RequireKey>;
@@ -19,15 +20,15 @@ const OPERATION: Record<RunSummary["operation"], Operation> = { "generate.object
 
 function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; id: string }) {
   const run = useQuery({ queryKey: queryKeys.run(apiKey, id), queryFn: ({ signal }) => client.getRun(id, signal) });
-  if (run.isLoading) return <main className="px-4 py-6">Loading…</main>;
+  if (run.isLoading) return <Page>Loading…</Page>;
   if (run.error || !run.data)
     return (
-      <main className="mx-auto max-w-4xl px-4 py-6">
+      <Page width="narrow">
         <h1 className="text-2xl font-semibold">Run {id}</h1>
         <p role="alert" className="mt-3 text-sm text-red-700 dark:text-red-400">
           {(run.error as Error)?.message ?? "Not found"}
         </p>
-      </main>
+      </Page>
     );
   const r = run.data;
   const reopen = toPermalinkHash({
@@ -40,7 +41,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
   });
   const block = "mt-2 overflow-auto rounded bg-zinc-50 p-3 font-mono text-xs whitespace-pre-wrap dark:bg-zinc-900";
   return (
-    <main className="mx-auto max-w-5xl px-4 py-6">
+    <Page>
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="mr-auto text-2xl font-semibold">
           Run <span className="font-mono">{r.id}</span>
@@ -115,7 +116,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
       ) : (
         <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{r.operation === "stream.object" ? "Streamed runs have no callback." : "No callback event yet."}</p>
       )}
-    </main>
+    </Page>
   );
 }
 

@@ -10,6 +10,7 @@ import { RequireKey } from "../require-key";
 import { Badge, statusTone } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Select } from "../ui/field";
+import { Page } from "../ui/page";
 
 export function RunsPage() {
   return <RequireKey>{(client, apiKey) => <RunsList client={client} apiKey={apiKey} />}</RequireKey>;
@@ -40,7 +41,7 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   const set = (key: keyof typeof filters) => (e: React.ChangeEvent<HTMLSelectElement>) => setFilters((f) => ({ ...f, [key]: e.target.value || undefined }));
 
   return (
-    <main className="mx-auto max-w-[1600px] px-4 py-6">
+    <Page width="full">
       <h1 className="text-2xl font-semibold">Runs</h1>
       <div className="mt-4 flex flex-wrap gap-4" role="group" aria-label="Filters">
         <label className="text-sm">
@@ -109,6 +110,6 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
           </Button>
         ) : null}
       </div>
-    </main>
+    </Page>
   );
 }

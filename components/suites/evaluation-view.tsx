@@ -110,7 +110,7 @@ export function EvaluationView({ report, onCancel }: { report: EvaluationReport;
                 </th>
                 <td className="py-1 pr-3 whitespace-nowrap">
                   {c.runs.length === 0 ? (
-                    <span className="text-zinc-500">pending</span>
+                    <span className="text-zinc-600 dark:text-zinc-400">pending</span>
                   ) : (
                     c.runs.map((run) => (
                       <span key={run.repeat} className="mr-1">

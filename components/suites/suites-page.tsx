@@ -13,6 +13,7 @@ import { Field, Select, TextInput } from "../ui/field";
 import { ErrorAlert } from "../ui/panel";
 import { EvaluationComparison, EvaluationView } from "./evaluation-view";
 import { SuiteEditor } from "./suite-editor";
+import { Page } from "../ui/page";
 
 export function SuitesPage() {
   return <RequireKey>{(client, apiKey) => <Suites client={client} apiKey={apiKey} />}</RequireKey>;
@@ -38,7 +39,7 @@ function Suites({ client, apiKey }: { client: ApiClient; apiKey: string }) {
     setSelected(slug);
   };
   return (
-    <main className="mx-auto max-w-[1600px] px-4 py-6">
+    <Page width="full">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-2xl font-semibold">Test suites</h1>
         <Button
@@ -85,7 +86,7 @@ function Suites({ client, apiKey }: { client: ApiClient; apiKey: string }) {
           {selected && !creating ? <SuiteDetail key={selected} client={client} apiKey={apiKey} slug={selected} onSaved={open} /> : null}
         </div>
       </div>
-    </main>
+    </Page>
   );
 }
 

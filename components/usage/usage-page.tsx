@@ -10,6 +10,7 @@ import { Field, Select } from "../ui/field";
 import { ErrorAlert, Panel } from "../ui/panel";
 import { TableHead } from "../ui/table-head";
 import { UsageChart } from "./usage-chart";
+import { Page } from "../ui/page";
 
 const RANGES = { "24h": { label: "Last 24 hours", ms: 86_400_000 }, "7d": { label: "Last 7 days", ms: 7 * 86_400_000 }, "30d": { label: "Last 30 days", ms: 30 * 86_400_000 } } as const;
 type Range = keyof typeof RANGES;
@@ -30,7 +31,7 @@ function Usage({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   const report = useQuery({ queryKey: queryKeys.usage(apiKey, params), queryFn: ({ signal }) => client.usage(params, signal), refetchInterval: 30_000 });
   const totals = report.data?.groups.reduce((t, g) => ({ runs: t.runs + g.runs, errors: t.errors + g.errors, cost: t.cost + Number(g.costUsd) }), { runs: 0, errors: 0, cost: 0 });
   return (
-    <main className="mx-auto max-w-5xl px-4 py-6">
+    <Page>
       <h1 className="text-2xl font-semibold">Usage</h1>
       <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{admin ? "Every key's finished runs." : "This key's finished runs."}</p>
       <div className="mt-4 flex flex-wrap gap-4">
@@ -101,6 +102,6 @@ function Usage({ client, apiKey }: { client: ApiClient; apiKey: string }) {
           </table>
         </div>
       ) : null}
-    </main>
+    </Page>
   );
 }

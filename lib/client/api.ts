@@ -7,6 +7,7 @@ import { createParser } from "eventsource-parser";
 import type { z } from "zod";
 import type { labelsSchema, replaySchema, shareSchema, workflowDiffSchema, workflowVersionsSchema } from "../api/lifecycle";
 import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
+import type { threadSchema } from "../api/responses";
 import type { CreateEvaluationRequest, EvaluationReport, EvaluationSummary, SuiteDocument } from "../api/suites";
 import type { LimitsView, Quota } from "../domain/limits";
 import type { RunMetadata } from "../domain/runs";
@@ -48,14 +49,16 @@ export class ApiError extends Error {
     readonly detail: string,
     readonly errors: FieldProblem[] = [],
     readonly runId?: string,
+    /** output_invalid: what the model last returned, which `errors` describe. */
+    readonly lastOutput?: string,
   ) {
     super(detail);
     this.name = "ApiError";
   }
 
   static fromProblem(status: number, body: unknown): ApiError {
-    const p = (body ?? {}) as { code?: string; detail?: string; title?: string; errors?: FieldProblem[]; runId?: string };
-    return new ApiError(status, p.code ?? `http_${status}`, p.detail ?? p.title ?? `HTTP ${status}`, p.errors ?? [], p.runId);
+    const p = (body ?? {}) as { code?: string; detail?: string; title?: string; errors?: FieldProblem[]; runId?: string; lastOutput?: unknown };
+    return new ApiError(status, p.code ?? `http_${status}`, p.detail ?? p.title ?? `HTTP ${status}`, p.errors ?? [], p.runId, typeof p.lastOutput === "string" ? p.lastOutput : undefined);
   }
 }
 
@@ -97,7 +100,7 @@ export interface RunSummary {
   attachments: Record<string, unknown>[];
   callback: { url: string; customProperties?: Record<string, unknown> } | null;
   output: unknown;
-  error: { code: string; detail: string; errors?: FieldProblem[] } | null;
+  error: { code: string; detail: string; errors?: FieldProblem[]; lastOutput?: string } | null;
   metadata: RunMetadata;
   attempts: number;
   /** How the output was held to the schema: grammar, grammar+validate, provider, prompt, none. */
@@ -157,6 +160,7 @@ export type WorkflowVersions = z.infer<typeof workflowVersionsSchema>;
 export type WorkflowLabels = z.infer<typeof labelsSchema>;
 export type WorkflowDiff = z.infer<typeof workflowDiffSchema>;
 export type Replay = z.infer<typeof replaySchema>;
+export type ThreadView = z.infer<typeof threadSchema>;
 export type Share = z.infer<typeof shareSchema>;
 
 export interface ApiClient {
@@ -181,6 +185,8 @@ export interface ApiClient {
   listContexts(signal?: AbortSignal): Promise<ContextSummary[]>;
   listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
   getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
+  /** A thread's turns; null when there is none yet (404: its first run has not ended). */
+  getThread(id: string, signal?: AbortSignal): Promise<ThreadView | null>;
   createInbox(signal?: AbortSignal): Promise<{ id: string; url: string }>;
   me(signal?: AbortSignal): Promise<{ keyId: string; name: string; admin: boolean; limits: LimitsView; quotas: Quota[] }>;
   listKeys(signal?: AbortSignal): Promise<ApiKeyView[]>;
@@ -259,6 +265,14 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
       return getJson(`/api/v1/runs?${query}`, signal);
     },
     getRun: (id, signal) => getJson(`/api/v1/runs/${encodeURIComponent(id)}`, signal),
+    getThread: async (id, signal) => {
+      try {
+        return await getJson<ThreadView>(`/api/v1/threads/${encodeURIComponent(id)}`, signal);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return null;
+        throw error;
+      }
+    },
     createInbox: (signal) => postJson("/api/v1/inbox", {}, signal),
     me: (signal) => getJson("/api/v1/me", signal),
     listKeys: async (signal) => (await getJson<{ keys: ApiKeyView[] }>("/api/v1/keys", signal)).keys,

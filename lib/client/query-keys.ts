@@ -7,6 +7,7 @@ export const queryKeys = {
   workflowDiff: (key: string, slug: string, from: string, to: string) => [...queryKeys.all, key, "workflow-diff", slug, from, to] as const,
   contexts: (key: string) => [...queryKeys.all, key, "contexts"] as const,
   runs: (key: string, filters: Record<string, string | undefined>) => [...queryKeys.all, key, "runs", filters] as const,
+  thread: (key: string, id: string) => [...queryKeys.all, key, "thread", id] as const,
   run: (key: string, id: string) => [...queryKeys.all, key, "run", id] as const,
   usage: (key: string, params: Record<string, string | undefined>) => [...queryKeys.all, key, "usage", params] as const,
   keys: (key: string) => [...queryKeys.all, key, "keys"] as const,

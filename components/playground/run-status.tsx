@@ -1,0 +1,54 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { estimateTokens } from "@/lib/domain/tokens";
+import { formatDuration } from "@/lib/client/format";
+import { Badge } from "../ui/badge";
+import type { RunState } from "./use-run";
+
+/**
+ * Where the run is, at a glance: while it runs, the time so far (a stream: its first item, the
+ * output's tokens so far, estimated, and their rate); after, how it ended and when.
+ */
+export function RunStatusChip({ run, compact = false }: { run: RunState; compact?: boolean }) {
+  const [now, setNow] = useState(() => performance.now());
+  const running = run.status === "running";
+  useEffect(() => {
+    if (!running) return;
+    const timer = setInterval(() => setNow(performance.now()), 100);
+    return () => clearInterval(timer);
+  }, [running]);
+  const end = running ? now : (run.finishedAt ?? now);
+  const elapsed = run.startedAt === null ? null : end - run.startedAt;
+  const streamed = run.deltas.reduce((n, d) => n + d.length, 0);
+  const tokens = run.operation === "stream-object" ? estimateTokens(streamed) : null;
+  const streamingFor = run.firstItemAt === null ? null : end - run.firstItemAt;
+  if (run.status === "idle") {
+    return (
+      <p className={`${compact ? "" : "mt-2 "}flex items-center gap-2 text-sm`} data-testid="run-status">
+        <Badge>Ready · nothing run yet</Badge>
+      </p>
+    );
+  }
+  const parts: string[] = [];
+  const head = { running: run.operation === "stream-object" ? "Streaming" : "Generating", done: "Done", error: "Failed after", cancelled: "Cancelled at", idle: "" }[run.status];
+  parts.push(`${head} ${formatDuration(elapsed)}`);
+  if (run.operation === "stream-object") {
+    parts.push(run.firstItemAt !== null && run.startedAt !== null ? `first item ${formatDuration(run.firstItemAt - run.startedAt)}` : "waiting for the first item");
+    if (run.metadata) parts.push(`${run.metadata.outputTokens} tok`);
+    else if (tokens) parts.push(`~${tokens} tok${streamingFor && streamingFor > 200 ? ` · ${Math.round(tokens / (streamingFor / 1000))} tok/s` : ""}`);
+  } else if (run.metadata) {
+    parts.push(`${run.metadata.outputTokens} tok`);
+  }
+  if (run.restarts > 0) parts.push(`retry ${run.restarts}`);
+  const tone = run.status === "done" ? "success" : run.status === "error" ? "danger" : run.status === "cancelled" ? "warning" : "info";
+  return (
+    <p className={`${compact ? "" : "mt-2 "}flex min-w-0 items-center gap-2 text-sm`} data-testid="run-status">
+      {running ? <span className="inline-block h-3 w-3 animate-spin rounded-full border-2 border-zinc-400 border-t-transparent" aria-hidden /> : null}
+      <Badge tone={tone} className={compact ? "truncate" : ""}>
+        {parts.join(" · ")}
+      </Badge>
+    </p>
+  );
+}
+

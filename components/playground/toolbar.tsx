@@ -1,0 +1,104 @@
+"use client";
+
+import type { ReactNode } from "react";
+import type { WorkflowSummary } from "@/lib/client/api";
+import { OPERATIONS, type Composition, type Operation } from "@/lib/client/composition";
+import { Button } from "../ui/button";
+import { MenuButton } from "../ui/disclosure";
+import { Select } from "../ui/field";
+
+export type CopyTarget = "curl" | "fetch" | "link";
+type Update = <K extends keyof Composition>(key: K, value: Composition[K]) => void;
+
+const COPY_LABELS: Record<CopyTarget, string> = { curl: "Copy as curl", fetch: "Copy as fetch", link: "Copy permalink" };
+
+/**
+ * The playground's bar, always in view: what runs (operation, workflow), Run and Cancel, the run's
+ * status (on narrow screens, where the result may be on the other tab), Compare, and Code.
+ */
+export function Toolbar(props: {
+  c: Composition;
+  update: Update;
+  workflows: WorkflowSummary[] | undefined;
+  canRun: boolean;
+  running: boolean;
+  onCancel(): void;
+  status: ReactNode;
+  compareWith: string;
+  onCompareWith(value: string): void;
+  copied: CopyTarget | null;
+  onCopy(what: CopyTarget): void;
+}) {
+  const { c, update, workflows } = props;
+  // `slug@4` or `slug@staging` (from "Try this version") is offered as it is.
+  const pinned = c.workflowSlug.includes("@") ? c.workflowSlug : null;
+  return (
+    <div role="toolbar" aria-label="Run" className="sticky top-0 z-20 border-b border-zinc-200 bg-white/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
+      <div className="flex flex-wrap items-center gap-x-3 gap-y-2 px-4 py-2">
+        <div className="flex min-w-0 flex-1 basis-full items-center gap-2 sm:basis-auto sm:flex-none">
+          <label htmlFor="operation" className="sr-only">
+            Operation
+          </label>
+          <Select id="operation" compact className="min-w-0 flex-1 sm:flex-none" value={c.operation} onChange={(e) => update("operation", e.target.value as Operation)}>
+            {OPERATIONS.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </Select>
+          <label htmlFor="workflow" className="sr-only">
+            Workflow
+          </label>
+          <Select id="workflow" compact className="min-w-0 flex-1 sm:w-64 sm:flex-none" value={c.workflowSlug} onChange={(e) => update("workflowSlug", e.target.value)} aria-describedby="workflow-help workflow-error">
+            {workflows?.length === 0 ? <option value="">No workflows configured</option> : null}
+            {pinned ? <option value={pinned}>{pinned} (this version)</option> : null}
+            {workflows?.map((w) => (
+              <option key={w.slug} value={w.slug}>
+                {w.slug} ({w.model})
+              </option>
+            ))}
+          </Select>
+        </div>
+        <Button type="submit" form="composition" variant="primary" disabled={!props.canRun} aria-keyshortcuts="Control+Enter Meta+Enter" className="px-4">
+          Run <kbd aria-hidden className="ml-1 font-sans text-xs opacity-80">⌘↵</kbd>
+        </Button>
+        {props.running ? (
+          <Button onClick={props.onCancel} aria-keyshortcuts="Escape">
+            Cancel
+          </Button>
+        ) : null}
+        <div className="min-w-0 lg:hidden">{props.status}</div>
+        <div className="ml-auto flex items-center gap-2">
+          <label htmlFor="compare" className="text-sm whitespace-nowrap">
+            Compare with
+          </label>
+          <Select id="compare" compact className="max-w-36 sm:max-w-48" value={props.compareWith} onChange={(e) => props.onCompareWith(e.target.value)}>
+            <option value="">nothing</option>
+            <option value="(same)">the same workflow again</option>
+            {workflows?.map((w) => (
+              <option key={w.slug} value={w.slug}>
+                {w.slug}
+              </option>
+            ))}
+          </Select>
+          <MenuButton label="Code">
+            {(close) =>
+              (["curl", "fetch", "link"] as const).map((what) => (
+                <Button
+                  key={what}
+                  className="w-full border-0 text-left"
+                  onClick={() => {
+                    props.onCopy(what);
+                    setTimeout(close, 600);
+                  }}
+                >
+                  {props.copied === what ? "Copied" : COPY_LABELS[what]}
+                </Button>
+              ))
+            }
+          </MenuButton>
+        </div>
+      </div>
+    </div>
+  );
+}
