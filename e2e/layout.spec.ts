@@ -150,6 +150,46 @@ for (const size of SIZES) {
       await page.screenshot({ path: `${SHOTS}/state-${size.name}-cancelled.png` });
     });
 
+    test("runs as a trace table: searched, filtered, a row opens the run, whose page shows what the model returned", async ({ page }) => {
+      // A failed run to find, made as a program would.
+      const marker = `trace-${size.name}-${Date.now()}`;
+      const failed = await page.request.post(`${BASE()}/api/v1/generate/object`, {
+        headers: { "api-key": KEY() },
+        data: { input: `Invoice ${marker}`, type: "event", workflowSlug: "no-retry", schema: STRICT_SCHEMA, callback: { url: "https://example.com/hook" } },
+      });
+      expect(failed.status()).toBe(502);
+      const p = new PlaygroundPage(page);
+      await p.open();
+      await p.signIn();
+      await page.getByRole("link", { name: "Runs", exact: true }).click();
+      await page.getByLabel("Search runs").fill(marker);
+      const rows = page.getByRole("region", { name: "Runs table" }).getByRole("row");
+      await expect(rows).toHaveCount(2); // the header and the one run
+      await expect(rows.nth(1)).toContainText("failed");
+      await expect(rows.nth(1)).toContainText(/just now|min ago/);
+      await page.getByRole("button", { name: "Succeeded" }).click();
+      await expect(page.getByText("No runs match.")).toBeVisible();
+      await page.getByRole("button", { name: "Failed" }).click();
+      await expect(rows).toHaveCount(2);
+      await expectNoSidewaysScroll(page);
+      await expectAccessible(page);
+      await page.screenshot({ path: `${SHOTS}/runs-${size.name}.png` });
+      await rows.nth(1).locator("td").first().click();
+      await expect(page.getByRole("heading", { level: 1 })).toContainText("failed");
+      await expect(page.getByRole("alert").filter({ hasText: "The model did not produce valid output" })).toBeVisible();
+      const output = page.getByRole("region", { name: "Output" });
+      await expect(output).toContainText("What the model returned");
+      await expect(output.locator('[data-path="/number"][data-mark="danger"]')).toContainText('"text"');
+      await expect(page.getByRole("region", { name: "Input" })).toContainText(marker);
+      await page.getByRole("tab", { name: "Schema" }).click();
+      await expect(page.getByRole("tabpanel", { name: "Schema" })).toContainText("^INV-[0-9]+$");
+      await page.getByRole("tab", { name: "Deliveries" }).click();
+      await expect(page.getByRole("tabpanel", { name: "Deliveries" })).toContainText("example.com/hook");
+      await expectNoSidewaysScroll(page);
+      await expectAccessible(page);
+      await page.screenshot({ path: `${SHOTS}/run-detail-${size.name}.png`, fullPage: true });
+    });
+
     test("compare: columns named by workflow and model, deltas on top, differences marked in both outputs", async ({ page }) => {
       const p = new PlaygroundPage(page);
       await p.open();

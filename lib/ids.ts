@@ -1,6 +1,6 @@
 import "server-only";
 import { randomBytes, randomFillSync } from "node:crypto";
-import { monotonicFactory } from "ulid";
+import { encodeTime, monotonicFactory } from "ulid";
 
 /**
  * ulid's own source of randomness calls crypto.getRandomValues once per character (16 times an id,
@@ -23,6 +23,9 @@ const nextUlid = monotonicFactory(random);
 
 /** Run ids sort by creation time (ULID), so listing newest-first and cursor paging use the id alone. */
 export const newRunId = (): string => `run_${nextUlid()}`;
+
+/** The lowest run id a run created at `ms` (epoch milliseconds) can have: a time bound as an id bound. */
+export const runIdAt = (ms: number): string => `run_${encodeTime(Math.max(0, Math.min(ms, 2 ** 48 - 1)), 10)}${"0".repeat(16)}`;
 
 /** Evaluations of test suites sort by creation too (the suite's newest is its baseline "latest"). */
 export const newEvaluationId = (): string => `eval_${nextUlid()}`;

@@ -4,13 +4,20 @@ import { TableHead } from "../ui/table-head";
 import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ApiClient, RunSummary } from "@/lib/client/api";
-import { emptyComposition, toPermalinkHash, type Operation } from "@/lib/client/composition";
-import { formatDuration, formatUsd } from "@/lib/client/format";
+import { useState } from "react";
+import { emptyComposition, OPERATIONS, toPermalinkHash, toRequestBody, type Operation } from "@/lib/client/composition";
+import { formatAgo, formatDuration, formatUsd } from "@/lib/client/format";
+import { toCurl } from "@/lib/client/snippets";
+import { ERROR_CODES } from "@/lib/errors";
 import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
 import { SaveAsCase } from "../suites/save-as-case";
 import { RunActions } from "./run-actions";
+import { Badge, statusTone } from "../ui/badge";
+import { Button } from "../ui/button";
+import { JsonView, type JsonMark } from "../ui/json-view";
 import { Page } from "../ui/page";
+import { ErrorAlert, Panel } from "../ui/panel";
 
 export function RunDetailPage({ id }: { id: string }) {
   return <RequireKey>{(client, apiKey) => <RunDetail client={client} apiKey={apiKey} id={id} />}</RequireKey>;
@@ -20,6 +27,7 @@ const OPERATION: Record<RunSummary["operation"], Operation> = { "generate.object
 
 function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; id: string }) {
   const run = useQuery({ queryKey: queryKeys.run(apiKey, id), queryFn: ({ signal }) => client.getRun(id, signal) });
+  const [copied, setCopied] = useState<"id" | "curl" | null>(null);
   if (run.isLoading) return <Page>Loading…</Page>;
   if (run.error || !run.data)
     return (
@@ -31,92 +39,240 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
       </Page>
     );
   const r = run.data;
-  const reopen = toPermalinkHash({
+  const composition = {
     ...emptyComposition(r.schema ? JSON.stringify(r.schema, null, 2) : "{}"),
     operation: OPERATION[r.operation],
-    workflowSlug: r.workflowSlug,
+    workflowSlug: r.workflowVersion && r.workflowVersion !== "config" ? `${r.workflowSlug}@${r.workflowVersion}` : r.workflowSlug,
     contextSlugs: r.contextSlugs,
     input: r.input,
     ...(r.callback ? { callbackUrl: r.callback.url, customPropertiesText: JSON.stringify(r.callback.customProperties ?? {}) } : {}),
-  });
-  const block = "mt-2 overflow-auto rounded bg-zinc-50 p-3 font-mono text-xs whitespace-pre-wrap dark:bg-zinc-900";
+  };
+  const reopen = toPermalinkHash({ ...composition, workflowSlug: r.workflowSlug });
+  const copyCurl = async () => {
+    let body: Record<string, unknown> = {};
+    try {
+      body = toRequestBody(composition);
+    } catch {
+      // As far as it goes.
+    }
+    const operation = OPERATIONS.find((o) => o.value === composition.operation)!;
+    await navigator.clipboard.writeText(toCurl({ origin: window.location.origin, path: operation.path, body, accept: r.operation === "stream.object" ? "text/event-stream" : undefined }));
+    setCopied("curl");
+    setTimeout(() => setCopied(null), 2_000);
+  };
+  const copyId = async () => {
+    await navigator.clipboard.writeText(r.id);
+    setCopied("id");
+    setTimeout(() => setCopied(null), 2_000);
+  };
+  const block = "overflow-auto rounded bg-zinc-50 p-3 font-mono text-sm whitespace-pre-wrap [overflow-wrap:anywhere] dark:bg-zinc-900";
+  const facts: [string, string][] = [
+    ["Workflow", `${r.workflowSlug}${r.workflowVersion ? `@${r.workflowVersion}` : ""}${r.workflowLabel ? ` (${r.workflowLabel})` : ""}`],
+    ["Model", `${r.metadata.model.name || "—"} (${r.metadata.model.tag})`],
+    ["Tokens", `${r.metadata.inputTokens} in → ${r.metadata.outputTokens} out`],
+    ["Cost", formatUsd(r.metadata.cost)],
+    ["Duration", formatDuration(r.metadata.durationInMs)],
+    ["Attempts", String(r.attempts)],
+  ];
   return (
-    <Page>
+    <Page width="wide">
       <div className="flex flex-wrap items-center gap-3">
-        <h1 className="mr-auto text-2xl font-semibold">
-          Run <span className="font-mono">{r.id}</span>
+        <h1 className="mr-auto min-w-0 text-2xl font-semibold">
+          Run <span className="font-mono text-xl [overflow-wrap:anywhere]">{r.id}</span>{" "}
+          <Badge tone={statusTone(r.status)} className="align-middle text-sm">
+            {r.status}
+          </Badge>
         </h1>
-        <Link href={`/${reopen}`} className="rounded bg-blue-700 px-3 py-1.5 text-sm text-white">
+        <Button onClick={() => void copyId()}>{copied === "id" ? "Copied" : "Copy run id"}</Button>
+        <Button onClick={() => void copyCurl()}>{copied === "curl" ? "Copied" : "Copy as curl"}</Button>
+        <Link href={`/${reopen}`} className="rounded bg-blue-700 px-3 py-1.5 text-sm font-medium text-white hover:bg-blue-800">
           Open in playground
         </Link>
       </div>
-      <dl className="mt-4 grid grid-cols-[max-content_1fr] gap-x-6 gap-y-1 text-sm">
-        {(
-          [
-            ["Status", r.status],
-            ["Operation", r.operation],
-            ["Workflow", r.workflowSlug],
-            ["Contexts", r.contextSlugs.join(", ") || "—"],
-            ["Model", `${r.metadata.model.name || "—"} (${r.metadata.model.tag})`],
-            ["Tokens in/out", `${r.metadata.inputTokens}/${r.metadata.outputTokens}`],
-            ["Cost", formatUsd(r.metadata.cost)],
-            ["Duration", formatDuration(r.metadata.durationInMs)],
-            ["Attempts", String(r.attempts)],
-            ["Decoding", DECODING[r.decoding ?? ""] ?? "—"],
-            ["Created", new Date(r.createdAt).toLocaleString()],
-            ["Callback", r.callback?.url ?? "—"],
-            ...(r.evaluationId ? ([["Evaluation", r.evaluationId]] as const) : []),
-          ] as const
-        ).map(([k, v]) => (
-          <div key={k} className="contents">
+      <dl className="mt-3 flex flex-wrap gap-x-6 gap-y-1 text-sm">
+        {facts.map(([k, v]) => (
+          <div key={k} className="flex gap-1.5">
             <dt className="text-zinc-600 dark:text-zinc-400">{k}</dt>
-            <dd>{v}</dd>
+            <dd data-testid={`run-${k.toLowerCase()}`}>{v}</dd>
           </div>
         ))}
+        <div className="flex gap-1.5">
+          <dt className="text-zinc-600 dark:text-zinc-400">Started</dt>
+          <dd>
+            <time dateTime={r.createdAt} title={new Date(r.createdAt).toLocaleString()}>
+              {formatAgo(r.createdAt)}
+            </time>
+          </dd>
+        </div>
       </dl>
-      <h2 className="mt-6 text-lg font-semibold">Input</h2>
-      <pre className={block}>{r.input}</pre>
-      {r.schema ? (
-        <>
-          <h2 className="mt-6 text-lg font-semibold">Schema</h2>
-          <pre className={block}>{JSON.stringify(r.schema, null, 2)}</pre>
-        </>
-      ) : null}
-      {r.attachments.length > 0 ? (
-        <>
-          <h2 className="mt-6 text-lg font-semibold">Attachments</h2>
-          <pre className={block}>{JSON.stringify(r.attachments, null, 2)}</pre>
-        </>
-      ) : null}
-      <h2 className="mt-6 text-lg font-semibold">{r.error ? "Error" : "Output"}</h2>
-      <pre className={block}>{r.error ? JSON.stringify(r.error, null, 2) : typeof r.output === "string" ? r.output : JSON.stringify(r.output, null, 2)}</pre>
+      {r.error ? <RunFailure error={r.error} /> : null}
+      <div className="mt-4 grid gap-4 md:grid-cols-2">
+        <Panel aria-label="Input" className="min-w-0">
+          <h2 className="text-lg font-semibold">Input</h2>
+          <pre className={`mt-2 max-h-[32rem] ${block}`}>{r.input}</pre>
+          {r.contextSlugs.length > 0 ? <p className="mt-2 text-xs text-zinc-600 dark:text-zinc-400">With contexts: {r.contextSlugs.join(", ")}</p> : null}
+        </Panel>
+        <Panel aria-label="Output" className="min-w-0">
+          <OutputView run={r} />
+        </Panel>
+      </div>
+      <RunTabs run={r} />
       {r.status === "succeeded" ? <SaveAsCase client={client} apiKey={apiKey} run={r} /> : null}
       {r.status === "succeeded" || r.status === "failed" ? <RunActions client={client} run={r} /> : null}
-      <h2 className="mt-6 text-lg font-semibold">Callback deliveries</h2>
-      {r.deliveries ? (
-        <>
-          <p className="mt-1 text-sm">
-            Event <span className="font-mono">{r.deliveries.eventId}</span> to <span className="break-all font-mono">{r.deliveries.url}</span>: {r.deliveries.status}
-            {r.deliveries.nextAttemptAt ? `, next attempt ${new Date(r.deliveries.nextAttemptAt).toLocaleString()}` : ""}
-          </p>
-          <table className="mt-2 w-full text-left text-sm">
-            <TableHead columns={["Attempted", "Result", "Duration", "Next attempt"]} />
-            <tbody>
-              {r.deliveries.log.map((d, i) => (
-                <tr key={i} className="border-b border-zinc-100 dark:border-zinc-900">
-                  <td className="py-1 pr-3">{new Date(d.attemptedAt).toLocaleString()}</td>
-                  <td className="py-1 pr-3">{d.statusCode ?? d.error}</td>
-                  <td className="py-1 pr-3">{d.durationMs} ms</td>
-                  <td className="py-1">{d.nextAttemptAt ? new Date(d.nextAttemptAt).toLocaleString() : "—"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </>
-      ) : (
-        <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{r.operation === "stream.object" ? "Streamed runs have no callback." : "No callback event yet."}</p>
-      )}
     </Page>
+  );
+}
+
+/** The output as JSON (or text); a failed run's last output instead, its failing places marked. */
+function OutputView({ run: r }: { run: RunSummary }) {
+  const block = "mt-2 max-h-[32rem] overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900";
+  if (r.status === "failed") {
+    const text = r.error?.lastOutput;
+    let value: unknown;
+    try {
+      value = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      value = undefined;
+    }
+    const marks = new Map<string, JsonMark>((r.error?.errors ?? []).map((e) => [e.path === "/" ? "" : e.path, { tone: "danger", note: e.message }]));
+    return (
+      <>
+        <h2 className="text-lg font-semibold">What the model returned</h2>
+        {text === undefined ? (
+          <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">No output was kept: the run failed before the model answered, or its failure was not about the output.</p>
+        ) : value === undefined ? (
+          <pre className={`${block} font-mono text-sm whitespace-pre-wrap [overflow-wrap:anywhere]`} data-testid="run-output">
+            {text}
+          </pre>
+        ) : (
+          <JsonView value={value} marks={marks} className={block} data-testid="run-output" />
+        )}
+      </>
+    );
+  }
+  return (
+    <>
+      <h2 className="text-lg font-semibold">Output</h2>
+      {r.status === "running" ? (
+        <p className="mt-2 text-sm">Still running.</p>
+      ) : typeof r.output === "string" ? (
+        <pre className={`${block} font-mono text-sm whitespace-pre-wrap [overflow-wrap:anywhere]`} data-testid="run-output">
+          {r.output}
+        </pre>
+      ) : (
+        <JsonView value={r.output} className={block} data-testid="run-output" />
+      )}
+    </>
+  );
+}
+
+/** A failed run's error in words: its title, detail, code and each problem. */
+function RunFailure({ error }: { error: NonNullable<RunSummary["error"]> }) {
+  return (
+    <div className="mt-4">
+      <ErrorAlert>
+        <p className="text-base font-semibold">{ERROR_CODES[error.code as keyof typeof ERROR_CODES]?.title ?? "The run failed"}</p>
+        <p>{error.detail}</p>
+        <p className="mt-1 text-xs opacity-80">
+          <code>{error.code}</code>
+        </p>
+        {error.errors?.length ? (
+          <ul className="mt-1 list-disc pl-5 [overflow-wrap:anywhere]">
+            {error.errors.map((p, i) => (
+              <li key={i}>
+                <code>{p.path}</code>: {p.message}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+      </ErrorAlert>
+    </div>
+  );
+}
+
+type RunTab = "details" | "schema" | "raw" | "deliveries";
+
+/** The rest of the record, a tab each: details, the schema, the raw record, callback deliveries. */
+function RunTabs({ run: r }: { run: RunSummary }) {
+  const [tab, setTab] = useState<RunTab>("details");
+  const tabs: [RunTab, string][] = [
+    ["details", "Details"],
+    ...(r.schema ? ([["schema", "Schema"]] as [RunTab, string][]) : []),
+    ["deliveries", "Deliveries"],
+    ["raw", "Raw"],
+  ];
+  const block = "mt-3 max-h-[32rem] overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900";
+  return (
+    <Panel className="mt-4">
+      <div role="tablist" aria-label="Run record" className="flex flex-wrap gap-1 border-b border-zinc-200 dark:border-zinc-800">
+        {tabs.map(([id, label]) => (
+          <button
+            key={id}
+            type="button"
+            role="tab"
+            aria-selected={tab === id}
+            onClick={() => setTab(id)}
+            className={`-mb-px border-b-2 px-3 py-1.5 text-sm font-medium ${tab === id ? "border-blue-700 dark:border-blue-400" : "border-transparent text-zinc-700 dark:text-zinc-300"}`}
+          >
+            {label}
+          </button>
+        ))}
+      </div>
+      <div role="tabpanel" aria-label={tabs.find(([id]) => id === tab)?.[1]}>
+        {tab === "details" ? (
+          <dl className="mt-3 grid grid-cols-[max-content_minmax(0,1fr)] gap-x-6 gap-y-1 text-sm">
+            {(
+              [
+                ["Operation", r.operation],
+                ["Contexts", r.contextSlugs.join(", ") || "—"],
+                ["Decoding", DECODING[r.decoding ?? ""] ?? "—"],
+                ["Created", new Date(r.createdAt).toLocaleString()],
+                ["Finished", r.finishedAt ? new Date(r.finishedAt).toLocaleString() : "—"],
+                ["Callback", r.callback?.url ?? "—"],
+                ["Attachments", r.attachments.length ? r.attachments.map((a) => `${String(a.name ?? a.url ?? "file")} (${String(a.mimeType ?? "?")}, ${String(a.bytes ?? "?")} B)`).join(", ") : "—"],
+                ...(r.evaluationId ? ([["Evaluation", r.evaluationId]] as const) : []),
+              ] as const
+            ).map(([k, v]) => (
+              <div key={k} className="contents">
+                <dt className="text-zinc-600 dark:text-zinc-400">{k}</dt>
+                <dd className="[overflow-wrap:anywhere]">{v}</dd>
+              </div>
+            ))}
+          </dl>
+        ) : tab === "schema" ? (
+          <JsonView value={r.schema} className={block} />
+        ) : tab === "raw" ? (
+          <JsonView value={r} className={block} />
+        ) : (
+          <Deliveries run={r} />
+        )}
+      </div>
+    </Panel>
+  );
+}
+
+function Deliveries({ run: r }: { run: RunSummary }) {
+  if (!r.deliveries) return <p className="mt-3 text-sm text-zinc-600 dark:text-zinc-400">{r.operation === "stream.object" ? "Streamed runs have no callback." : "No callback event yet."}</p>;
+  return (
+    <>
+      <p className="mt-3 text-sm">
+        Event <span className="font-mono">{r.deliveries.eventId}</span> to <span className="font-mono [overflow-wrap:anywhere]">{r.deliveries.url}</span>: {r.deliveries.status}
+        {r.deliveries.nextAttemptAt ? `, next attempt ${new Date(r.deliveries.nextAttemptAt).toLocaleString()}` : ""}
+      </p>
+      <table className="mt-2 w-full text-left text-sm">
+        <TableHead columns={["Attempted", "Result", "Duration", "Next attempt"]} />
+        <tbody>
+          {r.deliveries.log.map((d, i) => (
+            <tr key={i} className="border-b border-zinc-100 dark:border-zinc-900">
+              <td className="py-1 pr-3">{new Date(d.attemptedAt).toLocaleString()}</td>
+              <td className="py-1 pr-3">{d.statusCode ?? d.error}</td>
+              <td className="py-1 pr-3">{formatDuration(d.durationMs)}</td>
+              <td className="py-1">{d.nextAttemptAt ? new Date(d.nextAttemptAt).toLocaleString() : "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
   );
 }
 

@@ -133,12 +133,19 @@ export type CheckSchemaRequest = z.infer<typeof checkSchemaRequest>;
 
 const runStatus = z.enum(RUN_STATUSES);
 
+const instant = z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z" });
+
 export const runListQuery = z
   .object({
     workflowSlug: slug("workflow").optional(),
     status: runStatus.optional(),
     operation: z.enum(RUN_OPERATIONS).optional(),
     evaluationId: z.string().regex(/^eval_[0-9A-Z]{26}$/, "must be an evaluation id (eval_…)").optional(),
+    /** Runs whose input contains this text (case-insensitive), or whose id it is. */
+    q: z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters").optional(),
+    /** Runs created at or after this instant, and before `to`. */
+    from: instant.optional(),
+    to: instant.optional(),
     limit: z.coerce.number().int().min(1).max(100).default(20),
     cursor: z.string().max(200).optional(),
   })
@@ -196,7 +203,6 @@ export const updateKeyRequest = z
   .strict()
   .meta({ id: "UpdateKeyRequest" });
 
-const instant = z.iso.datetime({ offset: true, error: "must be an ISO 8601 date-time, e.g. 2026-11-01T00:00:00Z" });
 
 /** GET /api/v1/usage: finished runs created in [from, to) (default: the last 7 days). */
 export const usageQuery = z

@@ -183,7 +183,7 @@ export interface ApiClient {
   listWorkflows(signal?: AbortSignal): Promise<WorkflowSummary[]>;
   listModels(signal?: AbortSignal): Promise<ModelStatus[]>;
   listContexts(signal?: AbortSignal): Promise<ContextSummary[]>;
-  listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
+  listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; operation?: string; q?: string; from?: string; to?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
   getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
   /** A thread's turns; null when there is none yet (404: its first run has not ended). */
   getThread(id: string, signal?: AbortSignal): Promise<ThreadView | null>;

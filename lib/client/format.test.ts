@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatUsd } from "./format";
+import { formatAgo, formatDuration, formatUsd } from "./format";
 
 describe("formats", () => {
   it("shows durations in the unit read at a glance", () => {
@@ -9,5 +9,12 @@ describe("formats", () => {
 
   it("shows dollar amounts with their sign and every digit", () => {
     expect(["0.0000555", "12", "-0.25", "", null].map(formatUsd)).toEqual(["$0.0000555", "$12", "-$0.25", "—", "—"]);
+  });
+
+  it("says how long ago a run started", () => {
+    const now = Date.parse("2026-11-24T12:00:00Z");
+    const ago = (seconds: number) => formatAgo(new Date(now - seconds * 1_000).toISOString(), now);
+    expect([0, 44, 50, 59 * 60, 2 * 3_600, 23 * 3_600, 3 * 86_400].map(ago)).toEqual(["just now", "just now", "1 min ago", "59 min ago", "2 h ago", "23 h ago", "3 d ago"]);
+    expect(formatAgo("not a date", now)).toBe("—");
   });
 });

@@ -17,3 +17,13 @@ export function formatUsd(amount: string | null | undefined): string {
   if (amount === null || amount === undefined || amount === "") return "—";
   return amount.startsWith("-") ? `-$${amount.slice(1)}` : `$${amount}`;
 }
+
+/** How long ago an instant was, as a person says it: "just now", "4 min ago", "3 h ago", "2 d ago". */
+export function formatAgo(iso: string, now = Date.now()): string {
+  const seconds = Math.round((now - Date.parse(iso)) / 1_000);
+  if (!Number.isFinite(seconds)) return "—";
+  if (seconds < 45) return "just now";
+  if (seconds < 3_600) return `${Math.max(1, Math.round(seconds / 60))} min ago`;
+  if (seconds < 86_400) return `${Math.round(seconds / 3_600)} h ago`;
+  return `${Math.round(seconds / 86_400)} d ago`;
+}

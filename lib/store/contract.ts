@@ -63,7 +63,18 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.runs.list({ limit: 10, operation: "stream.object" })).map((r) => r.id)).toEqual(["run_01B"]);
       expect((await store.runs.list({ limit: 10, beforeId: "run_01B" })).map((r) => r.id)).toEqual(["run_01A"]);
       expect((await store.runs.list({ limit: 10, keyId: "key_other" })).length).toBe(0);
+      expect((await store.runs.list({ limit: 10, fromId: "run_01B" })).map((r) => r.id)).toEqual(["run_01B"]);
       expect((await store.events.due(at(1), 10)).map((e) => e.id)).toEqual(["evt_1"]);
+    });
+
+    it("finds runs by a part of their input, ignoring case, or by their id", async () => {
+      await store.runs.insert(run("run_01S1", { input: "Invoice INV-77 from Lampworks" }));
+      await store.runs.insert(run("run_01S2", { input: "A receipt for 3 lamps" }));
+      const found = async (search: string) => (await store.runs.list({ limit: 10, search })).map((r) => r.id).filter((id) => id.startsWith("run_01S"));
+      expect(await found("LAMP")).toEqual(["run_01S2", "run_01S1"]);
+      expect(await found("inv-77")).toEqual(["run_01S1"]);
+      expect(await found("run_01S2")).toEqual(["run_01S2"]);
+      expect(await found("50%_off")).toEqual([]);
     });
 
     it("records a run's end once, and only for the process that holds its lease", async () => {

@@ -380,6 +380,11 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         if (filter.operation !== undefined) add("operation = ?", filter.operation);
         if (filter.evaluationId !== undefined) add("evaluation_id = ?", filter.evaluationId);
         if (filter.beforeId !== undefined) add("id < ?", filter.beforeId);
+        if (filter.fromId !== undefined) add("id >= ?", filter.fromId);
+        if (filter.search !== undefined) {
+          params.push(filter.search);
+          where.push(`(id = $${params.length} OR strpos(lower(input), lower($${params.length})) > 0)`);
+        }
         params.push(filter.limit);
         const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${params.length}`;
         return (await query<RunRow>(sql, params)).rows.map(toRun);

@@ -341,6 +341,8 @@ export function openSqliteStore(dataDir: string): Store {
         if (filter.operation !== undefined) (where.push("operation = ?"), params.push(filter.operation));
         if (filter.evaluationId !== undefined) (where.push("evaluation_id = ?"), params.push(filter.evaluationId));
         if (filter.beforeId !== undefined) (where.push("id < ?"), params.push(filter.beforeId));
+        if (filter.fromId !== undefined) (where.push("id >= ?"), params.push(filter.fromId));
+        if (filter.search !== undefined) (where.push("(id = ? OR instr(lower(input), lower(?)) > 0)"), params.push(filter.search, filter.search));
         const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
         return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);
       },

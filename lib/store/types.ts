@@ -144,6 +144,10 @@ export interface RunFilter {
   evaluationId?: string;
   /** Runs with an id lower than this one (ids sort by creation time). */
   beforeId?: string;
+  /** Runs with an id at or above this one: created at or after a time (`runIdAt`). */
+  fromId?: string;
+  /** Runs whose input contains this text, ignoring case (ASCII), or whose id it is. */
+  search?: string;
   limit: number;
 }
 

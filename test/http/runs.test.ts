@@ -80,6 +80,24 @@ describe("runs and ownership", () => {
     expect((await get(server, "/api/v1/runs?cursor=garbage", bob.key)).json.errors[0].path).toBe("?cursor");
   });
 
+  it("finds runs by their input or id, and by when they were created", async () => {
+    const before = new Date(Date.now() - 1).toISOString();
+    const wombat = (await textRun(alice.key, "no-retry", "Wombat WEIGHTS, in kilograms")).json.metadata.runId;
+    const other = (await textRun(alice.key, "no-retry", "Koala facts")).json.metadata.runId;
+    const after = new Date(Date.now() + 1).toISOString();
+    const ids = async (query: string, key = alice.key) => (await get(server, `/api/v1/runs?${query}`, key)).json.runs.map((r: { id: string }) => r.id);
+    expect(await ids("q=wombat%20weights")).toEqual([wombat]);
+    expect(await ids(`q=${other}`)).toEqual([other]);
+    // Another key's runs are not found by their text.
+    expect(await ids("q=wombat", bob.key)).toEqual([]);
+    expect(await ids(`from=${encodeURIComponent(before)}&to=${encodeURIComponent(after)}&limit=100`)).toEqual([other, wombat]);
+    expect(await ids(`to=${encodeURIComponent(before)}&limit=100`)).not.toContain(wombat);
+    expect(await ids(`from=${encodeURIComponent(after)}`)).toEqual([]);
+    const bad = await get(server, "/api/v1/runs?from=yesterday", alice.key);
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors[0]).toMatchObject({ path: "?from", message: expect.stringMatching(/ISO 8601/) });
+  });
+
   it("lists workflows and contexts for any key", async () => {
     const workflows = await get(server, "/api/v1/workflows", alice.key);
     expect(workflows.json.workflows).toContainEqual({
