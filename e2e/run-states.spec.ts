@@ -100,6 +100,8 @@ test.describe("a run's states in the playground", () => {
     await p.signIn();
     await p.operation().selectOption({ label: "Generate object" });
     await p.workflow().selectOption("e2e-example");
+    // The schema follows the workflow while it is untouched: this one's example schema.
+    await expect(p.schema().locator(".monaco-editor")).toContainText('"total"');
     await p.input().fill("");
     await expect(page.getByRole("button", { name: "Run", exact: true })).toBeDisabled();
     await expect(p.input()).toHaveAttribute("placeholder", `For example: ${example.input}`);
@@ -110,6 +112,11 @@ test.describe("a run's states in the playground", () => {
     await expect(p.result().getByTestId("run-status")).toContainText(/^Done /);
     await expect(p.result().getByTestId("result-object")).toContainText('"total"');
     await expectAccessible(page);
+    // An edited schema stays when the workflow changes.
+    await p.typeSchema('{"type": "object", "properties": {"mine": {"type": "string"}}}');
+    await p.workflow().selectOption("extract-invoice");
+    await p.workflow().selectOption("e2e-example");
+    await expect(p.schema().locator(".monaco-editor")).toContainText('"mine"');
   });
 
   test("does not scroll sideways at 390 px, even after a run with a long input (recent compositions)", async ({ page }) => {

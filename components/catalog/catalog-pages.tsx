@@ -10,6 +10,7 @@ import { TableHead } from "../ui/table-head";
 import { EntryEditor, type EditorTarget } from "./entry-editor";
 import { Button } from "../ui/button";
 import { Page } from "../ui/page";
+import { ScrollTable } from "../ui/scroll-table";
 
 const td = "py-1.5 pr-4 align-top";
 
@@ -109,7 +110,7 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
         ) : null}
       </div>
       {editing ? <EntryEditor client={client} apiKey={apiKey} target={editing} onDone={() => setEditing(null)} /> : null}
-      <table className="mt-4 w-full text-left text-sm">
+      <ScrollTable className="mt-4 w-full text-left text-sm">
         <TableHead columns={[...props.columns.map((c) => c.header), "Version", ...(admin ? ["Manage"] : [])]} />
         <tbody>
           {rows?.map((row) => (
@@ -147,7 +148,7 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
       {rows?.length === 0 ? <p className="mt-4 text-sm">{props.empty}</p> : null}
     </Page>
   );

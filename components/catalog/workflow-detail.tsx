@@ -16,6 +16,7 @@ import { Field, Select, TextInput } from "../ui/field";
 import { ErrorAlert, Panel } from "../ui/panel";
 import { TableHead } from "../ui/table-head";
 import { Page } from "../ui/page";
+import { ScrollTable } from "../ui/scroll-table";
 
 export function WorkflowDetailPage({ slug }: { slug: string }) {
   return <RequireKey>{(client, apiKey) => <WorkflowDetail client={client} apiKey={apiKey} slug={slug} />}</RequireKey>;
@@ -70,7 +71,7 @@ function WorkflowDetail({ client, apiKey, slug }: { client: ApiClient; apiKey: s
 
 function Versions({ slug, versions, labels }: { slug: string; versions: WorkflowVersions | undefined; labels: WorkflowLabels | undefined }) {
   return (
-    <table className="mt-4 w-full text-left text-sm">
+    <ScrollTable className="mt-4 w-full text-left text-sm">
       <TableHead columns={["Version", "Labels", "Model", "Default schema", "Saved", ""]} />
       <tbody>
         {versions?.versions.map((v) => (
@@ -90,7 +91,7 @@ function Versions({ slug, versions, labels }: { slug: string; versions: Workflow
           </tr>
         ))}
       </tbody>
-    </table>
+    </ScrollTable>
   );
 }
 
@@ -245,7 +246,7 @@ function History({ labels }: { labels: WorkflowLabels }) {
   return (
     <>
       <h2 className="mt-6 text-lg font-semibold">Label history</h2>
-      <table className="mt-2 w-full text-left text-sm">
+      <ScrollTable className="mt-2 w-full text-left text-sm">
         <TableHead columns={["When", "Label", "Change", "Gate", "By"]} />
         <tbody>
           {labels.history.map((m, i) => (
@@ -258,7 +259,7 @@ function History({ labels }: { labels: WorkflowLabels }) {
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
     </>
   );
 }

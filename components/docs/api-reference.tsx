@@ -1,5 +1,6 @@
 import { TableHead } from "../ui/table-head";
 import { Page } from "../ui/page";
+import { ScrollTable } from "../ui/scroll-table";
 
 /**
  * A browsable rendering of the OpenAPI document: operations, request and response schemas, and the
@@ -53,7 +54,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
       {Object.entries(doc.paths).flatMap(([path, methods]) =>
         Object.entries(methods).map(([method, op]) => (
           <section key={`${method} ${path}`} id={op.operationId} className="mt-6 rounded-lg border border-zinc-200 p-5 dark:border-zinc-800">
-            <h3 className="font-mono text-lg">
+            <h3 className="font-mono text-lg [overflow-wrap:anywhere]">
               <span className="mr-2 rounded bg-zinc-900 px-2 py-0.5 text-sm uppercase text-white dark:bg-zinc-100 dark:text-zinc-900">{method}</span>
               {path}
             </h3>
@@ -79,7 +80,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
                 ))}
               </p>
             )}
-            <table className="mt-3 w-full text-left text-sm">
+            <ScrollTable className="mt-3 w-full text-left text-sm">
               <TableHead columns={["Status", "Meaning", "Body"]} />
               <tbody>
                 {Object.entries(op.responses).map(([status, r]) => (
@@ -97,7 +98,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
                   </tr>
                 ))}
               </tbody>
-            </table>
+            </ScrollTable>
           </section>
         )),
       )}
@@ -110,7 +111,7 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
         <code>detail</code>, <code>code</code>, <code>runId</code> where a run exists, and <code>errors</code> (<code>{"{path, message}"}</code>{" "}
         with JSON Pointers into the request) for validation failures.
       </p>
-      <table className="mt-3 w-full text-left text-sm">
+      <ScrollTable className="mt-3 w-full text-left text-sm">
         <TableHead columns={["Code", "Status", "Meaning", "Retry may help"]} />
         <tbody>
           {Object.entries(doc["x-error-codes"]).map(([code, e]) => (
@@ -122,12 +123,12 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
 
       <h2 className="mt-10 text-2xl font-semibold">Schemas</h2>
       {Object.entries(doc.components.schemas).map(([name, schema]) => (
         <section key={name} id={`schema-${name}`} className="mt-4">
-          <h3 className="font-mono text-lg">{name}</h3>
+          <h3 className="font-mono text-lg [overflow-wrap:anywhere]">{name}</h3>
           {/* Focusable so that keyboard users can scroll a long schema sideways. */}
           <pre tabIndex={0} aria-label={`${name} schema`} className="mt-2 overflow-x-auto rounded bg-zinc-100 p-3 text-xs dark:bg-zinc-900">
             {JSON.stringify(schema, null, 2)}

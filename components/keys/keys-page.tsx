@@ -14,6 +14,7 @@ import { TableHead } from "../ui/table-head";
 import { changeOf, draftOf, LimitsFields, type LimitsDraft } from "./limits-form";
 import { Quotas } from "./quotas";
 import { Page } from "../ui/page";
+import { ScrollTable } from "../ui/scroll-table";
 
 const td = "py-1.5 pr-3 align-top";
 
@@ -62,7 +63,7 @@ function KeyTable({ client, apiKey, onEdit }: { client: ApiClient; apiKey: strin
         </div>
       ) : null}
       <div className="mt-4 overflow-x-auto">
-        <table className="w-full text-left text-sm">
+        <ScrollTable className="w-full text-left text-sm">
           <TableHead columns={["Name", "Key", "Limits", "Last used", "Status", "Manage"]} />
           <tbody>
             {keys.data?.map((k) => (
@@ -97,7 +98,7 @@ function KeyTable({ client, apiKey, onEdit }: { client: ApiClient; apiKey: strin
               </tr>
             ))}
           </tbody>
-        </table>
+        </ScrollTable>
       </div>
     </>
   );

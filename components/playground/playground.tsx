@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, type FieldProblem } from "@/lib/client/api";
 import {
   CompositionError,
@@ -15,6 +15,7 @@ import {
 import { queryKeys } from "@/lib/client/query-keys";
 import { schemaPathFor } from "@/lib/client/schema-path";
 import { toCurl, toFetch } from "@/lib/client/snippets";
+import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
 import { useApiKey } from "../key-context";
 import { SignIn } from "../sign-in";
 import { Disclosure } from "../ui/disclosure";
@@ -27,7 +28,7 @@ import { RunStatusChip } from "./run-status";
 import { ThreadTranscript } from "./thread-transcript";
 import { Toolbar, type CopyTarget } from "./toolbar";
 import { SchemaSection } from "./schema-section";
-import { useComposition } from "./use-composition";
+import { pretty, useComposition } from "./use-composition";
 import { useInbox } from "./use-inbox";
 import { useRun, type RunState } from "./use-run";
 import { useShortcuts } from "./use-shortcuts";
@@ -137,6 +138,17 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   };
 
   const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
+  // The schema follows the workflow (its example's schema, else the first template) until the user
+  // edits it: the text last set this way tells an untouched schema from an edited one.
+  const followedSchema = useRef(c.schemaText);
+  const exampleSchema = selectedWorkflow?.example?.schema;
+  useEffect(() => {
+    if (!workflows.data || c.schemaText !== followedSchema.current) return;
+    const wanted = pretty(exampleSchema ?? SCHEMA_TEMPLATES[0]!.schema);
+    followedSchema.current = wanted;
+    if (wanted !== c.schemaText) update("schemaText", wanted);
+    // Only a change of workflow moves the schema; typing never does.
+  }, [workflows.data, exampleSchema]);
   const estimate = estimateInputTokens(c, selectedWorkflow, contexts.data ?? []);
   const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
   const describe = (r: RunState) => {

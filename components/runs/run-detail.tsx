@@ -18,6 +18,7 @@ import { Button } from "../ui/button";
 import { JsonView, type JsonMark } from "../ui/json-view";
 import { Page } from "../ui/page";
 import { ErrorAlert, Panel } from "../ui/panel";
+import { ScrollTable } from "../ui/scroll-table";
 
 export function RunDetailPage({ id }: { id: string }) {
   return <RequireKey>{(client, apiKey) => <RunDetail client={client} apiKey={apiKey} id={id} />}</RequireKey>;
@@ -259,7 +260,7 @@ function Deliveries({ run: r }: { run: RunSummary }) {
         Event <span className="font-mono">{r.deliveries.eventId}</span> to <span className="font-mono [overflow-wrap:anywhere]">{r.deliveries.url}</span>: {r.deliveries.status}
         {r.deliveries.nextAttemptAt ? `, next attempt ${new Date(r.deliveries.nextAttemptAt).toLocaleString()}` : ""}
       </p>
-      <table className="mt-2 w-full text-left text-sm">
+      <ScrollTable className="mt-2 w-full text-left text-sm">
         <TableHead columns={["Attempted", "Result", "Duration", "Next attempt"]} />
         <tbody>
           {r.deliveries.log.map((d, i) => (
@@ -271,7 +272,7 @@ function Deliveries({ run: r }: { run: RunSummary }) {
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
     </>
   );
 }

@@ -8,6 +8,7 @@ import { Badge, statusTone } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
 import { TableHead } from "../ui/table-head";
+import { ScrollTable } from "../ui/scroll-table";
 
 /** A share link's page: a run or an evaluation report, read without a key. */
 export function SharedPage({ token }: { token: string }) {
@@ -133,7 +134,7 @@ function SharedEvaluation({ report }: { report: NonNullable<SharedView["evaluati
       <p className="mt-2 text-lg">
         Pass rate <strong>{rate}</strong> · {report.totals.casesPassed} of {report.totals.cases} cases · {formatUsd(report.totals.costUsd)}
       </p>
-      <table className="mt-4 w-full text-sm">
+      <ScrollTable className="mt-4 w-full text-sm">
         <TableHead columns={["Case", "Result", "Checks"]} />
         <tbody>
           {report.cases.map((c) => (
@@ -149,7 +150,7 @@ function SharedEvaluation({ report }: { report: NonNullable<SharedView["evaluati
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
     </>
   );
 }

@@ -6,6 +6,7 @@ import { formatDuration, formatUsd } from "@/lib/client/format";
 import { Badge, type BadgeTone } from "../ui/badge";
 import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
+import { ScrollTable } from "../ui/scroll-table";
 
 type CaseResult = EvaluationReport["cases"][number];
 type CaseRun = CaseResult["runs"][number];
@@ -85,7 +86,7 @@ export function EvaluationView({ report, onCancel }: { report: EvaluationReport;
         <div className="h-full bg-blue-600 transition-all" style={{ width: `${t.runs ? (t.done / t.runs) * 100 : 0}%` }} />
       </div>
       <div className="overflow-x-auto">
-        <table className="w-full border-collapse text-left text-sm" aria-label="Cases by field">
+        <ScrollTable className="w-full border-collapse text-left text-sm" aria-label="Cases by field">
           <thead>
             <tr className="border-b border-zinc-300 dark:border-zinc-700">
               <th className="py-1.5 pr-3">Case</th>
@@ -150,7 +151,7 @@ export function EvaluationView({ report, onCancel }: { report: EvaluationReport;
               ))}
             </tr>
           </tbody>
-        </table>
+        </ScrollTable>
       </div>
       {report.baseline ? (
         <section aria-label="Against the baseline" className="text-sm">
@@ -190,7 +191,7 @@ export function EvaluationComparison({ a, b }: { a: EvaluationReport; b: Evaluat
   const rate = (r: EvaluationReport, name: string) => r.cases.find((c) => c.name === name)?.passRate ?? null;
   return (
     <Panel aria-label="Comparison of two evaluations">
-      <table className="w-full text-left text-sm">
+      <ScrollTable className="w-full text-left text-sm">
         <thead>
           <tr className="border-b border-zinc-300 dark:border-zinc-700">
             <th className="py-1.5 pr-3" />
@@ -225,7 +226,7 @@ export function EvaluationComparison({ a, b }: { a: EvaluationReport; b: Evaluat
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
     </Panel>
   );
 }

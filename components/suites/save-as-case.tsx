@@ -10,6 +10,7 @@ import { escapePointerSegment } from "@/lib/json/pointer";
 import { Button } from "../ui/button";
 import { Field, Select, TextInput } from "../ui/field";
 import { Panel } from "../ui/panel";
+import { ScrollTable } from "../ui/scroll-table";
 
 type Kind = "equals" | "present" | "absent" | "skip";
 interface Row {
@@ -88,7 +89,7 @@ export function SaveAsCase({ client, apiKey, run }: { client: ApiClient; apiKey:
           <TextInput id="case-name" value={name} onChange={(e) => setName(e.target.value)} />
         </Field>
       </div>
-      <table className="w-full text-left text-sm" aria-label="Expected fields">
+      <ScrollTable className="w-full text-left text-sm" aria-label="Expected fields">
         <thead>
           <tr className="border-b border-zinc-300 dark:border-zinc-700">
             <th className="py-1.5 pr-3">Field</th>
@@ -114,7 +115,7 @@ export function SaveAsCase({ client, apiKey, run }: { client: ApiClient; apiKey:
             </tr>
           ))}
         </tbody>
-      </table>
+      </ScrollTable>
       {error ? (
         <p role="alert" className="text-sm text-red-700 dark:text-red-400">
           {error}

@@ -14,6 +14,7 @@ import { ErrorAlert } from "../ui/panel";
 import { EvaluationComparison, EvaluationView } from "./evaluation-view";
 import { SuiteEditor } from "./suite-editor";
 import { Page } from "../ui/page";
+import { ScrollTable } from "../ui/scroll-table";
 
 export function SuitesPage() {
   return <RequireKey>{(client, apiKey) => <Suites client={client} apiKey={apiKey} />}</RequireKey>;
@@ -57,7 +58,7 @@ function Suites({ client, apiKey }: { client: ApiClient; apiKey: string }) {
       </p>
       {suites.error ? <ErrorAlert>{(suites.error as Error).message}</ErrorAlert> : null}
       <div className="mt-4 grid gap-6 lg:grid-cols-[minmax(0,22rem)_minmax(0,1fr)]">
-        <table className="h-fit w-full text-left text-sm" aria-label="Suites">
+        <ScrollTable className="h-fit w-full text-left text-sm" aria-label="Suites">
           <TableHead columns={["Suite", "Cases", "Workflow", "Version"]} />
           <tbody>
             {(suites.data ?? []).map((s) => (
@@ -80,7 +81,7 @@ function Suites({ client, apiKey }: { client: ApiClient; apiKey: string }) {
               </tr>
             ) : null}
           </tbody>
-        </table>
+        </ScrollTable>
         <div className="min-w-0">
           {creating ? <SuiteDetail key="new" client={client} apiKey={apiKey} slug={null} onSaved={open} /> : null}
           {selected && !creating ? <SuiteDetail key={selected} client={client} apiKey={apiKey} slug={selected} onSaved={open} /> : null}

@@ -11,6 +11,7 @@ import { ErrorAlert, Panel } from "../ui/panel";
 import { TableHead } from "../ui/table-head";
 import { UsageChart } from "./usage-chart";
 import { Page } from "../ui/page";
+import { ScrollTable } from "../ui/scroll-table";
 
 const RANGES = { "24h": { label: "Last 24 hours", ms: 86_400_000 }, "7d": { label: "Last 7 days", ms: 7 * 86_400_000 }, "30d": { label: "Last 30 days", ms: 30 * 86_400_000 } } as const;
 type Range = keyof typeof RANGES;
@@ -83,7 +84,7 @@ function Usage({ client, apiKey }: { client: ApiClient; apiKey: string }) {
       ) : null}
       {report.data && report.data.groups.length > 0 ? (
         <div className="mt-4 overflow-x-auto">
-          <table className="w-full text-left text-sm">
+          <ScrollTable className="w-full text-left text-sm">
             <TableHead columns={[groupBy === "workflow" ? "Workflow" : groupBy === "model" ? "Model" : "Key", "Runs", "Errors", "Input tokens", "Output tokens", "Cost (USD)", "p50", "p95"]} />
             <tbody>
               {report.data.groups.map((g) => (
@@ -99,7 +100,7 @@ function Usage({ client, apiKey }: { client: ApiClient; apiKey: string }) {
                 </tr>
               ))}
             </tbody>
-          </table>
+          </ScrollTable>
         </div>
       ) : null}
     </Page>
