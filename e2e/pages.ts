@@ -69,3 +69,24 @@ export function watchCspViolations(page: Page): string[] {
   });
   return violations;
 }
+
+/**
+ * What sticks out past the window's right edge, and by how much the page scrolls sideways. Content
+ * that scrolls inside its own box (a wide table on a phone) does not move the page, and is allowed.
+ */
+export async function expectNoSidewaysScroll(page: Page): Promise<void> {
+  const found = await page.evaluate(() => ({
+    overflow: document.documentElement.scrollWidth - window.innerWidth,
+    outside: [...document.querySelectorAll("body *")]
+      .filter((e) => {
+        if (e.getBoundingClientRect().right <= window.innerWidth + 0.5 || e.closest(".monaco-editor") || e.getClientRects().length === 0) return false;
+        for (let box = e.parentElement; box && box !== document.body; box = box.parentElement) {
+          if (/auto|scroll|hidden/.test(getComputedStyle(box).overflowX) && box.getBoundingClientRect().right <= window.innerWidth + 0.5) return false;
+        }
+        return true;
+      })
+      .map((e) => `${e.tagName.toLowerCase()}.${[...e.classList].slice(0, 3).join(".")} ${Math.round(e.getBoundingClientRect().right)}`)
+      .slice(0, 8),
+  }));
+  expect(found).toEqual({ overflow: 0, outside: [] });
+}

@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { BASE, expectAccessible, KEY, PlaygroundPage, watchCspViolations } from "./pages";
+import { BASE, expectAccessible, expectNoSidewaysScroll, KEY, PlaygroundPage, watchCspViolations } from "./pages";
 
 const SHOTS = "docs/screenshots";
 
@@ -130,15 +130,7 @@ test.describe("a run's states in the playground", () => {
     await expect(p.result().getByTestId("run-status")).toContainText(/^Done /);
     await page.getByRole("tab", { name: "Compose" }).click();
     await expect(page.getByLabel("Recent compositions")).toBeVisible();
-    // What sticks out past the window's right edge (none, when nothing scrolls sideways).
-    const outside = await page.evaluate(() =>
-      [...document.querySelectorAll("body *")]
-        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !e.closest(".monaco-editor"))
-        .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ""}.${[...e.classList].slice(0, 3).join(".")} ${Math.round(e.getBoundingClientRect().right)}`)
-        .slice(0, 8),
-    );
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect({ overflow, outside }).toEqual({ overflow: 0, outside: [] });
+    await expectNoSidewaysScroll(page);
     await expectAccessible(page);
     await page.screenshot({ path: `${SHOTS}/playground-narrow-after-run.png`, fullPage: true });
   });

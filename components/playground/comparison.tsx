@@ -12,15 +12,23 @@ import type { RunState } from "./use-run";
 const output = (run: RunState) => (run.operation === "generate-text" ? run.text : run.object);
 const bothDone = (a: RunState, b: RunState) => a.status === "done" && b.status === "done" && a.metadata !== null && b.metadata !== null;
 
-/** Where two finished outputs differ, marked in each: changed in both, removed in A, added in B. */
-export function differenceMarks(a: RunState, b: RunState): { a: Map<string, JsonMark>; b: Map<string, JsonMark> } | null {
+/** Two finished runs compared once: where the outputs differ, and those places marked in each. */
+export interface RunComparison {
+  differences: Difference[];
+  /** Changed in both, removed in A, added in B. */
+  marks: { a: Map<string, JsonMark>; b: Map<string, JsonMark> };
+}
+
+/** Null until both runs have finished well. */
+export function compareRuns(a: RunState, b: RunState): RunComparison | null {
   if (!bothDone(a, b)) return null;
+  const differences = diffJson(output(a), output(b));
   const marks = { a: new Map<string, JsonMark>(), b: new Map<string, JsonMark>() };
-  for (const d of diffJson(output(a), output(b))) {
+  for (const d of differences) {
     if (d.kind !== "added") marks.a.set(d.path, { tone: "changed", note: d.kind === "removed" ? "only in A" : `B has ${JSON.stringify(d.right)}` });
     if (d.kind !== "removed") marks.b.set(d.path, { tone: "changed", note: d.kind === "added" ? "only in B" : `A has ${JSON.stringify(d.left)}` });
   }
-  return marks;
+  return { differences, marks };
 }
 
 /** A signed difference with at most 7 decimals ("-0.0000335", "+120"). */
@@ -35,9 +43,9 @@ function signed(x: number, y: number): { text: string; sign: number } {
  * (B − A) as chips, and how many fields differ; the differences themselves are marked inside the
  * two outputs below, and listed here on demand.
  */
-export function Comparison({ a, b }: { a: RunState; b: RunState }) {
+export function Comparison({ a, b, comparison }: { a: RunState; b: RunState; comparison: RunComparison | null }) {
   const [listed, setListed] = useState(false);
-  if (!bothDone(a, b)) {
+  if (!comparison) {
     return (
       <Panel aria-label="Comparison" className="text-sm">
         <h2 className="text-base font-semibold">Comparison (B − A)</h2>
@@ -46,7 +54,7 @@ export function Comparison({ a, b }: { a: RunState; b: RunState }) {
     );
   }
   const [ma, mb] = [a.metadata!, b.metadata!];
-  const differences: Difference[] = diffJson(output(a), output(b));
+  const { differences } = comparison;
   const cost = signed(Number(ma.cost), Number(mb.cost));
   const latency = signed(ma.durationInMs, mb.durationInMs);
   const tokens = signed(ma.outputTokens, mb.outputTokens);

@@ -7,14 +7,13 @@ import {
   CompositionError,
   DEFAULT_CALLBACK_URL,
   estimateInputTokens,
-  OPERATIONS,
   parseJsonOrUndefined,
   toPermalinkHash,
   toRequestBody,
 } from "@/lib/client/composition";
 import { queryKeys } from "@/lib/client/query-keys";
 import { schemaPathFor } from "@/lib/client/schema-path";
-import { toCurl, toFetch } from "@/lib/client/snippets";
+import { compositionSnippet, toCurl, toFetch } from "@/lib/client/snippets";
 import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
 import { useApiKey } from "../key-context";
 import { SignIn } from "../sign-in";
@@ -83,10 +82,8 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   // An output that failed validation names places in the output; pin each to the schema rule for it.
   const outputProblems: FieldProblem[] =
     apiError?.code === "output_invalid" ? apiError.errors.map((e) => ({ path: `/schema${schemaPathFor(schema, e.path)}`, message: `output ${e.path}: ${e.message}` })) : [];
-  const advancedProblems = [...errorsAt("/attachments"), ...errorsAt("/threadId"), ...errorsAt("/callback")];
-  useEffect(() => {
-    if (advancedProblems.length > 0) setAdvanced(true);
-  }, [advancedProblems.length]);
+  // The Advanced section stays open while a field in it has a problem.
+  const advancedOpen = advanced || ["/attachments", "/threadId", "/callback"].some((at) => errorsAt(at).length > 0);
 
   const runNow = useCallback(() => {
     setLocalError(null);
@@ -122,14 +119,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   };
 
   const copy = async (what: CopyTarget) => {
-    const operation = OPERATIONS.find((o) => o.value === c.operation)!;
-    let body: Record<string, unknown> = {};
-    try {
-      body = toRequestBody(c);
-    } catch {
-      // An incomplete composition is copied as far as it goes.
-    }
-    const snippet = { origin: window.location.origin, path: operation.path, body, accept: isStream ? "text/event-stream" : undefined };
+    const snippet = compositionSnippet(c, window.location.origin);
     const text = what === "curl" ? toCurl(snippet) : what === "fetch" ? toFetch(snippet) : `${window.location.origin}/${toPermalinkHash(c)}`;
     if (what === "link") window.history.replaceState(null, "", toPermalinkHash(c));
     await navigator.clipboard.writeText(text);
@@ -221,7 +211,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
           </p>
           {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} /> : null}
-          <Disclosure title="Advanced" summary={advancedSummary} open={advanced} onToggle={setAdvanced}>
+          <Disclosure title="Advanced" summary={advancedSummary} open={advancedOpen} onToggle={setAdvanced}>
             <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} />
             {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
           </Disclosure>

@@ -2,10 +2,11 @@
 
 import { useMemo, useState, type ReactNode } from "react";
 import type { RunState } from "./use-run";
+import { parseJsonOrUndefined } from "@/lib/client/composition";
 import { escapePointerSegment } from "@/lib/json/pointer";
 import { Button } from "../ui/button";
 import { Badge } from "../ui/badge";
-import { JsonView, type JsonMark } from "../ui/json-view";
+import { JsonView, problemMarks, type JsonMark } from "../ui/json-view";
 import { Panel } from "../ui/panel";
 import { RunStatusChip } from "./run-status";
 
@@ -26,28 +27,13 @@ interface Props {
  * What a failed object run last produced: the stream's last attempt as far as it went, else the
  * model's last output the API returned with `output_invalid` (as JSON when it parses).
  */
-export function lastOutputOf(run: RunState): { value: unknown; raw: string | null } | null {
+function lastOutputOf(run: RunState): { value: unknown; raw: string | null } | null {
   if (run.status !== "error" || run.operation === "generate-text") return null;
   if (run.snapshot?.value !== undefined && run.snapshot.value !== null) return { value: run.snapshot.value, raw: null };
   const text = run.error?.lastOutput;
   if (text === undefined) return null;
-  try {
-    return { value: JSON.parse(text), raw: null };
-  } catch {
-    return { value: undefined, raw: text };
-  }
-}
-
-/** The output's failing places (output_invalid), to mark where they are. */
-function failingMarks(run: RunState): Map<string, JsonMark> {
-  const marks = new Map<string, JsonMark>();
-  if (run.status !== "error" || run.error?.code !== "output_invalid") return marks;
-  for (const p of run.error.errors) {
-    const at = p.path === "/" ? "" : p.path;
-    const note = marks.get(at)?.note;
-    marks.set(at, { tone: "danger", note: note ? `${note}; ${p.message}` : p.message });
-  }
-  return marks;
+  const value = parseJsonOrUndefined(text);
+  return value === undefined ? { value, raw: text } : { value, raw: null };
 }
 
 /** The output: pretty object (live), schema-aware tree with field states, or the raw deltas. */
@@ -58,7 +44,7 @@ export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
   const failed = lastOutputOf(run);
   const value = run.status === "done" ? (isText ? run.text : run.object) : (failed?.value ?? run.snapshot?.value);
   const output = failed?.raw ?? (value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value, null, 2));
-  const allMarks = useMemo(() => new Map([...(marks ?? []), ...failingMarks(run)]), [marks, run]);
+  const allMarks = useMemo(() => new Map([...(marks ?? []), ...(run.error?.code === "output_invalid" ? problemMarks(run.error.errors) : [])]), [marks, run.error]);
   const download = () => {
     if (output === null) return;
     const url = URL.createObjectURL(new Blob([output], { type: isText ? "text/plain" : "application/json" }));

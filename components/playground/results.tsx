@@ -1,10 +1,10 @@
 "use client";
 
+import { useMemo } from "react";
 import type { ApiClient, ApiError } from "@/lib/client/api";
-import { ERROR_CODES } from "@/lib/errors";
 import { Button } from "../ui/button";
-import { ErrorAlert } from "../ui/panel";
-import { Comparison, differenceMarks } from "./comparison";
+import { FailureAlert } from "../ui/failure-alert";
+import { compareRuns, Comparison } from "./comparison";
 import { InboxPanel } from "./inbox-panel";
 import { MetadataPanel } from "./metadata-panel";
 import { ResultPanel } from "./result-panel";
@@ -33,7 +33,7 @@ export function Results(props: {
   const apiError = run.status === "error" ? run.error : null;
   const status =
     run.status === "running" ? "Generating…" : run.status === "done" ? "Complete" : run.status === "error" ? `Failed: ${run.error?.detail ?? ""}` : run.status === "cancelled" ? "Cancelled" : "";
-  const marks = comparing ? differenceMarks(run, runB) : null;
+  const comparison = useMemo(() => (comparing ? compareRuns(run, runB) : null), [comparing, run, runB]);
   return (
     <div className="space-y-4 @container">
       <p role="status" aria-live="polite" className="sr-only">
@@ -42,14 +42,14 @@ export function Results(props: {
       <RunError error={apiError} running={run.status === "running"} onRetry={props.onRetry} onEditSchema={props.onEditSchema} />
       {comparing ? (
         <>
-          <Comparison a={run} b={runB} />
+          <Comparison a={run} b={runB} comparison={comparison} />
           <div className="grid gap-4 @3xl:grid-cols-2">
             <div className="min-w-0 space-y-4">
-              <ResultPanel run={run} schema={schema} suffix="A" subtitle={props.describe(run)} marks={marks?.a} />
+              <ResultPanel run={run} schema={schema} suffix="A" subtitle={props.describe(run)} marks={comparison?.marks.a} />
               <MetadataPanel run={run} suffix="A" {...record} />
             </div>
             <div className="min-w-0 space-y-4">
-              <ResultPanel run={runB} schema={schema} suffix="B" subtitle={props.describe(runB)} marks={marks?.b} />
+              <ResultPanel run={runB} schema={schema} suffix="B" subtitle={props.describe(runB)} marks={comparison?.marks.b} />
               <MetadataPanel run={runB} suffix="B" {...record} />
             </div>
           </div>
@@ -83,13 +83,11 @@ function RunError({ error, running, onRetry, onEditSchema }: { error: ApiError |
   const aboutSchema = error.code === "output_invalid" || error.errors.some((p) => p.path.startsWith("/schema"));
   const elsewhere = error.errors.length - unplaced.length;
   return (
-    <ErrorAlert>
-      <div className="flex flex-wrap items-start gap-2">
-        <div className="mr-auto min-w-0">
-          <p className="text-base font-semibold">{ERROR_CODES[error.code as keyof typeof ERROR_CODES]?.title ?? "The run failed"}</p>
-          <p>{error.detail}</p>
-        </div>
-        <div className="flex gap-2">
+    <FailureAlert
+      error={error}
+      problems={unplaced}
+      actions={
+        <>
           <Button size="md" onClick={onRetry} disabled={running}>
             Retry
           </Button>
@@ -98,23 +96,10 @@ function RunError({ error, running, onRetry, onEditSchema }: { error: ApiError |
               Edit schema
             </Button>
           ) : null}
-        </div>
-      </div>
-      <p className="mt-1 text-xs opacity-80 [overflow-wrap:anywhere]">
-        <code>{error.code}</code>
-        {error.status ? ` · HTTP ${error.status}` : ""}
-        {error.runId ? ` · run ${error.runId}` : ""}
-      </p>
-      {unplaced.length > 0 ? (
-        <ul className="mt-1 list-disc pl-5 [overflow-wrap:anywhere]">
-          {unplaced.map((p, i) => (
-            <li key={i}>
-              <code>{p.path}</code>: {p.message}
-            </li>
-          ))}
-        </ul>
-      ) : null}
+        </>
+      }
+    >
       {elsewhere > 0 ? <p className="mt-1">{elsewhere === 1 ? "One problem is" : `${elsewhere} problems are`} marked beside the field it concerns.</p> : null}
-    </ErrorAlert>
+    </FailureAlert>
   );
 }

@@ -10,7 +10,7 @@ import { queryKeys } from "@/lib/client/query-keys";
  */
 export function ThreadTranscript({ client, apiKey, threadId, after }: { client: ApiClient; apiKey: string; threadId: string; after: string | null }) {
   const thread = useQuery({
-    queryKey: [...queryKeys.thread(apiKey, threadId), after],
+    queryKey: queryKeys.thread(apiKey, threadId, after),
     queryFn: ({ signal }) => client.getThread(threadId, signal),
     placeholderData: (previous) => previous,
     // The run's turns are stored as it ends: read again, briefly, until its reply is there.

@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import type { WorkflowSummary } from "@/lib/client/api";
 import { OPERATIONS, type Composition, type Operation } from "@/lib/client/composition";
 import { Button } from "../ui/button";
-import { MenuButton } from "../ui/disclosure";
+import { MenuButton } from "../ui/menu-button";
 import { Select } from "../ui/field";
 
 export type CopyTarget = "curl" | "fetch" | "link";
@@ -33,7 +33,8 @@ export function Toolbar(props: {
   // `slug@4` or `slug@staging` (from "Try this version") is offered as it is.
   const pinned = c.workflowSlug.includes("@") ? c.workflowSlug : null;
   return (
-    <div role="toolbar" aria-label="Run" className="sticky top-0 z-20 border-b border-zinc-200 bg-white/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
+    // A labelled group, not role="toolbar": its controls are reached with Tab, not arrow keys.
+    <div role="group" aria-label="Run controls" className="sticky top-0 z-20 border-b border-zinc-200 bg-white/95 backdrop-blur dark:border-zinc-800 dark:bg-zinc-950/95">
       <div className="flex flex-wrap items-center gap-x-3 gap-y-2 px-4 py-2">
         <div className="flex min-w-0 flex-1 basis-full items-center gap-2 sm:basis-auto sm:flex-none">
           <label htmlFor="operation" className="sr-only">

@@ -5,19 +5,19 @@ import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import type { ApiClient, RunSummary } from "@/lib/client/api";
 import { useState } from "react";
-import { emptyComposition, OPERATIONS, toPermalinkHash, toRequestBody, type Operation } from "@/lib/client/composition";
+import { emptyComposition, parseJsonOrUndefined, toPermalinkHash, type Operation } from "@/lib/client/composition";
 import { formatAgo, formatDuration, formatUsd } from "@/lib/client/format";
-import { toCurl } from "@/lib/client/snippets";
-import { ERROR_CODES } from "@/lib/errors";
+import { compositionSnippet, toCurl } from "@/lib/client/snippets";
 import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
 import { SaveAsCase } from "../suites/save-as-case";
 import { RunActions } from "./run-actions";
 import { Badge, statusTone } from "../ui/badge";
 import { Button } from "../ui/button";
-import { JsonView, type JsonMark } from "../ui/json-view";
+import { FailureAlert } from "../ui/failure-alert";
+import { JsonView, problemMarks } from "../ui/json-view";
 import { Page } from "../ui/page";
-import { ErrorAlert, Panel } from "../ui/panel";
+import { Panel } from "../ui/panel";
 import { ScrollTable } from "../ui/scroll-table";
 
 export function RunDetailPage({ id }: { id: string }) {
@@ -50,14 +50,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
   };
   const reopen = toPermalinkHash({ ...composition, workflowSlug: r.workflowSlug });
   const copyCurl = async () => {
-    let body: Record<string, unknown> = {};
-    try {
-      body = toRequestBody(composition);
-    } catch {
-      // As far as it goes.
-    }
-    const operation = OPERATIONS.find((o) => o.value === composition.operation)!;
-    await navigator.clipboard.writeText(toCurl({ origin: window.location.origin, path: operation.path, body, accept: r.operation === "stream.object" ? "text/event-stream" : undefined }));
+    await navigator.clipboard.writeText(toCurl(compositionSnippet(composition, window.location.origin)));
     setCopied("curl");
     setTimeout(() => setCopied(null), 2_000);
   };
@@ -106,7 +99,11 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
           </dd>
         </div>
       </dl>
-      {r.error ? <RunFailure error={r.error} /> : null}
+      {r.error ? (
+        <div className="mt-4">
+          <FailureAlert error={r.error} problems={r.error.errors ?? []} />
+        </div>
+      ) : null}
       <div className="mt-4 grid gap-4 md:grid-cols-2">
         <Panel aria-label="Input" className="min-w-0">
           <h2 className="text-lg font-semibold">Input</h2>
@@ -129,13 +126,7 @@ function OutputView({ run: r }: { run: RunSummary }) {
   const block = "mt-2 max-h-[32rem] overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900";
   if (r.status === "failed") {
     const text = r.error?.lastOutput;
-    let value: unknown;
-    try {
-      value = text === undefined ? undefined : JSON.parse(text);
-    } catch {
-      value = undefined;
-    }
-    const marks = new Map<string, JsonMark>((r.error?.errors ?? []).map((e) => [e.path === "/" ? "" : e.path, { tone: "danger", note: e.message }]));
+    const value = text === undefined ? undefined : parseJsonOrUndefined(text);
     return (
       <>
         <h2 className="text-lg font-semibold">What the model returned</h2>
@@ -146,7 +137,7 @@ function OutputView({ run: r }: { run: RunSummary }) {
             {text}
           </pre>
         ) : (
-          <JsonView value={value} marks={marks} className={block} data-testid="run-output" />
+          <JsonView value={value} marks={problemMarks(r.error?.errors ?? [])} className={block} data-testid="run-output" />
         )}
       </>
     );
@@ -164,30 +155,6 @@ function OutputView({ run: r }: { run: RunSummary }) {
         <JsonView value={r.output} className={block} data-testid="run-output" />
       )}
     </>
-  );
-}
-
-/** A failed run's error in words: its title, detail, code and each problem. */
-function RunFailure({ error }: { error: NonNullable<RunSummary["error"]> }) {
-  return (
-    <div className="mt-4">
-      <ErrorAlert>
-        <p className="text-base font-semibold">{ERROR_CODES[error.code as keyof typeof ERROR_CODES]?.title ?? "The run failed"}</p>
-        <p>{error.detail}</p>
-        <p className="mt-1 text-xs opacity-80">
-          <code>{error.code}</code>
-        </p>
-        {error.errors?.length ? (
-          <ul className="mt-1 list-disc pl-5 [overflow-wrap:anywhere]">
-            {error.errors.map((p, i) => (
-              <li key={i}>
-                <code>{p.path}</code>: {p.message}
-              </li>
-            ))}
-          </ul>
-        ) : null}
-      </ErrorAlert>
-    </div>
   );
 }
 

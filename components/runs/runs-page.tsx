@@ -71,11 +71,10 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
     return () => observer.disconnect();
   }, [runs]);
 
-  const loaded = runs.data?.pages.flatMap((p) => p.runs) ?? [];
   const rows = useMemo(() => {
     const by = SORT[sort.key];
-    return [...loaded].sort((a, b) => (sort.descending ? by(b) - by(a) : by(a) - by(b)));
-  }, [loaded, sort]);
+    return (runs.data?.pages.flatMap((p) => p.runs) ?? []).sort((a, b) => (sort.descending ? by(b) - by(a) : by(a) - by(b)));
+  }, [runs.data, sort]);
   const set = (key: keyof typeof filters) => (e: React.ChangeEvent<HTMLSelectElement>) => setFilters((f) => ({ ...f, [key]: e.target.value || undefined }));
   const header = (label: string, key?: SortKey, className = "") => (
     <th scope="col" className={`sticky top-0 z-10 bg-white py-2 pr-3 font-medium dark:bg-zinc-950 ${className}`} aria-sort={key && sort.key === key ? (sort.descending ? "descending" : "ascending") : undefined}>

@@ -34,6 +34,17 @@ const COLOURS = {
 
 const isContainer = (v: unknown): v is object => v !== null && typeof v === "object";
 
+/** An output's failing places (the problems of `output_invalid`), to mark: "/" is the whole value. */
+export function problemMarks(problems: readonly { path: string; message: string }[]): Map<string, JsonMark> {
+  const marks = new Map<string, JsonMark>();
+  for (const p of problems) {
+    const at = p.path === "/" ? "" : p.path;
+    const note = marks.get(at)?.note;
+    marks.set(at, { tone: "danger", note: note ? `${note}; ${p.message}` : p.message });
+  }
+  return marks;
+}
+
 /**
  * A JSON value for reading (on a projector too): indented as JSON.stringify(value, null, 2) writes
  * it, in colour, objects and arrays folding from a gutter, and chosen places marked with a note. The
@@ -48,7 +59,7 @@ export function JsonView({ value, marks, caret = null, className = "", ...rest }
       return next;
     });
   const lines: ReactNode[] = [];
-  const line = (path: string, depth: number, content: ReactNode, fold?: { open: boolean; count: number }) => {
+  const line = (path: string, depth: number, content: ReactNode, fold?: { open: boolean }) => {
     const mark = marks?.get(path);
     lines.push(
       <div key={`${path}|${lines.length}`} className="flex" data-path={path} data-mark={mark?.tone}>
@@ -110,10 +121,10 @@ export function JsonView({ value, marks, caret = null, className = "", ...rest }
     }
     if (folded.has(path)) {
       const count = `${entries.length} ${Array.isArray(v) ? (entries.length === 1 ? "item" : "items") : entries.length === 1 ? "key" : "keys"}`;
-      line(path, depth, <>{keyOf(key)}<span className={COLOURS.punctuation}>{`${open}…${close}`}</span>{tail}<span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">{count}</span></>, { open: false, count: entries.length });
+      line(path, depth, <>{keyOf(key)}<span className={COLOURS.punctuation}>{`${open}…${close}`}</span>{tail}<span className="ml-2 text-xs text-zinc-600 dark:text-zinc-400">{count}</span></>, { open: false });
       return;
     }
-    line(path, depth, <>{keyOf(key)}<span className={COLOURS.punctuation}>{open}</span></>, { open: true, count: entries.length });
+    line(path, depth, <>{keyOf(key)}<span className={COLOURS.punctuation}>{open}</span></>, { open: true });
     entries.forEach(([k, x], i) => walk(Array.isArray(v) ? null : k, x, `${path}/${escapePointerSegment(k)}`, depth + 1, i < entries.length - 1));
     line(`${path}#end`, depth, <><span className={COLOURS.punctuation}>{close}</span>{cursor}{tail}</>);
   };

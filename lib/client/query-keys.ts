@@ -7,7 +7,8 @@ export const queryKeys = {
   workflowDiff: (key: string, slug: string, from: string, to: string) => [...queryKeys.all, key, "workflow-diff", slug, from, to] as const,
   contexts: (key: string) => [...queryKeys.all, key, "contexts"] as const,
   runs: (key: string, filters: Record<string, string | undefined>) => [...queryKeys.all, key, "runs", filters] as const,
-  thread: (key: string, id: string) => [...queryKeys.all, key, "thread", id] as const,
+  /** `after`: the thread's last run, so its turns are read again when one ends. */
+  thread: (key: string, id: string, after: string | null) => [...queryKeys.all, key, "thread", id, after] as const,
   run: (key: string, id: string) => [...queryKeys.all, key, "run", id] as const,
   usage: (key: string, params: Record<string, string | undefined>) => [...queryKeys.all, key, "usage", params] as const,
   keys: (key: string) => [...queryKeys.all, key, "keys"] as const,

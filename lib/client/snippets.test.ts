@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { toCurl, toFetch } from "./snippets";
+import { emptyComposition } from "./composition";
+import { compositionSnippet, toCurl, toFetch } from "./snippets";
 
 const snippet = {
   origin: "http://127.0.0.1:8080",
@@ -29,5 +30,15 @@ describe("request snippets", () => {
     expect(code).toContain("process.env.GENSERVE_API_KEY");
     // Syntax check: wrap in an async function and compile it.
     expect(() => new Function(`return (async () => { ${code} })`)).not.toThrow();
+  });
+
+  it("makes a composition's request a snippet, as far as the composition is complete", () => {
+    const c = { ...emptyComposition('{"type": "object"}'), operation: "stream-object" as const, workflowSlug: "w", input: "hi" };
+    expect(compositionSnippet(c, "http://h")).toMatchObject({ origin: "http://h", path: "/api/v1/stream/object", accept: "text/event-stream", body: { input: "hi", workflowSlug: "w", schema: { type: "object" } } });
+    // A schema that is not JSON yet: the rest of the request is still copied.
+    const unfinished = compositionSnippet({ ...c, operation: "generate-text", schemaText: "{" }, "http://h");
+    expect(unfinished).toMatchObject({ path: "/api/v1/generate/text", accept: undefined });
+    const broken = compositionSnippet({ ...c, operation: "generate-object", schemaText: "{" }, "http://h");
+    expect(broken.body).toEqual({});
   });
 });

@@ -1,5 +1,7 @@
 /** "Copy as curl" and "copy as fetch" for the exact request the playground would send. Browser-safe. */
 
+import { OPERATIONS, toRequestBody, type Composition } from "./composition";
+
 export interface RequestSnippet {
   origin: string;
   path: string;
@@ -40,4 +42,16 @@ export function toFetch({ origin, path, body, apiKey, accept }: RequestSnippet):
       ? `// Server-Sent Events: read response.body with an SSE parser (e.g. eventsource-parser).`
       : `if (!response.ok) throw new Error((await response.json()).detail);\nconst result = await response.json();`,
   ].join("\n");
+}
+
+/** The request a composition makes, as a snippet: its operation's path, and the body as far as it is complete. */
+export function compositionSnippet(c: Composition, origin: string): RequestSnippet {
+  let body: Record<string, unknown> = {};
+  try {
+    body = toRequestBody(c);
+  } catch {
+    // An incomplete composition (a schema that is not JSON yet) is copied as far as it goes.
+  }
+  const path = OPERATIONS.find((o) => o.value === c.operation)!.path;
+  return { origin, path, body, accept: c.operation === "stream-object" ? "text/event-stream" : undefined };
 }
