@@ -15,13 +15,14 @@
  * number ranges and formats.
  */
 import "server-only";
-import { jsonStringChar, literal, repeat } from "./gbnf";
+import { jsonStringChar, literal, MAX_REPEAT, repeat } from "./gbnf";
 import { FORMATS } from "./formats";
 import { integerRange, numberRange } from "./numbers";
-import { type BranchShape, exclusive, isObject, jsonType, LOCALLY_CHECKED, numericBounds, safeTest, satisfiesLocally, type Schema } from "./keywords";
-import { patternToGbnf, singleClassPattern } from "./regex";
+import { isObject, jsonType, schemaMap, LOCALLY_CHECKED, numericBounds, safeTest, satisfiesLocally, type Schema } from "./keywords";
+import { boundedPatternToGbnf, patternToGbnf, singleClassPattern } from "./regex";
 import { mergeAllOf } from "./merge";
 import { decide } from "./decide";
+import { type BranchShape, exclusiveBranches } from "./one-of";
 import { jsonEqual } from "../json/json-equal.mjs";
 import { ANNOTATIONS, declaredTypes, inferredTypes, possibleTypes, PRIMITIVE_DEPS, PRIMITIVES, UNEXPRESSED, VALIDATED_FORMATS, VALIDATION_KEYWORDS } from "./vocabulary";
 import { escapePointerSegment, resolveLocalRef } from "../json/pointer";
@@ -42,8 +43,6 @@ class GrammarTooLarge extends Error {}
 /** Raised for schemas that admit no value at all (e.g. `false`, empty enum): nothing to generate. */
 export class UnsatisfiableSchemaError extends Error {}
 
-/** Counts above this are not written out as repetitions (llama.cpp stops enforcing larger ones). */
-const MAX_REPEAT = 2000;
 const INT32_MIN = -(2 ** 31);
 const INT32_MAX = 2 ** 31 - 1;
 /** `uniqueItems` is written into the grammar for item sets of at most this many known values. */
@@ -199,6 +198,40 @@ class Compiler {
   }
 
   /**
+   * `if`/`then`/`else` on a discriminator (`if: {properties: {kind: {const: "a"}}, required: ["kind"]}`)
+   * as two branches told apart by that key: the condition with `then`; and `else` with the key
+   * absent (where the condition requires it) or holding one of its other known values. Each branch
+   * is a sound subset (its values meet the condition, or fail it). Undefined for other conditions,
+   * which are left to validation.
+   */
+  private withCondition(schema: Schema, path: string, hint: string): string | null | undefined {
+    const { if: condition, then: whenTrue = true, else: whenFalse = true, ...base } = schema;
+    if (!isObject(condition)) return undefined;
+    const keywords = Object.keys(condition).filter((k) => !ANNOTATIONS.has(k));
+    if (!keywords.every((k) => k === "properties" || k === "required" || (k === "type" && condition.type === "object"))) return undefined;
+    const tested = Object.entries(schemaMap(condition.properties));
+    if (tested.length !== 1 || Object.keys(condition.properties as Schema).length !== 1) return undefined;
+    const [key, test] = tested[0]!;
+    const values = isObject(test) ? (Object.hasOwn(test, "const") ? [test.const] : Array.isArray(test.enum) ? test.enum : undefined) : undefined;
+    const required = Array.isArray(condition.required) ? condition.required : [];
+    if (values === undefined || !required.every((r) => r === key)) return undefined;
+    let fails: Schema | undefined;
+    if (required.includes(key)) fails = { type: "object", properties: { [key]: false } };
+    else {
+      // The key written with a value the condition refuses: one of the schema's own known values for it.
+      const declared = isObject(base.properties) && Object.hasOwn(base.properties, key) ? this.finiteValues(base.properties[key], path) : undefined;
+      const others = declared?.filter((v) => !values.some((c) => jsonEqual(c, v)));
+      if (others?.length) fails = { type: "object", properties: { [key]: { enum: others } }, required: [key] };
+    }
+    if (fails === undefined) return undefined;
+    const options = [
+      this.visit(this.merge([base, condition, whenTrue as Schema | boolean], path), `${path}/then`, `${hint}-then`),
+      this.visit(this.merge([base, whenFalse as Schema | boolean, fails], path), `${path}/else`, `${hint}-else`),
+    ].filter((expr): expr is string => expr !== null);
+    return options.length ? this.rule(hint, options.join(" | ")) : null;
+  }
+
+  /**
    * The values a schema allows when they are few and known exactly: an enum or const (filtered as in
    * finiteDomain), a boolean or null type, behind plain references. Undefined otherwise.
    */
@@ -284,6 +317,10 @@ class Compiler {
     const finite = this.finiteDomain(schema, hint);
     if (finite !== undefined) return finite;
 
+    if ("if" in schema) {
+      const conditional = this.withCondition(schema, path, hint);
+      if (conditional !== undefined) return conditional;
+    }
     // uniqueItems is noted where arrays are written (visitArray), which can express it for finite
     // items; dependentSchemas where dependencies are applied (below).
     for (const keyword of UNEXPRESSED) if (keyword in schema && keyword !== "uniqueItems" && keyword !== "dependentSchemas") this.note(keyword, path);
@@ -306,20 +343,24 @@ class Compiler {
     for (const key of ["anyOf", "oneOf"] as const) {
       if (!Array.isArray(schema[key])) continue;
       const { [key]: branches, ...rest } = schema;
-      const options: string[] = [];
-      const shapes: BranchShape[] = [];
       // Siblings that constrain (`{type: object, required: […], anyOf: […]}`) are merged into each
       // branch; without them a branch is visited as it is, so `$ref` branches stay rule references
       // (recursive schemas would otherwise be unrolled).
       const constrained = Object.keys(rest).some((k) => !ANNOTATIONS.has(k));
-      (branches as unknown[]).forEach((branch, i) => {
-        const at = `${path}/${key}/${i}`;
-        const merged = constrained ? this.merge([rest, this.inline(branch, at)], at) : (branch as Schema | boolean);
-        shapes.push(this.shape(constrained ? merged : this.inline(branch, at)));
-        const expr = this.visit(merged, at, `${hint}-${i}`);
-        if (expr !== null) options.push(expr);
-      });
-      if (key === "oneOf" && !exclusive(shapes)) this.note("oneOf (branches may overlap)", path);
+      const at = (i: number) => `${path}/${key}/${i}`;
+      let visited = (branches as unknown[]).map((branch, i) => (constrained ? this.merge([rest, this.inline(branch, at(i))], at(i)) : (branch as Schema | boolean)));
+      if (key === "oneOf") {
+        // oneOf: branches narrowed so that no value can match two of them (one-of.ts).
+        const resolved = constrained ? visited : visited.map((branch, i) => this.inline(branch, at(i)));
+        const apart = exclusiveBranches(resolved, {
+          shape: (branch) => this.shape(branch),
+          values: (branch) => this.finiteValues(branch, path),
+          decide: (value, branch) => decide(value, branch, this.root),
+        });
+        if (apart === undefined) this.note("oneOf (branches may overlap)", path);
+        else visited = visited.map((branch, i) => (apart[i] === resolved[i] ? branch : apart[i]!));
+      }
+      const options = visited.map((branch, i) => this.visit(branch, at(i), `${hint}-${i}`)).filter((expr): expr is string => expr !== null);
       return options.length ? this.rule(hint, options.join(" | ")) : null;
     }
     if ("const" in schema || Array.isArray(schema.enum)) {
@@ -391,20 +432,44 @@ class Compiler {
     return mergeAllOf(parts, (keyword) => this.note(keyword, path));
   }
 
-  /** What a branch's generated values look like, for telling oneOf branches apart. */
+  /** What a branch's values look like, for telling oneOf branches apart (one-of.ts). */
   private shape(schema: Schema | boolean): BranchShape {
     const types = possibleTypes(schema);
-    if (!isObject(schema) || types.some((t) => t !== "object")) return { types };
-    const properties = isObject(schema.properties) ? schema.properties : {};
-    const required = Array.isArray(schema.required) ? (schema.required as string[]) : [];
-    const values = new Map<string, string[]>();
-    for (const [name, sub] of Object.entries(properties)) {
-      const target = this.inline(sub, "");
-      if (isObject(target) && "const" in target) values.set(name, [JSON.stringify(target.const)]);
-      else if (isObject(target) && Array.isArray(target.enum)) values.set(name, target.enum.map((v) => JSON.stringify(v)));
+    if (!isObject(schema) || !types.includes("object")) return { types };
+    const properties = schemaMap(schema.properties);
+    const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
+    const always = new Set(required);
+    for (const key of ["dependentRequired", "dependencies"]) {
+      const deps = schema[key];
+      if (isObject(deps)) for (const dep of Object.values(deps)) if (Array.isArray(dep)) dep.forEach((d) => always.add(String(d)));
     }
-    const generated = Object.keys(properties).filter((k) => properties[k] !== false);
-    return { types, object: { generated: [...new Set([...generated, ...required])], required, values } };
+    const values = new Map<string, unknown[]>();
+    // A superset of a property's values: its const or enum, or those of one of its allOf parts
+    // (merged siblings come out as allOf). Every value written or allowed is among them.
+    const known = (sub: unknown, depth = 0): unknown[] | undefined => {
+      const target = this.inline(sub, "");
+      if (!isObject(target)) return undefined;
+      if ("const" in target) return [target.const];
+      if (Array.isArray(target.enum)) return target.enum;
+      if (!Array.isArray(target.allOf) || depth > 8) return undefined;
+      for (const part of target.allOf) {
+        const found = known(part, depth + 1);
+        if (found) return found;
+      }
+      return undefined;
+    };
+    for (const [name, sub] of Object.entries(properties)) {
+      const found = known(sub);
+      if (found) values.set(name, found);
+    }
+    const generated = [...new Set([...Object.keys(properties).filter((k) => properties[k] !== false), ...always])];
+    // Keys may also come from subschemas the grammar merges in, a map's or a pattern's keys.
+    const schemaDependencies = ["dependencies", "dependentSchemas"].some((k) => isObject(schema[k]) && Object.values(schema[k] as Schema).some((d) => !Array.isArray(d)));
+    const open =
+      schemaDependencies ||
+      ["allOf", "anyOf", "oneOf", "$ref", "if", "then", "else", "patternProperties"].some((k) => k in schema) ||
+      (generated.length === 0 && schema.additionalProperties !== false);
+    return { types, object: { generated, open, required, always: [...always], values } };
   }
 
   private literalValue(value: unknown): string {
@@ -450,9 +515,12 @@ class Compiler {
         if (typeof format === "string" && VALIDATED_FORMATS.has(format)) this.note(`format "${format}" with pattern`, path); // found by the grammar fuzzer
         return this.rule(hint, `"\\"" ${content ? `${content} ` : ""}"\\""`);
       }
-      content = patternToGbnf(pattern);
+      // The length counted along the pattern (regex.ts), else left to validation.
+      const bounded = hasLength ? boundedPatternToGbnf(pattern, min, max) : null;
+      if (bounded === "none") return null;
+      content = bounded ?? patternToGbnf(pattern);
       if (content === null) this.note("pattern", path);
-      else if (hasLength) this.note("minLength/maxLength with pattern", path);
+      else if (hasLength && bounded === null) this.note("minLength/maxLength with pattern", path);
     }
     if (content === null && typeof format === "string" && VALIDATED_FORMATS.has(format)) {
       content = FORMATS[format] ?? null;
@@ -469,15 +537,17 @@ class Compiler {
 
   /**
    * `item` repeated min..max times. llama.cpp enforces a repetition count up to 2000, so longer
-   * ranges are written as consecutive chunks of at most that many; past MAX_CHUNKS of them the
-   * bound is left to validation.
+   * ranges are written as consecutive chunks of at most that many. A maximum past MAX_CHUNKS of
+   * them is written as MAX_CHUNKS chunks (a sound subset: `maxLength: 65535` lets a model write up
+   * to 16,000 characters); a minimum past them is left to validation.
    */
   private lengthRange(item: string, min: number, max: number | undefined, path: string): string {
     const chunks = (n: number) => Math.ceil(n / MAX_REPEAT);
-    if (chunks(Math.max(min, max ?? 0)) > MAX_CHUNKS) {
-      this.note(max !== undefined && chunks(max) > MAX_CHUNKS ? "maxLength" : "minLength", path);
-      return repeat(item, Math.min(min, MAX_REPEAT), max !== undefined && max <= MAX_REPEAT ? max : undefined);
+    if (chunks(min) > MAX_CHUNKS) {
+      this.note("minLength", path);
+      return repeat(item, MAX_REPEAT, undefined); // at least that many; the rest of the minimum is validated
     }
+    if (max !== undefined && chunks(max) > MAX_CHUNKS) max = MAX_CHUNKS * MAX_REPEAT;
     const parts: string[] = [];
     let fixed = min;
     while (fixed > MAX_REPEAT) {
@@ -524,7 +594,7 @@ class Compiler {
 
   private visitObject(schema: Schema, path: string, hint: string): string | null {
     this.primitive("ws");
-    const properties = isObject(schema.properties) ? schema.properties : {};
+    const properties = schemaMap(schema.properties);
     const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
     // "if a is present, b must be": writing b always satisfies it whatever a does.
     for (const key of ["dependentRequired", "dependencies"]) {
@@ -557,7 +627,7 @@ class Compiler {
     const maxProperties = typeof schema.maxProperties === "number" ? schema.maxProperties : Infinity;
     if (minProperties > maxProperties) return null; // no object fits
     const requiredCount = entries.filter((e) => e.required).length;
-    const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
+    const patterns = Object.entries(schemaMap(schema.patternProperties));
 
     if (patterns.length) {
       // Declared keys are written as declared; a declared key that a pattern also matches would have

@@ -6,7 +6,7 @@ import { decide } from "./decide";
 // The finite-domain evaluator against ajv (draft-07, genserve's options): where it gives a verdict,
 // it must be ajv's.
 
-const ajv = new Ajv({ strict: false, allErrors: true, ownProperties: true });
+const ajv = new Ajv({ strict: false, allErrors: true, ownProperties: true, loopRequired: 0 });
 addFormats(ajv);
 const verdictOf = (schema: Record<string, unknown>, value: unknown) => ajv.compile(schema)(value);
 
@@ -29,6 +29,11 @@ const CASES: { schema: Record<string, unknown>; values: unknown[] }[] = [
   { schema: { items: { type: "integer" }, additionalItems: false, maxItems: 2 }, values: [[1, 2], [1, 2, 3], [1, "a"]] },
   { schema: { $ref: "#/definitions/n", definitions: { n: { type: "integer", minimum: 5 } } }, values: [4, 5, "5"] },
   { schema: { minLength: 2, maxLength: 2 }, values: ["é€", "😀😀", "😀", "abc"] },
+  // ajv skips a property named __proto__: the key counts as additional (JSON.parse keeps it an own key).
+  { schema: JSON.parse('{"properties": {"__proto__": {"type": "string"}}, "additionalProperties": false}'), values: [JSON.parse('{"__proto__": "s"}'), {}] },
+  // ajv#2077: without loopRequired 0, a missing "" key is not reported where ajv stops at the first error (inside `not`).
+  { schema: { not: { type: "object", required: [""] } }, values: [{ a: 1 }, { "": 1 }, 1] },
+  { schema: JSON.parse('{"properties": {"__proto__": {"type": "string"}}, "additionalProperties": {"type": "integer"}}'), values: [JSON.parse('{"__proto__": "s"}'), JSON.parse('{"__proto__": 1}')] },
 ];
 
 describe("decide: a JSON Schema verdict on one value, as ajv gives it", () => {

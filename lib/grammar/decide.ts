@@ -2,7 +2,7 @@ import "server-only";
 import { jsonEqual } from "../json/json-equal.mjs";
 import { resolveLocalRef } from "../json/pointer";
 import { schemaRegExp } from "../regex/pattern-engine.mjs";
-import { isObject, satisfiesLocally, type Schema } from "./keywords";
+import { isObject, satisfiesLocally, type Schema, schemaMap } from "./keywords";
 import { VALIDATED_FORMATS } from "./vocabulary";
 
 /** true, false, or undefined: "cannot be sure here" (the validator decides). */
@@ -110,8 +110,8 @@ class Decider {
   private object(value: Schema, schema: Schema, depth: number): Verdict {
     const keys = Object.keys(value);
     const verdicts: Verdict[] = [];
-    const properties = isObject(schema.properties) ? schema.properties : {};
-    const patterns = isObject(schema.patternProperties) ? Object.entries(schema.patternProperties) : [];
+    const properties = schemaMap(schema.properties);
+    const patterns = Object.entries(schemaMap(schema.patternProperties));
     for (const key of keys) {
       let described: Verdict = false;
       if (Object.hasOwn(properties, key)) {

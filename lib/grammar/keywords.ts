@@ -3,13 +3,22 @@ import { jsonEqual } from "../json/json-equal.mjs";
 import { schemaRegExp } from "../regex/pattern-engine.mjs";
 /**
  * What the compiler knows about single keywords, as plain functions: JSON types, numeric bounds
- * across drafts, checking literal values (enum/const candidates) against their sibling keywords,
- * and telling oneOf branches apart.
+ * across drafts, checking literal values (enum/const candidates) against their sibling keywords.
  */
 
 export type Schema = Record<string, unknown>;
 
 export const isObject = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/**
+ * A `properties` or `patternProperties` map as the validator reads it: ajv skips an entry named
+ * `__proto__` (so a `__proto__` key in an instance counts as an additional property).
+ */
+export function schemaMap(map: unknown): Schema {
+  if (!isObject(map)) return {};
+  if (!Object.hasOwn(map, "__proto__")) return map;
+  return Object.fromEntries(Object.entries(map).filter(([k]) => k !== "__proto__"));
+}
 export const jsonType = (v: unknown): string => (v === null ? "null" : Array.isArray(v) ? "array" : Number.isInteger(v) ? "integer" : typeof v);
 export const typeMatches = (value: unknown, type: string) => {
   const t = jsonType(value);
@@ -34,37 +43,6 @@ export function numericBounds(schema: Schema) {
   }
   return bounds;
 }
-
-export interface BranchShape {
-  types: string[];
-  /** Object-only branches: the keys its grammar can write, the keys it requires, const/enum values. */
-  object?: { generated: string[]; required: string[]; values: Map<string, string[]> };
-}
-
-/**
- * Whether every value generated for one oneOf branch fails all the others, so "one of" holds:
- * different types, or (objects) another branch requires a key this one never writes, or a key this
- * one always writes has const/enum values the other does not allow.
- */
-export function exclusive(shapes: BranchShape[]): boolean {
-  const expand = (types: string[]) => new Set(types.flatMap((t) => (t === "number" ? ["number", "integer"] : [t])));
-  const excludes = (a: BranchShape, b: BranchShape) => {
-    const bTypes = expand(b.types);
-    if (![...expand(a.types)].some((t) => bTypes.has(t))) return true;
-    if (!a.object || !b.object) return false;
-    const ao = a.object;
-    const bo = b.object;
-    if (bo.required.some((k) => !ao.generated.includes(k))) return true;
-    return ao.required.some((k) => {
-      const mine = ao.values.get(k);
-      const theirs = bo.values.get(k);
-      return mine !== undefined && theirs !== undefined && !mine.some((v) => theirs.includes(v));
-    });
-  };
-  return shapes.every((a, i) => shapes.every((b, j) => i === j || excludes(a, b)));
-}
-
-
 
 /** Keywords `satisfiesLocally` checks on a literal value (enum/const candidates). */
 export const LOCALLY_CHECKED = new Set(["type", "enum", "const", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems", "minProperties", "maxProperties", "required"]);

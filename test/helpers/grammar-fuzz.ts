@@ -173,7 +173,8 @@ function randomSubschema(random: Random, depth: number, defs: string[]): Schema 
     return { [keyword]: Array.from({ length: int(random, 1, 3) }, () => randomSubschema(random, depth + 1, defs)) };
   }
   const base = randomSubschema(random, depth + 1, defs);
-  const extra = pick(random, ["not", "if", "type-list", "nullable-ref", "finite", "finite-allOf"]);
+  const extra = pick(random, ["not", "if", "type-list", "nullable-ref", "finite", "finite-allOf", "union", "union"]);
+  if (extra === "union") return unionSchema(random, depth, defs);
   if (extra === "not") return { ...(typeof base === "object" ? base : {}), not: { const: literal(random) } };
   if (extra === "finite" || extra === "finite-allOf") {
     // A finite domain beside keywords a grammar cannot express: the compiler filters the values.
@@ -189,9 +190,59 @@ function randomSubschema(random: Random, depth: number, defs: string[]): Schema 
     ]);
     return extra === "finite" ? { enum: values, ...sibling } : { allOf: [{ enum: values }, sibling] };
   }
-  if (extra === "if") return { type: "object", if: { properties: { kind: { const: "a" } } }, then: { required: ["a"] } };
+  if (extra === "if") {
+    // A condition on a discriminator (required or not, a const or an enum), the key's own values
+    // known or not, then/else of required keys or random subschemas.
+    const kinds = ["a", "b", "c"];
+    const s: Schema = { type: "object", properties: { kind: chance(random, 0.7) ? { enum: kinds } : { type: "string" }, a: stringSchema(random), b: numberSchema(random) } };
+    if (chance(random, 0.5)) s.required = ["kind"];
+    const test = chance(random, 0.5) ? { const: pick(random, kinds) } : { enum: kinds.filter(() => chance(random, 0.5)) };
+    s.if = { properties: { kind: test }, ...(chance(random, 0.5) ? { required: ["kind"] } : {}) };
+    const branch = () => (chance(random, 0.6) ? { required: [pick(random, ["a", "b", "kind"])] } : randomSubschema(random, depth + 1, defs));
+    if (chance(random, 0.8)) s.then = branch();
+    if (chance(random, 0.7)) s.else = branch();
+    return s;
+  }
   if (extra === "type-list") return { type: ["object", "null"], properties: { a: stringSchema(random) } };
   return { anyOf: [base, { type: "null" }] };
+}
+
+/**
+ * A oneOf whose branches may overlap, of the shapes the compiler narrows apart: objects with a
+ * `kind` (const or enum, optional or required), branches that only require a key, objects without
+ * a type, finite branches with shared values; sometimes under constraining siblings.
+ */
+function unionSchema(random: Random, depth: number, defs: string[]): Schema {
+  const kinds = ["a", "b", "c"];
+  const objectBranch = (): Schema => {
+    const s: Schema = {};
+    if (chance(random, 0.7)) s.type = "object";
+    const properties: Schema = {};
+    if (chance(random, 0.7)) properties.kind = chance(random, 0.5) ? { const: pick(random, kinds) } : { enum: kinds.filter(() => chance(random, 0.6)) };
+    for (const name of NAMES.filter(() => chance(random, 0.15))) properties[name] = randomSubschema(random, depth + 1, defs);
+    if (Object.keys(properties).length > 0 || chance(random, 0.5)) s.properties = properties;
+    const required = Object.keys(properties).filter(() => chance(random, 0.4));
+    if (chance(random, 0.3)) required.push(pick(random, NAMES));
+    if (required.length > 0) s.required = [...new Set(required)];
+    if (chance(random, 0.25)) s.additionalProperties = false;
+    if (chance(random, 0.1)) s.dependencies = { [pick(random, NAMES)]: [pick(random, NAMES)] };
+    return s;
+  };
+  const branch = (): Schema | boolean => {
+    const roll = random();
+    if (roll < 0.55) return objectBranch();
+    if (roll < 0.7) return { required: [pick(random, NAMES)] };
+    if (roll < 0.85) return pick(random, [{ enum: ["a", "b", 1, null] }, { enum: ["b", true] }, { const: "a" }, { type: "boolean" }, { type: "null" }, { enum: [{ a: 1, b: 2 }, { b: 2, a: 1 }] }]);
+    return randomSubschema(random, depth + 1, defs);
+  };
+  const s: Schema = { oneOf: Array.from({ length: int(random, 2, 3) }, branch) };
+  if (chance(random, 0.4)) {
+    s.type = "object";
+    s.properties = { kind: { type: "string" }, [pick(random, NAMES)]: stringSchema(random) };
+    if (chance(random, 0.4)) s.required = ["kind"];
+    if (chance(random, 0.3)) s.additionalProperties = false;
+  }
+  return s;
 }
 
 /** A random schema for genserve's top level (an object or an array), perhaps with $defs. */

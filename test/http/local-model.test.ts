@@ -43,6 +43,21 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
     required: ["tree"],
     $defs: { node: { type: "object", properties: { v: { type: "integer", minimum: 0, maximum: 9 }, kids: { type: "array", items: { $ref: "#/$defs/node" }, maxItems: 2 } }, required: ["v", "kids"] } },
   },
+  "overlapping oneOf kept apart, a pattern with a length": {
+    type: "object",
+    properties: {
+      payment: {
+        oneOf: [
+          { type: "object", properties: { kind: { const: "card" }, last4: { type: "string", pattern: "^[0-9]{4}$" } } },
+          { type: "object", properties: { kind: { const: "bank" }, iban: { type: "string", maxLength: 8 } } },
+        ],
+      },
+      taxId: { type: "object", properties: { ssn: { type: "string", maxLength: 4 }, ein: { type: "string", maxLength: 4 } }, additionalProperties: false, oneOf: [{ required: ["ssn"] }, { required: ["ein"] }] },
+      slug: { type: "string", pattern: "^[a-z][a-z0-9-]*$", minLength: 2, maxLength: 6 },
+      size: { oneOf: [{ enum: ["s", "m"] }, { enum: ["m", "l"] }] },
+    },
+    required: ["payment", "taxId", "slug", "size"],
+  },
   "lengths, formats and pattern": {
     type: "object",
     properties: {
