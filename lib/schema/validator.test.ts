@@ -106,6 +106,32 @@ describe("SchemaCompiler", () => {
     expect(await prepared.validate(JSON.parse('{"toString": 1, "constructor": 2, "__proto__": 3}'))).toEqual({ valid: true });
   });
 
+  it("validates a hot small schema on the event loop, with the workers' verdicts; recursive or fanning-out references stay in the workers", async () => {
+    const c = compiler();
+    const small = await c.prepare({ type: "object", properties: { n: { $ref: "#/$defs/n" }, s: { type: "string", pattern: "^a+$" } }, required: ["n"], $defs: { n: { type: "integer", minimum: 1 } } });
+    const recursive = await c.prepare({ type: "object", properties: { n: { type: "integer" }, kids: { type: "array", items: { $ref: "#" } } } });
+    // Each level refers to the next twice: 2^12 subschemas written out, from a few hundred bytes.
+    const $defs = Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`d${i}`, i === 11 ? { type: "integer" } : { anyOf: [{ $ref: `#/$defs/d${i + 1}` }, { $ref: `#/$defs/d${i + 1}` }] }]));
+    const fanning = await c.prepare({ type: "object", properties: { n: { $ref: "#/$defs/d0" } }, $defs });
+    const bad = { n: 0, s: "b" };
+    const fromWorker = await small.validate(bad);
+    expect(fromWorker).toMatchObject({ valid: false });
+    for (let i = 0; i < 3; i++) {
+      for (const prepared of [small, recursive, fanning]) expect(await prepared.validate({ n: 2 })).toEqual({ valid: true });
+    }
+    await c.close(); // no workers from here on
+    expect(await small.validate({ n: 3, s: "aa" })).toEqual({ valid: true });
+    expect(await small.validate(bad)).toEqual(fromWorker);
+    await expect(recursive.validate({ n: 2 })).rejects.toThrow();
+    await expect(fanning.validate({ n: 2 })).rejects.toThrow();
+  });
+
+  it('checks a required "" key everywhere, inside `not` too (ajv#2077 skips it there by default)', async () => {
+    const prepared = await compiler().prepare({ type: "object", properties: { a: { not: { type: "object", required: [""] } } } });
+    expect(await prepared.validate({ a: { b: 1 } })).toEqual({ valid: true });
+    expect(await prepared.validate({ a: { "": 1 } })).toMatchObject({ valid: false });
+  });
+
   it("validates enum, const and uniqueItems on objects with valueOf or toString keys (ajv#2624 would throw)", async () => {
     const c = compiler();
     const enumOf = await c.prepare({ type: "object", properties: { a: { enum: [{}, { valueOf: 0 }] } } });
