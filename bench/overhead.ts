@@ -12,7 +12,9 @@
  *   and recorded, the object validated, the callback signed, queued and delivered to a receiver.
  *
  * Sequential: every target in turn, one request at a time (so drift on this shared machine spreads
- * over all of them alike); p50 and p99. Concurrent: `BENCH_CLIENTS` (32) clients per target, each
+ * over all of them alike), the next one sent once the last run's callback has arrived (a callback
+ * still being delivered would otherwise land on the next target's time); p50 and p99. generate/object
+ * is also read against the upstream answering the very request genserve sends for it. Concurrent: `BENCH_CLIENTS` (32) clients per target, each
  * sending its next request when its last one answered, for `BENCH_SECONDS` (10). CPU per request
  * is read from /proc for the serving process. `BENCH_PROFILE=dir` writes a CPU profile of genserve
  * (`--cpu-prof`) into dir. Results: docs/benchmarks.md.
@@ -22,7 +24,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
-import { startReceiver } from "../test/helpers/receiver";
+import { startReceiver, waitUntil } from "../test/helpers/receiver";
 import { cpuOf, freePort, percentile, startUpstreamProcess, stopOnExit, waitForPort } from "./harness";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
@@ -64,9 +66,12 @@ interface Target {
   pid?: number;
   /** An SSE stream, read to its `done` event. */
   stream?: boolean;
+  /** Its run sends a callback to the receiver. */
+  callback?: boolean;
   send(): Promise<Response>;
 }
 
+const OBJECT_BASELINE = "upstream directly, genserve's object request";
 const post = (url: string, headers: Record<string, string>, body: string) => () => fetch(url, { method: "POST", headers, body });
 const targets: Target[] = [
   { name: "upstream directly", pid: upstream.child.pid, send: post(`${upstream.url}/chat/completions`, { ...json, authorization: "Bearer sk-test" }, chat) },
@@ -79,11 +84,13 @@ const targets: Target[] = [
   {
     name: "genserve generate/text",
     pid: genserve.process.pid,
+    callback: true,
     send: post(`${genserve.url}/api/v1/generate/text`, gs, JSON.stringify({ input: INPUT, type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } })),
   },
   {
     name: "genserve generate/object",
     pid: genserve.process.pid,
+    callback: true,
     send: post(`${genserve.url}/api/v1/generate/object`, gs, JSON.stringify({ input: INPUT, type: "event", workflowSlug: "no-retry", schema: SCHEMA, callback: { url: receiver.url } })),
   },
   {
@@ -103,11 +110,31 @@ async function once(target: Target): Promise<number> {
   return performance.now() - started;
 }
 
+// The upstream answering the very request genserve sends for generate/object (the schema in it, a
+// longer reply): the baseline genserve's own share of an object run is read against.
+const objectTarget = targets.find((t) => t.name === "genserve generate/object");
+if (objectTarget) {
+  await once(objectTarget);
+  const sent = await (await fetch(`${upstream.url}/__last-request`)).text();
+  targets.splice(1, 0, { name: OBJECT_BASELINE, pid: upstream.child.pid, send: post(`${upstream.url}/chat/completions`, { ...json, authorization: "Bearer sk-test" }, sent) });
+}
+
 // Warm-up: JIT, compiled routes, pooled connections; and a check that every target answers.
 for (let i = 0; i < 100; i++) for (const t of targets) await once(t);
 
+// One request at a time, each alone on the machine: after a run with a callback, the next request
+// waits until the callback has arrived (and a few ms more for every target alike), so no target is
+// measured while the one before it is still delivering.
 const sequential = new Map<string, number[]>(targets.map((t) => [t.name, []]));
-for (let i = 0; i < SEQUENTIAL; i++) for (const t of targets) sequential.get(t.name)!.push(await once(t));
+for (let i = 0; i < SEQUENTIAL; i++) {
+  for (const t of targets) {
+    const delivered = receiver.received.length;
+    sequential.get(t.name)!.push(await once(t));
+    if (t.callback) await waitUntil(() => receiver.received.length > delivered, "the callback");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+receiver.received.length = 0;
 
 interface Load {
   rps: number;
@@ -161,10 +188,18 @@ const lines = [
     const s = sequential.get(t.name)!;
     const l = loads.get(t.name)!;
     const floor = t.name.startsWith("bare");
-    const added = t.name === "upstream directly" ? ["—", "—"] : floor ? [f(percentile(s, 50), 2), f(percentile(s, 99), 2)] : [f(percentile(s, 50) - d50, 2), f(percentile(s, 99) - d99, 2)];
+    const added = t.name.startsWith("upstream directly") ? ["—", "—"] : floor ? [f(percentile(s, 50), 2), f(percentile(s, 99), 2)] : [f(percentile(s, 50) - d50, 2), f(percentile(s, 99) - d99, 2)];
     return `| ${t.name} | ${f(percentile(s, 50), 2)} | ${f(percentile(s, 99), 2)} | ${added[0]} | ${added[1]} | ${f(l.rps)} | ${f(l.p50)} / ${f(l.p99)} | ${l.errors} | ${f(l.cpuMsPerRequest, 2)} |`;
   }),
 ];
+const objectBaseline = sequential.get(OBJECT_BASELINE);
+if (objectBaseline && sequential.has("genserve generate/text")) {
+  const own = (name: string, base: number[], p: number) => percentile(sequential.get(name)!, p) - percentile(base, p);
+  lines.push(
+    "",
+    `generate/object over the upstream answering genserve's object request, against generate/text over the plain request: added p50 ${f(own("genserve generate/object", objectBaseline, 50), 2)} against ${f(own("genserve generate/text", direct, 50), 2)} ms (object costs ${f(own("genserve generate/object", objectBaseline, 50) - own("genserve generate/text", direct, 50), 2)} ms more); p99 ${f(own("genserve generate/object", objectBaseline, 99), 2)} against ${f(own("genserve generate/text", direct, 99), 2)} ms.`,
+  );
+}
 const errors = [...loads].filter(([, l]) => l.firstError).map(([name, l]) => `- ${name}: ${l.firstError}`);
 process.stdout.write(`${lines.join("\n")}\n${errors.length ? `\nErrors:\n${errors.join("\n")}\n` : ""}`);
 

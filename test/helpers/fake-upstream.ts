@@ -56,12 +56,21 @@ export async function startFakeUpstream(
   let responder: ((body: ReceivedRequest["body"]) => FakeReply | undefined) | null = null;
   const sockets = new Set<import("node:net").Socket>();
 
+  let lastBody = "{}";
+
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as ReceivedRequest["body"];
+    if (req.method === "GET" && req.url?.endsWith("/__last-request")) {
+      // The last chat request's body as sent (benchmarks replay what genserve sends).
+      res.writeHead(200, { "content-type": "application/json" }).end(lastBody);
+      return;
+    }
+    const text = Buffer.concat(chunks).toString("utf8");
+    const body = JSON.parse(text || "{}") as ReceivedRequest["body"];
     const record: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body, closedEarly: false };
     if (defaults.record !== false) requests.push(record);
+    if (req.method === "POST") lastBody = text || "{}";
     res.on("close", () => {
       if (!res.writableFinished) record.closedEarly = true;
     });
