@@ -222,6 +222,8 @@ test.describe("runs and catalog pages", () => {
     await expectAccessible(page);
     await page.screenshot({ path: `${SHOTS}/run-detail.png`, fullPage: true });
     await page.getByRole("link", { name: "Open in playground" }).click();
+    // The run page has an "Input" panel too: wait until the playground has replaced it.
+    await page.waitForURL((url) => url.pathname === "/");
     await expect(p.input()).toHaveValue("A run to find");
   });
 
