@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { testConfig } from "../test/helpers/config";
-import { startFakeUpstream } from "../test/helpers/fake-upstream";
+import { holdWhenAsked, startFakeUpstream } from "../test/helpers/fake-upstream";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
 import { writeTinyModel } from "../test/helpers/tiny-gguf";
 
@@ -17,6 +17,8 @@ export default async function globalSetup() {
   execFileSync(process.execPath, [path.join(root, "bin", "genserve.mjs"), "build", "--if-needed"], { cwd: root, stdio: "inherit" });
   // Slow enough chunks that a person (and the tests) can watch the object fill in.
   const upstream = await startFakeUpstream({ chunkDelayMs: 40 });
+  // A prompt with HOLD_MARKER stalls mid-stream until cancelled (tests of Cancel must not race the end).
+  upstream.respondWith(holdWhenAsked());
   const dir = tempDir("genserve-e2e-");
   const localModel = path.join(dir, "tiny.gguf");
   writeTinyModel(localModel);

@@ -1,4 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
+import { HOLD_MARKER } from "../test/helpers/fake-upstream";
 import { BASE, expectAccessible, expectNoSidewaysScroll, KEY, PlaygroundPage, watchCspViolations } from "./pages";
 
 /**
@@ -128,6 +129,8 @@ for (const size of SIZES) {
       await p.operation().selectOption({ label: "Stream object" });
       await p.workflow().selectOption("e2e-invoice");
       await page.getByRole("button", { name: "Load example (input and schema)" }).click();
+      // The fake model stalls mid-object when asked to, so Cancel cannot race the end of the stream.
+      await p.input().fill(`${EXAMPLE.input} ${HOLD_MARKER}`);
       await p.run();
       await expect(p.result().getByTestId("result-object")).toContainText('"number"');
       await page.getByRole("button", { name: "Cancel", exact: true }).click();

@@ -21,6 +21,19 @@ export interface FakeReply {
   cutAfterChunks?: number;
   /** Streaming: pause between chunks. */
   chunkDelayMs?: number;
+  /** Streaming: after this many content chunks, send nothing more until the client closes (a model that stalls). */
+  holdAfterChunks?: number;
+}
+
+/**
+ * Put this in a prompt and `holdWhenAsked` makes the model stall mid-stream until the caller goes
+ * away: browser tests, which cannot script the upstream, use it to cancel a run that is surely live.
+ */
+export const HOLD_MARKER = "[model: hold the stream]";
+
+/** A responder for `respondWith`: a request whose messages contain HOLD_MARKER stalls after a few chunks. */
+export function holdWhenAsked(afterChunks = 12): (body: ReceivedRequest["body"]) => FakeReply | undefined {
+  return (body) => (JSON.stringify(body.messages).includes(HOLD_MARKER) ? { holdAfterChunks: afterChunks } : undefined);
 }
 
 export interface ReceivedRequest {
@@ -123,6 +136,10 @@ export async function startFakeUpstream(
       }
       send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content: content.slice(i, i + size) }, finish_reason: null }] });
       sent++;
+      if (reply.holdAfterChunks !== undefined && sent >= reply.holdAfterChunks) {
+        if (!res.destroyed) await new Promise((r) => res.once("close", r));
+        return;
+      }
       const pause = reply.chunkDelayMs ?? defaults.chunkDelayMs;
       if (pause) await new Promise((r) => setTimeout(r, pause));
       if (res.destroyed) return;
