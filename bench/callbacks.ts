@@ -50,20 +50,28 @@ const metadata = { runId: "", cost: "0", model: { name: "m", tag: "t" }, duratio
 const queued = new Map<string, number>();
 async function queue(n: number): Promise<void> {
   const at = new Date();
+  const callback = { url: `http://127.0.0.1:${port}/hook` };
   const event = runEvent({
     runId: `run_bench_${n}`,
     keyId: key.id,
     operation: "generate.object",
     workflowSlug: "bench",
-    callback: { url: `http://127.0.0.1:${port}/hook` },
+    callback,
     outcome: { object: { n, text: "x".repeat(200) } },
     metadata: { ...metadata, runId: `run_bench_${n}` },
     at,
   });
-  // As the pipeline does: the event is written with the run's outcome, then the worker is woken.
-  await store.runs.finish("none", { status: "succeeded", output: null, error: null, modelName: null, modelTag: null, decoding: null, warnings: [], inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 0, attempts: 1, finishedAt: at.toISOString() }, event);
+  // As the pipeline does (lib/runs/outcome.ts): the run is stored, then its outcome is written with
+  // the event — held for this worker when it has a free slot, and handed to it once stored; else
+  // queued free and the worker told.
+  await store.runs.insert({ id: `run_bench_${n}`, operation: "generate.object", workflowSlug: "bench", keyId: key.id, input: "x", schema: null, contextSlugs: [], attachments: [], callback, modelTag: "t", createdAt: at.toISOString() });
+  const ticket = worker.hold();
+  const queuedEvent = ticket ? { ...event, leaseUntil: ticket.leaseUntil } : event;
+  const stored = await store.runs.finish(`run_bench_${n}`, { status: "succeeded", output: null, error: null, modelName: null, modelTag: null, decoding: null, warnings: [], inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 0, attempts: 1, finishedAt: at.toISOString() }, queuedEvent);
+  if (!stored) throw new Error(`run_bench_${n} was not finished: its event is not queued`);
   queued.set(event.id, Date.now());
-  worker.kick();
+  if (ticket) ticket.dispatch({ ...event, status: "pending", attempts: 0 });
+  else worker.kick();
 }
 
 const waitFor = (count: number) =>

@@ -16,10 +16,14 @@ export interface CallbackAddressOptions {
  * callbacks, applied when a run is planned (to a URL naming an address literally) and at every
  * delivery attempt (to every address the host resolves to, and to a literal one, which no lookup sees).
  */
-export async function callbackAddressFilter(store: Store, url: URL, options: CallbackAddressOptions): Promise<(address: string) => boolean> {
-  if (options.allowPrivate || (await isOwnInbox(store, url, options.publicUrl))) return () => true;
-  return (address) => !isPrivateAddress(address);
+export async function callbackAddressFilter(store: Store, url: URL, options: CallbackAddressOptions): Promise<AddressFilter> {
+  return options.allowPrivate || (await isOwnInbox(store, url, options.publicUrl)) ? ANY_ADDRESS : PUBLIC_ADDRESS;
 }
+
+/** Which addresses a connection may be made to. There are two, so connections can be pooled by the one they were checked under. */
+export type AddressFilter = (address: string) => boolean;
+const ANY_ADDRESS: AddressFilter = () => true;
+const PUBLIC_ADDRESS: AddressFilter = (address) => !isPrivateAddress(address);
 
 /**
  * A callback URL refused before anything is stored (it names a refused address literally; a
@@ -32,7 +36,7 @@ export async function callbackUrlProblem(store: Store, raw: string, options: Cal
 }
 
 /** Whether the URL names an address literally that the policy refuses. */
-export function refusesLiteral(url: URL, allowed: (address: string) => boolean): boolean {
+export function refusesLiteral(url: URL, allowed: AddressFilter): boolean {
   const literal = literalAddress(url);
   return literal !== null && !allowed(literal);
 }

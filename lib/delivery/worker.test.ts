@@ -33,11 +33,12 @@ afterEach(async () => {
 const options = (extra: Partial<DeliveryOptions> = {}): DeliveryOptions => ({ allowPrivate: true, scheduleMs: [50, 50], timeoutMs: 1_000, concurrency: 4, pollMs: 20, publicUrl: "http://127.0.0.1:1", owner: "test", ...extra });
 
 /** A finished run whose event waits in the outbox. */
-async function queueEvent(id: string, url: string, headers: Record<string, string> = {}) {
+async function queueEvent(id: string, url: string, headers: Record<string, string> = {}, leaseUntil?: string) {
   const now = new Date().toISOString();
   await store.runs.insert({ id: `run_${id}`, operation: "generate.text", workflowSlug: "w", keyId: key.id, input: "x", schema: null, contextSlugs: [], attachments: [], callback: { url }, modelTag: "m", createdAt: now });
   const outcome = { status: "succeeded" as const, output: "t", error: null, modelName: "m", modelTag: "m", decoding: "none" as const, warnings: [], inputTokens: 1, outputTokens: 1, cost: "0", durationMs: 1, attempts: 1, finishedAt: now };
-  await store.runs.finish(`run_${id}`, outcome, { id: `evt_${id}`, runId: `run_${id}`, keyId: key.id, url, headers, payload: JSON.stringify({ type: "run.succeeded", id: `evt_${id}` }), nextAttemptAt: now, createdAt: now });
+  await store.runs.finish(`run_${id}`, outcome, { id: `evt_${id}`, runId: `run_${id}`, keyId: key.id, url, headers, payload: JSON.stringify({ type: "run.succeeded", id: `evt_${id}` }), nextAttemptAt: now, createdAt: now, leaseUntil });
+  return (await store.events.forRun(`run_${id}`))!;
 }
 const deliveries = async (id: string) => (await store.events.forRun(`run_${id}`))!;
 
@@ -83,5 +84,63 @@ describe("DeliveryWorker", () => {
     expect((await deliveries("d")).deliveries[0]!.error).toMatch(/refused/);
     expect((await deliveries("e")).deliveries[0]!.error).toMatch(/refused/);
     expect(receiver.received).toEqual([]);
+  });
+
+  it("delivers an event held by a ticket the moment it is handed over, and no other process claims it meanwhile", async () => {
+    const silent = pino({ level: "silent" });
+    worker = new DeliveryWorker(store, silent, options({ owner: "a" }));
+    const other = new DeliveryWorker(store, silent, options({ owner: "b" }));
+    other.start();
+    try {
+      const ticket = worker.hold()!;
+      const event = await queueEvent("h", receiver.url, {}, ticket.leaseUntil);
+      // Several of the other process's passes go by: the held event is not theirs to take.
+      await new Promise((r) => setTimeout(r, 150));
+      expect(receiver.received).toEqual([]);
+      ticket.dispatch(event);
+      await waitUntil(async () => (await deliveries("h")).status === "delivered", "delivery");
+      expect(receiver.received).toHaveLength(1);
+    } finally {
+      await other.stop(1_000);
+    }
+  });
+
+  it("hands out no more tickets than it has free slots; a released ticket frees its slot", async () => {
+    worker = new DeliveryWorker(store, pino({ level: "silent" }), options({ concurrency: 2 }));
+    const first = worker.hold()!;
+    expect(worker.hold()).not.toBeNull();
+    expect(worker.hold()).toBeNull();
+    first.release();
+    expect(() => first.release()).toThrow(/once/);
+    expect(worker.hold()).not.toBeNull();
+  });
+
+  it("delivers an event queued while every slot was busy as soon as a slot frees, without waiting for the next poll", async () => {
+    receiver.script({ delayMs: 300 });
+    worker = new DeliveryWorker(store, pino({ level: "silent" }), options({ concurrency: 1, pollMs: 60_000 }));
+    const ticket = worker.hold()!;
+    ticket.dispatch(await queueEvent("i", receiver.url, {}, ticket.leaseUntil));
+    expect(worker.hold()).toBeNull();
+    await queueEvent("j", receiver.url);
+    worker.kick();
+    await waitUntil(async () => (await deliveries("j")).status === "delivered", "the second delivery", 5_000);
+    expect((await deliveries("i")).status).toBe("delivered");
+  });
+
+  it("delivers one event after another over one kept-alive connection, and opens a new one when the receiver closed it", async () => {
+    worker = new DeliveryWorker(store, pino({ level: "silent" }), options());
+    worker.start();
+    for (const id of ["k1", "k2", "k3"]) {
+      await queueEvent(id, receiver.url);
+      worker.kick();
+      await waitUntil(async () => (await deliveries(id)).status === "delivered", `delivery of ${id}`);
+    }
+    expect(receiver.connections()).toBe(1);
+    receiver.dropConnections();
+    await queueEvent("k4", receiver.url);
+    worker.kick();
+    await waitUntil(async () => (await deliveries("k4")).status === "delivered", "delivery after the connection closed");
+    expect((await deliveries("k4")).attempts).toBe(1);
+    expect(receiver.connections()).toBe(2);
   });
 });

@@ -1,11 +1,10 @@
 import "server-only";
 import type { Logger } from "pino";
 import { Webhook } from "standardwebhooks";
-import { guardedLookup } from "../net/address-guard";
 import type { Tracing, TraceSpan } from "../observability/tracing";
 import type { EventRecord, Store } from "../store/types";
 import { callbackAddressFilter, refusesLiteral } from "./address-policy";
-import { postEvent, type SendResult } from "./send";
+import { postEvent, ReceiverConnections, type SendResult } from "./send";
 
 export interface DeliveryOptions {
   allowPrivate: boolean;
@@ -25,6 +24,26 @@ export interface DeliveryOptions {
 }
 
 /**
+ * A slot to deliver one event the moment its transaction commits, without looking for it in the
+ * outbox: the event is written already held by this process until `leaseUntil`, so no other process
+ * takes it meanwhile, and is handed over with `dispatch` once stored (or the slot given back with
+ * `release` when it was not stored). Whoever holds a ticket calls exactly one of the two.
+ */
+export interface DeliveryTicket {
+  readonly leaseUntil: string;
+  dispatch(event: EventRecord): void;
+  release(): void;
+}
+
+/** What the stages that queue events need from delivery. */
+export interface EventDispatch {
+  /** A ticket to deliver an event at once, or null when every slot is busy (the event is queued free, for the next pass). */
+  hold(): DeliveryTicket | null;
+  /** Look for due events soon (one was queued free). */
+  kick(): void;
+}
+
+/**
  * An event is claimed for this long: enough for its attempt (the time-out) and recording it. An
  * attempt that cannot even be recorded (storage trouble) leaves the event alone until then.
  */
@@ -36,9 +55,14 @@ const LEASE_MARGIN_MS = 30_000;
  * `dead`). Everything due is picked up again after a restart. Processes sharing the outbox claim
  * events under a lease, so each attempt is made by one of them.
  */
-export class DeliveryWorker {
+export class DeliveryWorker implements EventDispatch {
   private timer: NodeJS.Timeout | null = null;
   private readonly inflight = new Map<string, Promise<void>>();
+  /** Slots promised to tickets whose events are not stored yet. */
+  private reserved = 0;
+  /** The last pass took as many events as it had room for: more may be waiting. */
+  private saturated = false;
+  private readonly connections = new ReceiverConnections();
   private running = false;
   private again = false;
   private stopped = false;
@@ -98,28 +122,68 @@ export class DeliveryWorker {
       await Promise.allSettled([...this.inflight.values()]);
     })();
     await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs).unref())]);
+    this.connections.close();
+  }
+
+  hold(): DeliveryTicket | null {
+    if (this.stopped || this.inflight.size + this.reserved >= this.options.concurrency) return null;
+    this.reserved++;
+    let used = false;
+    const use = () => {
+      if (used) throw new Error("a delivery ticket is used once");
+      used = true;
+    };
+    return {
+      leaseUntil: this.leaseUntil(this.now()),
+      dispatch: (event) => {
+        use();
+        // On a later turn of the event loop: the run answers its caller first, and the events of
+        // runs that end together go out together. The slot stays reserved until then. Stopping
+        // meanwhile: the event stays held until its lease runs out, then any process takes it.
+        setImmediate(() => {
+          this.reserved--;
+          if (!this.stopped) this.launch(event);
+        });
+      },
+      release: () => {
+        use();
+        this.reserved--;
+        if (this.saturated) this.kick();
+      },
+    };
+  }
+
+  private leaseUntil(now: Date): string {
+    return new Date(now.getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString();
   }
 
   private async tick(): Promise<void> {
     if (this.stopped) return;
-    const free = this.options.concurrency - this.inflight.size;
-    if (free <= 0) return;
-    const now = this.now();
-    const lease = { owner: this.options.owner, until: new Date(now.getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString() };
-    const due = await this.store.events.claimDue(now.toISOString(), free, lease);
-    for (const event of due) {
-      const work = this.deliver(event)
-        .catch((error: unknown) => {
-          // Even the failure could not be recorded (storage trouble): the event stays claimed until
-          // its lease runs out, instead of being tried again at once without a trace.
-          this.log.error({ runId: event.runId, eventId: event.id, err: { message: (error as Error).message } }, "could not record a callback attempt");
-        })
-        .finally(() => {
-          this.inflight.delete(event.id);
-          this.kick();
-        });
-      this.inflight.set(event.id, work);
+    const free = this.options.concurrency - this.inflight.size - this.reserved;
+    if (free <= 0) {
+      this.saturated = true;
+      return;
     }
+    const now = this.now();
+    const due = await this.store.events.claimDue(now.toISOString(), free, { owner: this.options.owner, until: this.leaseUntil(now) });
+    this.saturated = due.length === free;
+    for (const event of due) this.launch(event);
+  }
+
+  private launch(event: EventRecord): void {
+    const work = this.deliver(event)
+      .catch((error: unknown) => {
+        // Even the failure could not be recorded (storage trouble): the event stays claimed until
+        // its lease runs out, instead of being tried again at once without a trace.
+        this.log.error({ runId: event.runId, eventId: event.id, err: { message: (error as Error).message } }, "could not record a callback attempt");
+      })
+      .finally(() => {
+        this.inflight.delete(event.id);
+        // A slot is free: look again only if the outbox may hold more than the last pass took
+        // (events that were queued free while every slot was busy); the timer finds the rest.
+        if (this.saturated) this.kick();
+      });
+    this.inflight.set(event.id, work);
   }
 
   private async deliver(event: EventRecord): Promise<void> {
@@ -143,7 +207,7 @@ export class DeliveryWorker {
         result = { error: "refused: the URL names a private address", refused: true, durationMs: 0 };
       } else {
         const headers = { "content-type": "application/json", ...event.headers, ...(await this.sign(event)) };
-        result = await postEvent(url, headers, event.payload, { timeoutMs: this.options.timeoutMs, lookup: guardedLookup(allowed) });
+        result = await postEvent(url, headers, event.payload, { timeoutMs: this.options.timeoutMs, agent: this.connections.agent(url, allowed) });
       }
     } catch (error) {
       // Anything that fails before or while sending (a header Node refuses, a URL that no longer

@@ -2,11 +2,12 @@ import "server-only";
 import type { Logger } from "pino";
 import type { Config } from "../config/types";
 import { runEvent } from "../delivery/events";
+import type { EventDispatch } from "../delivery/worker";
 import type { CallbackSpec, DecodingMode, RunMetadata, RunOperation } from "../domain/runs";
 import { GenserveError, isGenserveError, toProblem, type ProblemBody } from "../errors";
 import { providerFailureDetails } from "../models/errors";
 import { messageText, type TokenUsage } from "../models/types";
-import type { EventRecord, RunOutcome, RunRecord, Settlement, Store } from "../store/types";
+import type { NewEvent, RunOutcome, RunRecord, Settlement, Store } from "../store/types";
 import type { Attempted } from "./attempt";
 import { computeCost } from "./cost";
 import type { Metering } from "./metering";
@@ -42,8 +43,11 @@ export interface OutcomeDeps {
   config: Config;
   store: Store;
   logger: Logger;
-  /** Told when a run queued a callback event, so delivery starts at once. */
-  onEventQueued?: () => void;
+  /**
+   * Delivers a run's callback event as soon as it is stored: held by this process in the same
+   * transaction and handed over, or (every slot busy) queued free and the delivery loop told.
+   */
+  delivery?: EventDispatch;
   /** This process: outcomes are written only for runs it still holds the lease of. */
   owner: string;
   metering: Metering;
@@ -92,7 +96,6 @@ export class Outcomes {
       // Another process reconciled the run while this one could not reach the database.
       throw new GenserveError("interrupted", { detail: "The run's result could not be recorded in time; it was marked as interrupted." });
     }
-    if (plan.callback) this.deps.onEventQueued?.();
     if (plan.thread) {
       const at = finishedAt.toISOString();
       await this.deps.store.threads.append(
@@ -160,10 +163,7 @@ export class Outcomes {
         options.settle ?? this.deps.metering.settlement(run.usage, metadata.cost),
       );
       if (!recorded) run.log.warn("the run had already ended elsewhere (reconciled); this failure was not recorded");
-      else {
-        if (run.callback) this.deps.onEventQueued?.();
-        this.observe(run, "failed", metadata, problem.code);
-      }
+      else this.observe(run, "failed", metadata, problem.code);
     } catch (storeError) {
       run.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
     }
@@ -177,7 +177,23 @@ export class Outcomes {
    * tried again until half the lease has passed — the run stays ours meanwhile — then the error
    * stands: nothing was written, and once the lease lapses a process reconciles the run.
    */
-  private async record(id: string, outcome: RunOutcome, event: Omit<EventRecord, "status" | "attempts"> | undefined, settle: Settlement): Promise<boolean> {
+  /** Records the run's end with its event (if any), which goes to delivery once stored. */
+  private async record(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement): Promise<boolean> {
+    // Held by this process as it is written, the event skips the outbox's claim: one transaction less per run.
+    const ticket = event ? (this.deps.delivery?.hold() ?? null) : null;
+    const queued = event && ticket ? { ...event, leaseUntil: ticket.leaseUntil } : event;
+    let recorded = false;
+    try {
+      recorded = await this.finish(id, outcome, queued, settle);
+    } finally {
+      if (!recorded || !queued) ticket?.release();
+      else if (ticket) ticket.dispatch({ ...queued, status: "pending", attempts: 0 });
+      else this.deps.delivery?.kick();
+    }
+    return recorded;
+  }
+
+  private async finish(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement): Promise<boolean> {
     const deadline = Date.now() + recordGraceMs(this.deps.config.limits.runLeaseMs);
     for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
       try {

@@ -10,6 +10,7 @@ import type { MeterState, RunRecord } from "../store/types";
 import { AsyncQueue } from "./async-queue";
 import { Attempts, type Attempted } from "./attempt";
 import { ledgerOf, Outcomes } from "./outcome";
+import type { EventDispatch } from "../delivery/worker";
 import { Metering } from "./metering";
 import { Planner, type PlannerDeps } from "./plan";
 import type { StreamHub } from "./stream-hub";
@@ -22,8 +23,8 @@ export interface RunServiceDeps extends PlannerDeps {
   hub: StreamHub;
   /** This process, as the owner of the runs it executes (leases). */
   replicaId: string;
-  /** Told when a run queued a callback event, so delivery starts at once. */
-  onEventQueued?: () => void;
+  /** Delivers runs' callback events as soon as they are stored. */
+  delivery?: EventDispatch;
   metrics?: RunMetrics;
   /** Runs' traces (OpenTelemetry); absent, only incoming trace ids are recorded. */
   tracing?: Tracing;
@@ -72,7 +73,7 @@ export class RunService {
     this.planner = new Planner(deps);
     this.attempts = new Attempts(deps.schemas);
     this.metering = new Metering({ config: deps.config, store: deps.store, now: this.now });
-    this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, onEventQueued: deps.onEventQueued, owner: deps.replicaId, metering: this.metering, metrics: deps.metrics, now: this.now });
+    this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, delivery: deps.delivery, owner: deps.replicaId, metering: this.metering, metrics: deps.metrics, now: this.now });
     this.queue = new AsyncQueue({
       store: deps.store,
       logger: deps.logger,

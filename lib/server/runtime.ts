@@ -101,7 +101,7 @@ export function createRuntime(boot: BootOptions): Runtime {
   delivery.start({ exclusive });
   logger.debug({ workflows: Object.keys(boot.config.workflows).length }, "runtime ready");
   const catalog = new Catalog(boot.config, store);
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, replicaId, metrics, tracing, onEventQueued: () => delivery.kick() });
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, replicaId, metrics, tracing, delivery });
   const evaluations = new EvaluationService({ config: boot.config, store, runs, catalog, logger, replicaId, publicUrl: boot.publicUrl, onEventQueued: () => delivery.kick() });
   // Runs a previous process left behind are failed (with their callbacks) or queued again — all of
   // them on SQLite, which this process owns alone; on PostgreSQL, those whose lease ran out — then

@@ -125,6 +125,14 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.events.claimDue(at(6_005), 10, { owner: "p2", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_L"]);
     });
 
+    it("queues an event already held by the process that delivers it at once: no one claims it before its lease ends", async () => {
+      await store.runs.insert(run("run_01H"));
+      await store.runs.finish("run_01H", outcome, { ...event("evt_H", "run_01H"), leaseUntil: at(5_000) });
+      expect(await store.events.claimDue(at(1), 10, { owner: "p2", until: at(9_000) })).toEqual([]);
+      // The holder died before recording an attempt: the event is due to anyone once the lease ends.
+      expect((await store.events.claimDue(at(5_001), 10, { owner: "p2", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_H"]);
+    });
+
     it("logs delivery attempts, moves events on, and makes an event due again on redelivery", async () => {
       await store.runs.insert(run("run_01E"));
       await store.runs.finish("run_01E", outcome, event("evt_2", "run_01E"));

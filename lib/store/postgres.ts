@@ -357,9 +357,9 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           if ((updated.rowCount ?? 0) === 0) return false;
           if (event) {
             await client.query(
-              `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent)
-               VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $8, $8, $9)`,
-              [event.id, event.runId, event.keyId, event.url, JSON.stringify(event.headers), event.payload, event.nextAttemptAt, event.createdAt, event.traceparent ?? null],
+              `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent, lease_until)
+               VALUES ($1, $2, $3, $4, $5, $6, 'pending', 0, $7, $8, $8, $9, $10)`,
+              [event.id, event.runId, event.keyId, event.url, JSON.stringify(event.headers), event.payload, event.nextAttemptAt, event.createdAt, event.traceparent ?? null, event.leaseUntil ?? null],
             );
           }
           await settleIn(client, id, settle, outcome.finishedAt ?? new Date().toISOString());

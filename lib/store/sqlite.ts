@@ -76,8 +76,8 @@ export function openSqliteStore(dataDir: string): Store {
       "UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = ?, webhook_secret = ? WHERE id = ?",
     ),
     eventInsert: db.prepare(
-      `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent)
-       VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt, @traceparent)`,
+      `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent, lease_until)
+       VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt, @traceparent, @leaseUntil)`,
     ),
     eventsDue: db.prepare<[string, number], EventRow>(
       "SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
@@ -323,7 +323,7 @@ export function openSqliteStore(dataDir: string): Store {
             pace: outcome.pace ? JSON.stringify(outcome.pace) : null,
           }).changes;
           if (changed === 0) return false;
-          if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers), traceparent: event.traceparent ?? null });
+          if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers), traceparent: event.traceparent ?? null, leaseUntil: event.leaseUntil ?? null });
           settleRun(id, settle, outcome.finishedAt ?? new Date().toISOString());
           return true;
         })();

@@ -182,6 +182,9 @@ export interface EventRecord {
   traceparent?: string | null;
 }
 
+/** An event as queued with the outcome it tells of; `leaseUntil`: already held by the process that delivers it at once. */
+export type NewEvent = Omit<EventRecord, "status" | "attempts"> & { leaseUntil?: string | null };
+
 export interface DeliveryAttempt {
   attemptedAt: string;
   statusCode: number | null;
@@ -371,7 +374,7 @@ export interface Store {
      * only while the run is unfinished and, with `owner`, still leased to that process. False when
      * it was not (another process reconciled it, or it had ended): nothing is written then.
      */
-    finish(id: string, outcome: RunOutcome, event?: Omit<EventRecord, "status" | "attempts">, owner?: string, settle?: Settlement): Promise<boolean>;
+    finish(id: string, outcome: RunOutcome, event?: NewEvent, owner?: string, settle?: Settlement): Promise<boolean>;
     get(id: string): Promise<RunRecord | null>;
     list(filter: RunFilter): Promise<RunRecord[]>;
     /** Extends the leases of runs `owner` executes (a heartbeat). */

@@ -12,6 +12,7 @@ export async function startReceiver() {
   const received: Received[] = [];
   const script: { status?: number; delayMs?: number; location?: string }[] = [];
   const sockets = new Set<import("node:net").Socket>();
+  let connections = 0;
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -22,6 +23,7 @@ export async function startReceiver() {
     res.writeHead(step.status ?? 200, step.location ? { location: step.location } : {}).end("ok");
   });
   server.on("connection", (s) => {
+    connections++;
     sockets.add(s);
     s.on("close", () => sockets.delete(s));
   });
@@ -31,6 +33,12 @@ export async function startReceiver() {
     url: `http://127.0.0.1:${port}/hooks`,
     port,
     received,
+    /** Connections accepted so far. */
+    connections: () => connections,
+    /** Closes every open connection (idle kept-alive ones included), as a server restarting would. */
+    dropConnections: () => {
+      for (const s of sockets) s.destroy();
+    },
     script: (...steps: { status?: number; delayMs?: number; location?: string }[]) => void script.push(...steps),
     reset: () => {
       received.length = 0;
