@@ -42,7 +42,9 @@ export class ReceiverConnections {
  * POSTs one event body. No redirects are followed (a 3xx is just a status), no cookies or
  * credentials are added, and the whole exchange is bounded by `timeoutMs`. A kept-alive connection
  * that the receiver closed just as it was reused (reset before any answer) is replaced by a new one
- * once, within the same time-out: the event was not received, so nothing is sent twice.
+ * once, within the same time-out — almost always the receiver closed an idle connection and saw
+ * nothing; should it have seen the event, it sees it again with the same `webhook-id`, as with any
+ * retry (delivery is at least once).
  */
 export function postEvent(url: URL, headers: Record<string, string>, body: string, options: { timeoutMs: number; agent: http.Agent }): Promise<SendResult> {
   const started = performance.now();
