@@ -21,6 +21,13 @@ const nextConfig: NextConfig = {
   // The run pipeline streams; gzip would buffer Server-Sent Events.
   compress: false,
   typedRoutes: false,
+  experimental: {
+    // Next.js would load every page's and route's server bundle at start-up. The API is served by
+    // the CLI from app/**/route.ts itself (lib/cli/api-routes.ts), so its ~60 route bundles would
+    // sit in memory unused — each with its own copy of Next's route runtime. Pages load on their
+    // first request instead.
+    preloadEntriesOnStart: false,
+  },
   async headers() {
     return [{ source: "/:path*", headers: SECURITY_HEADERS }];
   },
