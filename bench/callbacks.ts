@@ -10,7 +10,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import pino from "pino";
 import { runEvent } from "../lib/delivery/events";
-import { DeliveryWorker } from "../lib/delivery/worker";
+import { DeliveryWorker, queueEvent } from "../lib/delivery/worker";
 import { createKey } from "../lib/keys/keys";
 import { openSqliteStore } from "../lib/store/sqlite";
 
@@ -62,16 +62,12 @@ async function queue(n: number): Promise<void> {
     at,
   });
   // As the pipeline does (lib/runs/outcome.ts): the run is stored, then its outcome is written with
-  // the event — held for this worker when it has a free slot, and handed to it once stored; else
-  // queued free and the worker told.
+  // the event through queueEvent.
   await store.runs.insert({ id: `run_bench_${n}`, operation: "generate.object", workflowSlug: "bench", keyId: key.id, input: "x", schema: null, contextSlugs: [], attachments: [], callback, modelTag: "t", createdAt: at.toISOString() });
-  const ticket = worker.hold();
-  const queuedEvent = ticket ? { ...event, leaseUntil: ticket.leaseUntil } : event;
-  const stored = await store.runs.finish(`run_bench_${n}`, { status: "succeeded", output: null, error: null, modelName: null, modelTag: null, decoding: null, warnings: [], inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 0, attempts: 1, finishedAt: at.toISOString() }, queuedEvent);
+  const outcome = { status: "succeeded" as const, output: null, error: null, modelName: null, modelTag: null, decoding: null, warnings: [], inputTokens: 0, outputTokens: 0, cost: "0", durationMs: 0, attempts: 1, finishedAt: at.toISOString() };
+  const stored = await queueEvent(worker, event, (held) => store.runs.finish(`run_bench_${n}`, outcome, held));
   if (!stored) throw new Error(`run_bench_${n} was not finished: its event is not queued`);
   queued.set(event.id, Date.now());
-  if (ticket) ticket.dispatch({ ...event, status: "pending", attempts: 0 });
-  else worker.kick();
 }
 
 const waitFor = (count: number) =>

@@ -8,7 +8,7 @@ import { startReceiver, waitUntil } from "../../test/helpers/receiver";
 import { createKey } from "../keys/keys";
 import { openSqliteStore } from "../store/sqlite";
 import type { Store } from "../store/types";
-import { DeliveryWorker, type DeliveryOptions } from "./worker";
+import { DeliveryWorker, queueEvent, type DeliveryOptions } from "./worker";
 
 // The delivery worker in-process: a real SQLite outbox, a loopback receiver, real signatures.
 
@@ -33,7 +33,7 @@ afterEach(async () => {
 const options = (extra: Partial<DeliveryOptions> = {}): DeliveryOptions => ({ allowPrivate: true, scheduleMs: [50, 50], timeoutMs: 1_000, concurrency: 4, pollMs: 20, publicUrl: "http://127.0.0.1:1", owner: "test", ...extra });
 
 /** A finished run whose event waits in the outbox. */
-async function queueEvent(id: string, url: string, headers: Record<string, string> = {}, leaseUntil?: string) {
+async function storeEvent(id: string, url: string, headers: Record<string, string> = {}, leaseUntil?: string) {
   const now = new Date().toISOString();
   await store.runs.insert({ id: `run_${id}`, operation: "generate.text", workflowSlug: "w", keyId: key.id, input: "x", schema: null, contextSlugs: [], attachments: [], callback: { url }, modelTag: "m", createdAt: now });
   const outcome = { status: "succeeded" as const, output: "t", error: null, modelName: "m", modelTag: "m", decoding: "none" as const, warnings: [], inputTokens: 1, outputTokens: 1, cost: "0", durationMs: 1, attempts: 1, finishedAt: now };
@@ -44,7 +44,7 @@ const deliveries = async (id: string) => (await store.events.forRun(`run_${id}`)
 
 describe("DeliveryWorker", () => {
   it("delivers a signed event with the caller's headers and logs the attempt", async () => {
-    await queueEvent("a", receiver.url, { "X-Tenant": "acme" });
+    await storeEvent("a", receiver.url, { "X-Tenant": "acme" });
     worker = new DeliveryWorker(store, pino({ level: "silent" }), options());
     worker.start();
     await waitUntil(async () => (await deliveries("a")).status === "delivered", "delivery");
@@ -56,7 +56,7 @@ describe("DeliveryWorker", () => {
 
   it("retries failures on the schedule, then gives the event up as dead", async () => {
     receiver.script({ status: 500 }, { status: 503 }, { status: 502 });
-    await queueEvent("b", receiver.url);
+    await storeEvent("b", receiver.url);
     worker = new DeliveryWorker(store, pino({ level: "silent" }), options());
     worker.start();
     await waitUntil(async () => (await deliveries("b")).status === "dead", "the event to be given up");
@@ -64,7 +64,7 @@ describe("DeliveryWorker", () => {
   });
 
   it("records whatever fails before sending as an attempt, and never retries it before its time", async () => {
-    await queueEvent("c", receiver.url, { "X-Bad": "中文" });
+    await storeEvent("c", receiver.url, { "X-Bad": "中文" });
     worker = new DeliveryWorker(store, pino({ level: "silent" }), options({ scheduleMs: [60_000] }));
     worker.start();
     await waitUntil(async () => (await deliveries("c")).attempts === 1, "the failed attempt");
@@ -76,8 +76,8 @@ describe("DeliveryWorker", () => {
   });
 
   it("refuses private addresses unless allowed: resolved, and named literally", async () => {
-    await queueEvent("d", receiver.url.replace("127.0.0.1", "localhost"));
-    await queueEvent("e", receiver.url);
+    await storeEvent("d", receiver.url.replace("127.0.0.1", "localhost"));
+    await storeEvent("e", receiver.url);
     worker = new DeliveryWorker(store, pino({ level: "silent" }), options({ allowPrivate: false, scheduleMs: [] }));
     worker.start();
     await waitUntil(async () => (await deliveries("d")).status === "dead" && (await deliveries("e")).status === "dead", "both refused");
@@ -93,7 +93,7 @@ describe("DeliveryWorker", () => {
     other.start();
     try {
       const ticket = worker.hold()!;
-      const event = await queueEvent("h", receiver.url, {}, ticket.leaseUntil);
+      const event = await storeEvent("h", receiver.url, {}, ticket.leaseUntil);
       // Several of the other process's passes go by: the held event is not theirs to take.
       await new Promise((r) => setTimeout(r, 150));
       expect(receiver.received).toEqual([]);
@@ -119,9 +119,9 @@ describe("DeliveryWorker", () => {
     receiver.script({ delayMs: 300 });
     worker = new DeliveryWorker(store, pino({ level: "silent" }), options({ concurrency: 1, pollMs: 60_000 }));
     const ticket = worker.hold()!;
-    ticket.dispatch(await queueEvent("i", receiver.url, {}, ticket.leaseUntil));
+    ticket.dispatch(await storeEvent("i", receiver.url, {}, ticket.leaseUntil));
     expect(worker.hold()).toBeNull();
-    await queueEvent("j", receiver.url);
+    await storeEvent("j", receiver.url);
     worker.kick();
     await waitUntil(async () => (await deliveries("j")).status === "delivered", "the second delivery", 5_000);
     expect((await deliveries("i")).status).toBe("delivered");
@@ -131,16 +131,31 @@ describe("DeliveryWorker", () => {
     worker = new DeliveryWorker(store, pino({ level: "silent" }), options());
     worker.start();
     for (const id of ["k1", "k2", "k3"]) {
-      await queueEvent(id, receiver.url);
+      await storeEvent(id, receiver.url);
       worker.kick();
       await waitUntil(async () => (await deliveries(id)).status === "delivered", `delivery of ${id}`);
     }
     expect(receiver.connections()).toBe(1);
     receiver.dropConnections();
-    await queueEvent("k4", receiver.url);
+    await storeEvent("k4", receiver.url);
     worker.kick();
     await waitUntil(async () => (await deliveries("k4")).status === "delivered", "delivery after the connection closed");
     expect((await deliveries("k4")).attempts).toBe(1);
     expect(receiver.connections()).toBe(2);
+  });
+
+  it("queueEvent gives the slot back when the event was not stored, and delivers it held when it was", async () => {
+    worker = new DeliveryWorker(store, pino({ level: "silent" }), options({ concurrency: 1, pollMs: 60_000 }));
+    const now = new Date().toISOString();
+    const event = { id: "evt_q", runId: "run_q", keyId: key.id, url: receiver.url, headers: {}, payload: "{}", nextAttemptAt: now, createdAt: now };
+    expect(await queueEvent(worker, event, async () => false)).toBe(false);
+    await expect(queueEvent(worker, event, async () => Promise.reject(new Error("storage down")))).rejects.toThrow("storage down");
+    // Both gave their slot back: the one slot is free for the next event, which is written held.
+    await store.runs.insert({ id: "run_q", operation: "generate.text", workflowSlug: "w", keyId: key.id, input: "x", schema: null, contextSlugs: [], attachments: [], callback: { url: receiver.url }, modelTag: "m", createdAt: now });
+    const outcome = { status: "succeeded" as const, output: "t", error: null, modelName: "m", modelTag: "m", decoding: "none" as const, warnings: [], inputTokens: 1, outputTokens: 1, cost: "0", durationMs: 1, attempts: 1, finishedAt: now };
+    let written: { leaseUntil?: string | null } | undefined;
+    expect(await queueEvent(worker, event, (held) => ((written = held), store.runs.finish("run_q", outcome, held)))).toBe(true);
+    expect(written?.leaseUntil).toEqual(expect.any(String));
+    await waitUntil(async () => (await store.events.forRun("run_q"))?.status === "delivered", "delivery without a poll");
   });
 });

@@ -2,7 +2,7 @@ import "server-only";
 import type { Logger } from "pino";
 import { Webhook } from "standardwebhooks";
 import type { Tracing, TraceSpan } from "../observability/tracing";
-import type { EventRecord, Store } from "../store/types";
+import type { EventRecord, NewEvent, Store } from "../store/types";
 import { callbackAddressFilter, refusesLiteral } from "./address-policy";
 import { postEvent, ReceiverConnections, type SendResult } from "./send";
 
@@ -31,16 +31,36 @@ export interface DeliveryOptions {
  */
 export interface DeliveryTicket {
   readonly leaseUntil: string;
-  dispatch(event: EventRecord): void;
+  dispatch(event: NewEvent): void;
   release(): void;
 }
 
-/** What the stages that queue events need from delivery. */
+/** What the stages that queue events need from delivery (`queueEvent` uses it). */
 export interface EventDispatch {
   /** A ticket to deliver an event at once, or null when every slot is busy (the event is queued free, for the next pass). */
   hold(): DeliveryTicket | null;
   /** Look for due events soon (one was queued free). */
   kick(): void;
+}
+
+/**
+ * Stores an event with what it tells of — `write` is the one transaction that stores both and says
+ * whether it did — and hands it to delivery: held for this process when a slot is free (written
+ * with the ticket's lease, delivered once stored, with no claim), else queued free and the delivery
+ * loop told. Returns what `write` returned.
+ */
+export async function queueEvent(delivery: EventDispatch | undefined, event: NewEvent | undefined, write: (event: NewEvent | undefined) => Promise<boolean>): Promise<boolean> {
+  const ticket = event ? (delivery?.hold() ?? null) : null;
+  const queued = event && ticket ? { ...event, leaseUntil: ticket.leaseUntil } : event;
+  let stored = false;
+  try {
+    stored = await write(queued);
+  } finally {
+    if (!stored || !queued) ticket?.release();
+    else if (ticket) ticket.dispatch(queued);
+    else delivery?.kick();
+  }
+  return stored;
 }
 
 /**
@@ -142,7 +162,7 @@ export class DeliveryWorker implements EventDispatch {
         // meanwhile: the event stays held until its lease runs out, then any process takes it.
         setImmediate(() => {
           this.reserved--;
-          if (!this.stopped) this.launch(event);
+          if (!this.stopped) this.launch({ ...event, status: "pending", attempts: 0 });
         });
       },
       release: () => {

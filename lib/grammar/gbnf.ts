@@ -96,10 +96,10 @@ export function jsonStringChar(ranges: readonly CharRange[]): string | null {
   return alt(alternatives);
 }
 
-/** `x{min,max}` with llama.cpp's repetition syntax; `max` undefined means unbounded. */
 /** Counts above this are not written out as one repetition (llama.cpp stops enforcing larger ones). */
 export const MAX_REPEAT = 2000;
 
+/** `x{min,max}` with llama.cpp's repetition syntax; `max` undefined means unbounded. */
 export function repeat(item: string, min: number, max: number | undefined): string {
   if (max === 0) return "";
   if (min === 0 && max === undefined) return `${item}*`;

@@ -2,7 +2,7 @@ import "server-only";
 import type { Logger } from "pino";
 import type { Config } from "../config/types";
 import { runEvent } from "../delivery/events";
-import type { EventDispatch } from "../delivery/worker";
+import { queueEvent, type EventDispatch } from "../delivery/worker";
 import type { CallbackSpec, DecodingMode, RunMetadata, RunOperation } from "../domain/runs";
 import { GenserveError, isGenserveError, toProblem, type ProblemBody } from "../errors";
 import { providerFailureDetails } from "../models/errors";
@@ -172,27 +172,16 @@ export class Outcomes {
     return known;
   }
 
+  /** Records the run's end with its event (if any), which goes to delivery once stored (`queueEvent`). */
+  private record(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement): Promise<boolean> {
+    return queueEvent(this.deps.delivery, event, (queued) => this.finish(id, outcome, queued, settle));
+  }
+
   /**
    * Writes a run's end (and its event) while this process holds the run. An unreachable database is
    * tried again until half the lease has passed — the run stays ours meanwhile — then the error
    * stands: nothing was written, and once the lease lapses a process reconciles the run.
    */
-  /** Records the run's end with its event (if any), which goes to delivery once stored. */
-  private async record(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement): Promise<boolean> {
-    // Held by this process as it is written, the event skips the outbox's claim: one transaction less per run.
-    const ticket = event ? (this.deps.delivery?.hold() ?? null) : null;
-    const queued = event && ticket ? { ...event, leaseUntil: ticket.leaseUntil } : event;
-    let recorded = false;
-    try {
-      recorded = await this.finish(id, outcome, queued, settle);
-    } finally {
-      if (!recorded || !queued) ticket?.release();
-      else if (ticket) ticket.dispatch({ ...queued, status: "pending", attempts: 0 });
-      else this.deps.delivery?.kick();
-    }
-    return recorded;
-  }
-
   private async finish(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement): Promise<boolean> {
     const deadline = Date.now() + recordGraceMs(this.deps.config.limits.runLeaseMs);
     for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
