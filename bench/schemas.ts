@@ -70,6 +70,8 @@ interface SplitResult {
   llamaParseErrors: number;
   compileMs: number[];
   parseMs: number[];
+  /** The whole preparation of each schema: screening and ajv, the grammar compiler, llama.cpp's parse (or until refused). */
+  prepareMs: number[];
   validAccepted: number;
   validTests: number;
   invalidAcceptedByExact: number;
@@ -145,6 +147,7 @@ for (const split of splits) {
     llamaParseErrors: 0,
     compileMs: [],
     parseMs: [],
+    prepareMs: [],
     validAccepted: 0,
     validTests: 0,
     invalidAcceptedByExact: 0,
@@ -158,13 +161,18 @@ for (const split of splits) {
   };
   const usable: { entry: Entry; exact: boolean }[] = [];
   for (const entry of entries) {
-    const entryStart = performance.now();
     if (TRACE) console.error(`${entry.id}: start`);
-    await measureEntry(entry);
-    const took = performance.now() - entryStart;
-    if (took > 2_000) console.error(`${entry.id}: slow, ${(took / 1000).toFixed(1)} s`);
+    const took = await measureEntry(entry);
+    if (took > 2_000) console.error(`${entry.id}: slow to prepare, ${(took / 1000).toFixed(1)} s`);
   }
-  async function measureEntry(entry: Entry) {
+  /** Measures one schema; returns how long its preparation took (ms). */
+  async function measureEntry(entry: Entry): Promise<number> {
+    const start = performance.now();
+    const done = () => {
+      const ms = performance.now() - start;
+      r.prepareMs.push(ms);
+      return ms;
+    };
     // Every fifth schema by a hash of its id is held out (as in fuzz:grammar): reported apart, and
     // not looked at while changing the compiler.
     const part = parts.get(createHash("sha256").update(entry.id).digest()[0]! % 5 === 0 ? "held out (1 in 5)" : "development part")!;
@@ -178,7 +186,7 @@ for (const split of splits) {
       const first = (error as { errors?: { message: string }[] }).errors?.[0]?.message ?? (error as Error).message;
       const reason = first.replace(/"[^"]*"/g, '"…"').replace(/\d+/g, "N").slice(0, 80);
       rejections.set(reason, (rejections.get(reason) ?? 0) + 1);
-      return;
+      return done();
     }
     let compiled;
     const t0 = performance.now();
@@ -188,7 +196,7 @@ for (const split of splits) {
       if (!(error instanceof UnsatisfiableSchemaError)) console.error(`${entry.id}: compiler error: ${(error as Error).message}`);
       r.rejected++;
       part.rejected++;
-      return;
+      return done();
     }
     r.compileMs.push(performance.now() - t0);
     const t1 = performance.now();
@@ -200,9 +208,10 @@ for (const split of splits) {
       r.fallback++;
       part.fallback++;
       console.error(`${entry.id}: llama.cpp refused the grammar: ${(error as Error).message}`);
-      return;
+      return done();
     }
     r.parseMs.push(performance.now() - t1);
+    const took = done();
     if (compiled.exact) r.exact++;
     else r.fallback++;
     part[compiled.exact ? "exact" : "fallback"]++;
@@ -225,6 +234,7 @@ for (const split of splits) {
         }
       }
     }
+    return took;
   }
 
   if (GENERATE && usable.length) {
@@ -274,6 +284,7 @@ const all = results.reduce(
 );
 const compileAll = results.flatMap((r) => r.compileMs);
 const parseAll = results.flatMap((r) => r.parseMs);
+const prepareAll = results.flatMap((r) => r.prepareMs);
 
 console.log(`\nbench:schemas — ${new Date().toISOString().slice(0, 10)}, ${os.cpus()[0]?.model ?? "cpu"} × ${os.availableParallelism()}, Node ${process.version}`);
 console.log(`generation model: ${modelLabel}; ${GENERATE ? `${SAMPLE} schemas per split, temperature 0.7, at most ${maxTokens} tokens` : "skipped"}\n`);
@@ -292,6 +303,12 @@ const top = (map: Map<string, number>) =>
     .slice(0, 12)
     .map(([k, n]) => `${k} (${n})`)
     .join("; ");
+const ms = (v: number) => `${v.toFixed(v < 10 ? 2 : 0)} ms`;
+console.log(
+  `\nGrammar compile, all schemas: p99 ${ms(percentile(compileAll, 99))}, max ${ms(Math.max(...compileAll))}. ` +
+    `Whole preparation (screening and ajv, the compiler, llama.cpp's parse, or until refused): p50 ${ms(percentile(prepareAll, 50))}, p99 ${ms(percentile(prepareAll, 99))}, ` +
+    `max ${ms(Math.max(...prepareAll))}; ${prepareAll.filter((t) => t > 2_000).length} of ${prepareAll.length} over 2 s.`,
+);
 console.log(`\nMost common reasons for grammar + validation (schemas): ${top(reasons) || "none"}`);
 console.log(`Most common reasons for rejection: ${top(rejections) || "none"}`);
 if (all.llamaParseErrors) console.log(`\nllama.cpp refused ${all.llamaParseErrors} grammars (counted under grammar + validation).`);
