@@ -4,8 +4,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { getRequestListener } from "@hono/node-server";
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { GenserveError } from "../errors";
-import { problemResponse } from "../http/problem";
+import { bodyTextOf, problemResponse } from "../http/problem";
 import { peekRuntime } from "../server/runtime";
 
 /**
@@ -146,13 +147,22 @@ export async function loadApiRoutes(appDir: string, options: { prefixes: string[
   };
 
   const listen = getRequestListener(
-    async (request) => {
+    async (request, env) => {
+      let response: Response;
       try {
-        return await dispatch(request);
+        response = await dispatch(request);
       } catch (error) {
         // Route handlers map their errors themselves (lib/http/route.ts); this is for one that threw anyway.
-        return problemResponse(error, peekRuntime()?.logger);
+        response = problemResponse(error, peekRuntime()?.logger);
       }
+      // A JSON body known as text is written as it is, instead of read back from the response's stream.
+      const text = bodyTextOf(response);
+      if (text === undefined || !("writeHead" in env.outgoing) || response.headers.has("set-cookie")) return response;
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, name) => (headers[name] = value));
+      headers["content-length"] = String(Buffer.byteLength(text));
+      (env.outgoing as ServerResponse).writeHead(response.status, headers).end(text);
+      return RESPONSE_ALREADY_SENT;
     },
     // Keep the process's own Request and Response: Next.js serves the pages in this process too.
     { overrideGlobalObjects: false },
