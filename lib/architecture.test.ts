@@ -41,7 +41,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "observability", "runs", "schema", "store"],
+  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "runs", "schema", "store"],
   http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
   cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "server", "store"],
 };

@@ -16,6 +16,7 @@ import { randomBytes } from "node:crypto";
 import { Metrics } from "../observability/metrics";
 import { Tracing } from "../observability/tracing";
 import { openStore } from "../store/open";
+import { createHttpFetch } from "../net/http-fetch";
 import type { Store } from "../store/types";
 import { getBootOptions, type BootOptions } from "./boot";
 import { createLogger } from "./logger";
@@ -70,7 +71,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     grammars,
     log: (level, message, fields) => logger[level](fields ?? {}, message),
     onLaneWait: (alias, seconds) => metrics?.laneWaited(alias, seconds),
-    fetch: nodeFetch(),
+    fetch: createHttpFetch({ fallback: nodeFetch() }),
   });
   const tracing = new Tracing(boot.config.observability.traces, boot.version);
   if (tracing.enabled) logger.info({ endpoint: boot.config.observability.traces.endpoint }, "exporting traces (OTLP/HTTP)");
@@ -152,7 +153,7 @@ export function createRuntime(boot: BootOptions): Runtime {
 }
 
 /**
- * Node's own fetch. Next.js, running in this process, replaces the global one with a wrapper for
+ * Node's own fetch (what the providers' calls fall back to for what `createHttpFetch` leaves). Next.js, running in this process, replaces the global one with a wrapper for
  * its data cache, which model calls never use and which cost ~5% of a run's CPU when measured
  * (docs/benchmarks.md); it keeps the original as `_nextOriginalFetch`.
  */

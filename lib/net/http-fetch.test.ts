@@ -1,0 +1,136 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHttpFetch } from "./http-fetch";
+
+/** A local server whose behaviour each test picks by path. */
+let server: http.Server;
+let base: string;
+const sockets = new Set<import("node:net").Socket>();
+const requestsOn = new WeakMap<import("node:net").Socket, number>();
+let fallbackCalls = 0;
+const httpFetch = createHttpFetch({
+  fallback: (input, init) => {
+    fallbackCalls++;
+    return fetch(input, init);
+  },
+});
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks).toString();
+      const path = req.url ?? "/";
+      const served = (requestsOn.get(req.socket) ?? 0) + 1;
+      requestsOn.set(req.socket, served);
+      if (path === "/reset-when-reused" && served > 1) {
+        req.socket.destroy();
+      } else if (path === "/echo" || path === "/reset-when-reused") {
+        res.writeHead(201, { "content-type": "application/json", "x-one": "1" });
+        res.end(JSON.stringify({ method: req.method, body, type: req.headers["content-type"], auth: req.headers.authorization }));
+      } else if (path === "/sse") {
+        res.writeHead(200, { "content-type": "text/event-stream" });
+        res.write("data: one\n\n");
+        // The second event comes only after the client has read the first.
+        setTimeout(() => res.end("data: two\n\n"), 100);
+      } else if (path === "/hang") {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write("{");
+      } else if (path === "/cut") {
+        res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
+        res.write("{");
+        setTimeout(() => res.destroy(), 20);
+      } else if (path === "/redirect") {
+        res.writeHead(307, { location: "/echo" });
+        res.end();
+      } else if (path === "/empty") {
+        res.writeHead(204);
+        res.end();
+      }
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const s of sockets) s.destroy();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+describe("createHttpFetch", () => {
+  it("posts a text body with its headers and reads the answer's status, headers and body", async () => {
+    const response = await httpFetch(`${base}/echo`, { method: "POST", headers: { "content-type": "application/json", authorization: "Bearer k" }, body: '{"a":"é"}' });
+    expect(response.status).toBe(201);
+    expect(response.headers.get("x-one")).toBe("1");
+    expect(await response.json()).toEqual({ method: "POST", body: '{"a":"é"}', type: "application/json", auth: "Bearer k" });
+  });
+
+  it("keeps the connection alive between calls", async () => {
+    await (await httpFetch(`${base}/echo`, { method: "POST", body: "1" })).text();
+    const before = sockets.size;
+    for (let i = 0; i < 5; i++) await (await httpFetch(`${base}/echo`, { method: "POST", body: String(i) })).text();
+    expect(sockets.size).toBe(before);
+  });
+
+  it("hands an event stream over as it arrives", async () => {
+    const response = await httpFetch(`${base}/sse`);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const started = performance.now();
+    expect((await reader.read()).value).toBe("data: one\n\n");
+    // Read before the server wrote the rest: not buffered until the end.
+    expect(performance.now() - started).toBeLessThan(90);
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value;
+    expect(rest).toBe("data: two\n\n");
+  });
+
+  it("rejects with the signal's reason when aborted before, while waiting, or while reading a stream", async () => {
+    const aborted = AbortSignal.abort(new DOMException("stop", "AbortError"));
+    await expect(httpFetch(`${base}/echo`, { signal: aborted })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(httpFetch(`${base}/hang`, { signal: AbortSignal.timeout(50) })).rejects.toMatchObject({ name: "TimeoutError" });
+
+    const controller = new AbortController();
+    const response = await httpFetch(`${base}/sse`, { signal: controller.signal });
+    const reader = response.body!.getReader();
+    await reader.read();
+    controller.abort(new DOMException("stop", "AbortError"));
+    await expect(reader.read()).rejects.toBeDefined();
+  });
+
+  it("fails as fetch does when it cannot connect or the answer is cut short", async () => {
+    const refused = await httpFetch("http://127.0.0.1:1/", { method: "POST", body: "x" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(TypeError);
+    expect((refused as TypeError).message).toBe("fetch failed");
+    expect(((refused as TypeError).cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
+    await expect(httpFetch(`${base}/cut`)).rejects.toMatchObject({ message: "fetch failed" });
+  });
+
+  it("answers 204 without a body, and leaves redirects and other bodies to the fallback", async () => {
+    const empty = await httpFetch(`${base}/empty`, { method: "POST", body: "" });
+    expect(empty.status).toBe(204);
+    expect(await empty.text()).toBe("");
+
+    const calls = fallbackCalls;
+    const redirected = await httpFetch(`${base}/redirect`, { method: "POST", body: "r" });
+    expect(await redirected.json()).toMatchObject({ body: "r" });
+    const form = new FormData();
+    form.set("a", "b");
+    await (await httpFetch(`${base}/echo`, { method: "POST", body: form })).text();
+    expect(fallbackCalls).toBe(calls + 2);
+  });
+
+  it("replaces a kept-alive connection the server closed as it was reused", async () => {
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => setTimeout(r, 5));
+    await (await httpFetch(`${base}/echo`, { method: "POST", body: "warm" })).text();
+    // The server closes the kept-alive connection as the next request arrives on it, without an answer.
+    const response = await httpFetch(`${base}/reset-when-reused`, { method: "POST", body: "again" });
+    expect(await response.json()).toMatchObject({ body: "again" });
+  });
+});

@@ -1,0 +1,153 @@
+import "server-only";
+import http from "node:http";
+import https from "node:https";
+import { Readable } from "node:stream";
+
+/** Idle kept-alive connections close after this long: before servers' usual 5 s keep-alive time-out ends them under a request. */
+const IDLE_MS = 4_000;
+/** A response body that is not an event stream is read whole before it is handed over; past this size the call fails. */
+const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * A `fetch` for calling model providers, on `node:http` with kept-alive connections.
+ *
+ * Node's own `fetch` (undici) costs about twice the CPU per call of a `node:http` request on the
+ * reference machine (docs/benchmarks.md): it builds a WHATWG Request, a body stream for the request
+ * and another for the response, and abort-signal plumbing, for each call. The providers of the AI SDK
+ * post a JSON text and read the answer whole, or as an event stream, which is all this does:
+ *
+ * - a request with a text or byte body (or none) to an http(s) URL; anything else (a `Request`
+ *   object, form data, a redirect in the answer) is handed to `fallback`, as is;
+ * - the answer as a `Response`: an event stream (`text/event-stream`) as it arrives, with
+ *   back-pressure, any other body read whole first (at most 64 MiB);
+ * - the caller's `signal` aborts the exchange at any point, rejecting with the signal's reason as
+ *   `fetch` does; a failure to connect or a broken exchange rejects with `TypeError("fetch failed")`
+ *   and the system error as its `cause`, as `fetch` does, so callers' error handling is unchanged;
+ * - a kept-alive connection that the server closed just as it was reused (reset before any answer)
+ *   is replaced by a new one, once.
+ */
+export function createHttpFetch(options: { fallback: typeof fetch }): typeof fetch {
+  const agents = {
+    "http:": new http.Agent({ keepAlive: true, timeout: IDLE_MS }),
+    "https:": new https.Agent({ keepAlive: true, timeout: IDLE_MS }),
+  };
+  const fallback = options.fallback;
+
+  return async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+    const body = init.body;
+    const simpleBody = body === undefined || body === null || typeof body === "string" || body instanceof Uint8Array;
+    if (input instanceof Request || !simpleBody || (init.redirect !== undefined && init.redirect !== "follow")) return fallback(input, init);
+    const url = new URL(input);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return fallback(input, init);
+    const signal = init.signal ?? undefined;
+    signal?.throwIfAborted();
+
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    const payload = body === undefined || body === null ? undefined : typeof body === "string" ? Buffer.from(body) : body;
+    if (payload !== undefined) headers["content-length"] = String(payload.byteLength);
+
+    const answer = await exchange(url, { method: init.method ?? "GET", headers, payload, agent: agents[url.protocol], signal });
+    if (answer === "redirected") return fallback(input, init);
+    return answer;
+  };
+}
+
+interface Exchange {
+  method: string;
+  headers: Record<string, string>;
+  payload: Uint8Array | undefined;
+  agent: http.Agent;
+  signal: AbortSignal | undefined;
+}
+
+/** One request and its answer (read whole, or an event stream as it comes). */
+function exchange(url: URL, x: Exchange): Promise<Response | "redirected"> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    let current: http.ClientRequest | undefined;
+    let stream: Readable | undefined;
+    const onAbort = () => {
+      const reason = x.signal!.reason as unknown;
+      current?.destroy();
+      stream?.destroy(reason instanceof Error ? reason : new Error(String(reason)));
+      fail(reason);
+    };
+    const cleanUp = () => x.signal?.removeEventListener("abort", onAbort);
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      cleanUp();
+      reject(error);
+    };
+    const succeed = (response: Response | "redirected") => {
+      settled = true;
+      resolve(response);
+    };
+    x.signal?.addEventListener("abort", onAbort, { once: true });
+
+    const send = (retried: boolean) => {
+      const client = url.protocol === "https:" ? https : http;
+      let answered = false;
+      const request = client.request(url, { method: x.method, headers: x.headers, agent: x.agent }, (incoming) => {
+        answered = true;
+        const status = incoming.statusCode ?? 0;
+        if (REDIRECTS.has(status) && incoming.headers.location) {
+          incoming.resume();
+          cleanUp();
+          return succeed("redirected");
+        }
+        const headers = responseHeaders(incoming);
+        const init = { status, statusText: incoming.statusMessage ?? "", headers };
+        const empty = x.method === "HEAD" || status === 204 || status === 304;
+        if (empty) {
+          incoming.resume();
+          cleanUp();
+          return succeed(new Response(null, init));
+        }
+        if (/^text\/event-stream\b/i.test(incoming.headers["content-type"] ?? "")) {
+          // Handed over as it arrives; the abort listener stays until the stream ends.
+          stream = incoming;
+          incoming.once("close", cleanUp);
+          incoming.once("error", () => undefined);
+          return succeed(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, init));
+        }
+        const chunks: Buffer[] = [];
+        let size = 0;
+        incoming.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_BUFFERED_BYTES) {
+            incoming.destroy();
+            fail(new TypeError("fetch failed", { cause: new Error(`the response body is larger than ${MAX_BUFFERED_BYTES} bytes`) }));
+          } else chunks.push(chunk);
+        });
+        incoming.on("end", () => {
+          if (settled) return;
+          cleanUp();
+          succeed(new Response((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) as Uint8Array<ArrayBuffer>, init));
+        });
+        incoming.on("error", (error) => fail(new TypeError("fetch failed", { cause: error })));
+        incoming.on("close", () => {
+          if (!incoming.complete) fail(new TypeError("fetch failed", { cause: new Error("the connection closed before the response ended") }));
+        });
+      });
+      current = request;
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        if (settled) return;
+        if (!retried && !answered && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")) return send(true);
+        fail(new TypeError("fetch failed", { cause: error }));
+      });
+      request.end(x.payload);
+    };
+    send(false);
+  });
+}
+
+/** A response's headers as `Headers` (repeated ones joined, set-cookie kept apart). */
+function responseHeaders(incoming: http.IncomingMessage): Headers {
+  const headers = new Headers();
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+  return headers;
+}
