@@ -64,6 +64,13 @@ export function cpuOf(pid: number): number {
   }
 }
 
+/** CPU seconds the whole machine has been busy (all cores, everything but idle and I/O wait) so far. */
+export function machineBusy(): number {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3]! + fields[4]!;
+  return (fields.slice(0, 8).reduce((a, b) => a + b, 0) - idle) / TICKS;
+}
+
 /** A process's resident memory, MiB. */
 export const rssMiB = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
 

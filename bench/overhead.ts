@@ -14,7 +14,7 @@
  * Sequential: every target in turn, one request at a time (so drift on this shared machine spreads
  * over all of them alike), the next one sent once the last run's callback has arrived (a callback
  * still being delivered would otherwise land on the next target's time); p50 and p99. generate/object
- * is also read against the upstream answering the very request genserve sends for it. Concurrent: `BENCH_CLIENTS` (32) clients per target, each
+ * and generate/text are also read against the upstream answering the very requests genserve sends for them. Concurrent: `BENCH_CLIENTS` (32) clients per target, each
  * sending its next request when its last one answered, for `BENCH_SECONDS` (10). CPU per request
  * is read from /proc for the serving process. `BENCH_PROFILE=dir` writes a CPU profile of genserve
  * (`--cpu-prof`) into dir. Results: docs/benchmarks.md.
@@ -25,7 +25,7 @@ import os from "node:os";
 import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
 import { startReceiver, waitUntil } from "../test/helpers/receiver";
-import { cpuOf, freePort, percentile, startUpstreamProcess, stopOnExit, waitForPort } from "./harness";
+import { cpuOf, freePort, machineBusy, percentile, startUpstreamProcess, stopOnExit, waitForPort } from "./harness";
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 32);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -72,6 +72,7 @@ interface Target {
 }
 
 const OBJECT_BASELINE = "upstream directly, genserve's object request";
+const TEXT_BASELINE = "upstream directly, genserve's text request";
 const post = (url: string, headers: Record<string, string>, body: string) => () => fetch(url, { method: "POST", headers, body });
 const targets: Target[] = [
   { name: "upstream directly", pid: upstream.child.pid, send: post(`${upstream.url}/chat/completions`, { ...json, authorization: "Bearer sk-test" }, chat) },
@@ -110,13 +111,18 @@ async function once(target: Target): Promise<number> {
   return performance.now() - started;
 }
 
-// The upstream answering the very request genserve sends for generate/object (the schema in it, a
-// longer reply): the baseline genserve's own share of an object run is read against.
-const objectTarget = targets.find((t) => t.name === "genserve generate/object");
-if (objectTarget) {
-  await once(objectTarget);
+// The upstream answering the very requests genserve sends for generate/object (its schema in
+// `response_format`) and generate/text (its system prompt): the baselines genserve's own share of
+// each is read against, so object and text compare on their own upstream times.
+for (const [name, baseline] of [
+  ["genserve generate/object", OBJECT_BASELINE],
+  ["genserve generate/text", TEXT_BASELINE],
+] as const) {
+  const target = targets.find((t) => t.name === name);
+  if (!target) continue;
+  await once(target);
   const sent = await (await fetch(`${upstream.url}/__last-request`)).text();
-  targets.splice(1, 0, { name: OBJECT_BASELINE, pid: upstream.child.pid, send: post(`${upstream.url}/chat/completions`, { ...json, authorization: "Bearer sk-test" }, sent) });
+  targets.splice(1, 0, { name: baseline, pid: upstream.child.pid, send: post(`${upstream.url}/chat/completions`, { ...json, authorization: "Bearer sk-test" }, sent) });
 }
 
 // Warm-up: JIT, compiled routes, pooled connections; and a check that every target answers.
@@ -124,10 +130,20 @@ for (let i = 0; i < 100; i++) for (const t of targets) await once(t);
 
 // One request at a time, each alone on the machine: after a run with a callback, the next request
 // waits until the callback has arrived (and a few ms more for every target alike), so no target is
-// measured while the one before it is still delivering.
+// measured while the one before it is still delivering. Each round takes the targets in a new order
+// (shuffled from a fixed seed), so every target follows every other about equally often: with one
+// fixed order, the request right after generate/text's callback was measured 0.5-0.8 ms slower
+// whichever target it was (the upstream alone too), and that was charged to generate/object.
 const sequential = new Map<string, number[]>(targets.map((t) => [t.name, []]));
+let seed = 1;
+const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
 for (let i = 0; i < SEQUENTIAL; i++) {
-  for (const t of targets) {
+  const order = [...targets];
+  for (let j = order.length - 1; j > 0; j--) {
+    const k = Math.floor(random() * (j + 1));
+    [order[j], order[k]] = [order[k]!, order[j]!];
+  }
+  for (const t of order) {
     const delivered = receiver.received.length;
     sequential.get(t.name)!.push(await once(t));
     if (t.callback) await waitUntil(() => receiver.received.length > delivered, "the callback");
@@ -143,6 +159,11 @@ interface Load {
   errors: number;
   firstError?: string;
   cpuMsPerRequest: number;
+  /** CPU ms per request of the upstream's process and of this one (the clients and the callback receiver). */
+  upstreamCpuMs: number;
+  clientCpuMs: number;
+  /** The share of the machine's cores busy meanwhile (everything on it). */
+  busy: number;
 }
 
 async function load(target: Target): Promise<Load> {
@@ -151,6 +172,9 @@ async function load(target: Target): Promise<Load> {
   let firstError: string | undefined;
   const end = performance.now() + SECONDS * 1000;
   const cpu0 = target.pid ? cpuOf(target.pid) : 0;
+  const upstream0 = cpuOf(upstream.child.pid!);
+  const self0 = process.cpuUsage();
+  const busy0 = machineBusy();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -166,7 +190,19 @@ async function load(target: Target): Promise<Load> {
   );
   const elapsed = (performance.now() - started) / 1000;
   const cpu = target.pid ? cpuOf(target.pid) - cpu0 : 0;
-  return { rps: latencies.length / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors, firstError, cpuMsPerRequest: (cpu * 1000) / Math.max(1, latencies.length) };
+  const self = process.cpuUsage(self0);
+  const n = Math.max(1, latencies.length);
+  return {
+    rps: latencies.length / elapsed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    errors,
+    firstError,
+    cpuMsPerRequest: (cpu * 1000) / n,
+    upstreamCpuMs: target.pid === upstream.child.pid ? 0 : ((cpuOf(upstream.child.pid!) - upstream0) * 1000) / n,
+    clientCpuMs: (self.user + self.system) / 1000 / n,
+    busy: (machineBusy() - busy0) / elapsed / os.availableParallelism(),
+  };
 }
 
 const loads = new Map<string, Load>();
@@ -182,22 +218,25 @@ const f = (n: number, digits = 1) => n.toFixed(digits);
 const lines = [
   `Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}. Sequential: ${SEQUENTIAL} requests per target, interleaved; concurrent: ${CLIENTS} clients for ${SECONDS} s per target.`,
   "",
-  "| target | p50 ms | p99 ms | added p50 | added p99 | concurrent req/s | concurrent p50 / p99 ms | errors | CPU ms per request (serving process) |",
-  "|---|---|---|---|---|---|---|---|---|",
+  "| target | p50 ms | p99 ms | added p50 | added p99 | concurrent req/s | concurrent p50 / p99 ms | errors | CPU ms per request (serving process) | CPU ms per request: upstream / clients and receiver | machine busy |",
+  "|---|---|---|---|---|---|---|---|---|---|---|",
   ...targets.map((t) => {
     const s = sequential.get(t.name)!;
     const l = loads.get(t.name)!;
     const floor = t.name.startsWith("bare");
     const added = t.name.startsWith("upstream directly") ? ["—", "—"] : floor ? [f(percentile(s, 50), 2), f(percentile(s, 99), 2)] : [f(percentile(s, 50) - d50, 2), f(percentile(s, 99) - d99, 2)];
-    return `| ${t.name} | ${f(percentile(s, 50), 2)} | ${f(percentile(s, 99), 2)} | ${added[0]} | ${added[1]} | ${f(l.rps)} | ${f(l.p50)} / ${f(l.p99)} | ${l.errors} | ${f(l.cpuMsPerRequest, 2)} |`;
+    return `| ${t.name} | ${f(percentile(s, 50), 2)} | ${f(percentile(s, 99), 2)} | ${added[0]} | ${added[1]} | ${f(l.rps)} | ${f(l.p50)} / ${f(l.p99)} | ${l.errors} | ${f(l.cpuMsPerRequest, 2)} | ${t.pid === upstream.child.pid ? "—" : f(l.upstreamCpuMs, 2)} / ${f(l.clientCpuMs, 2)} | ${f(100 * l.busy, 0)}% |`;
   }),
 ];
 const objectBaseline = sequential.get(OBJECT_BASELINE);
-if (objectBaseline && sequential.has("genserve generate/text")) {
+const textBaseline = sequential.get(TEXT_BASELINE);
+if (objectBaseline && textBaseline) {
   const own = (name: string, base: number[], p: number) => percentile(sequential.get(name)!, p) - percentile(base, p);
+  const object = (p: number) => own("genserve generate/object", objectBaseline, p);
+  const text = (p: number) => own("genserve generate/text", textBaseline, p);
   lines.push(
     "",
-    `generate/object over the upstream answering genserve's object request, against generate/text over the plain request: added p50 ${f(own("genserve generate/object", objectBaseline, 50), 2)} against ${f(own("genserve generate/text", direct, 50), 2)} ms (object costs ${f(own("genserve generate/object", objectBaseline, 50) - own("genserve generate/text", direct, 50), 2)} ms more); p99 ${f(own("genserve generate/object", objectBaseline, 99), 2)} against ${f(own("genserve generate/text", direct, 99), 2)} ms.`,
+    `Each over the upstream answering its own request: generate/object added p50 ${f(object(50), 2)} against generate/text ${f(text(50), 2)} ms (object costs ${f(object(50) - text(50), 2)} ms more); p99 ${f(object(99), 2)} against ${f(text(99), 2)} ms.`,
   );
 }
 const errors = [...loads].filter(([, l]) => l.firstError).map(([name, l]) => `- ${name}: ${l.firstError}`);
