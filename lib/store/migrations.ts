@@ -343,6 +343,20 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN pace TEXT;
     `,
   },
+  {
+    version: 17,
+    name: "indexes on runs and events hold only the rows their queries look for (queued runs, running runs, runs of an evaluation, pending events): every run wrote and rewrote entries it was never found by",
+    sql: `
+      DROP INDEX runs_status;
+      DROP INDEX runs_running_lease;
+      CREATE INDEX runs_queued ON runs (id) WHERE status = 'queued';
+      CREATE INDEX runs_running ON runs (id) WHERE status = 'running';
+      DROP INDEX runs_evaluation;
+      CREATE INDEX runs_evaluation ON runs (evaluation_id, id) WHERE evaluation_id IS NOT NULL;
+      DROP INDEX events_due;
+      CREATE INDEX events_due ON events (next_attempt_at, id) WHERE status = 'pending';
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */
