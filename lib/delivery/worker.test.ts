@@ -8,7 +8,7 @@ import { startReceiver, waitUntil } from "../../test/helpers/receiver";
 import { createKey } from "../keys/keys";
 import { openSqliteStore } from "../store/sqlite";
 import type { Store } from "../store/types";
-import { DeliveryWorker, queueEvent, type DeliveryOptions } from "./worker";
+import { DeliveryWorker, queueEvent, webhookSignature, type DeliveryOptions } from "./worker";
 
 // The delivery worker in-process: a real SQLite outbox, a loopback receiver, real signatures.
 
@@ -157,5 +157,15 @@ describe("DeliveryWorker", () => {
     expect(await queueEvent(worker, event, (held) => ((written = held), store.runs.finish("run_q", outcome, held)))).toBe(true);
     expect(written?.leaseUntil).toEqual(expect.any(String));
     await waitUntil(async () => (await store.events.forRun("run_q"))?.status === "delivered", "delivery without a poll");
+  });
+});
+
+describe("webhookSignature", () => {
+  it("signs as the standardwebhooks package does, for a current and a rotated secret", () => {
+    const at = new Date("2026-11-25T06:00:00.000Z");
+    const body = JSON.stringify({ type: "run.succeeded", data: { text: "héllo ✓" } });
+    for (const secret of ["whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_" + Buffer.from("another secret of some length").toString("base64")]) {
+      expect(webhookSignature(secret, "evt_01", at, body)).toBe(new Webhook(secret).sign("evt_01", at, body));
+    }
   });
 });
