@@ -30,11 +30,11 @@ beforeAll(async () => {
       } else if (path === "/echo" || path === "/reset-when-reused") {
         res.writeHead(201, { "content-type": "application/json", "x-one": "1" });
         res.end(JSON.stringify({ method: req.method, body, type: req.headers["content-type"], auth: req.headers.authorization }));
-      } else if (path === "/sse") {
-        res.writeHead(200, { "content-type": "text/event-stream" });
-        res.write("data: one\n\n");
+      } else if (path === "/sse" || path === "/ndjson") {
+        res.writeHead(200, { "content-type": path === "/sse" ? "text/event-stream" : "application/x-ndjson" });
+        res.write(path === "/sse" ? "data: one\n\n" : '{"n":1}\n');
         // The second event comes only after the client has read the first.
-        setTimeout(() => res.end("data: two\n\n"), 100);
+        setTimeout(() => res.end(path === "/sse" ? "data: two\n\n" : '{"n":2}\n'), 100);
       } else if (path === "/hang") {
         res.writeHead(200, { "content-type": "application/json" });
         res.write("{");
@@ -78,16 +78,21 @@ describe("createHttpFetch", () => {
     expect(sockets.size).toBe(before);
   });
 
-  it("hands an event stream over as it arrives", async () => {
-    const response = await httpFetch(`${base}/sse`);
-    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-    const started = performance.now();
-    expect((await reader.read()).value).toBe("data: one\n\n");
-    // Read before the server wrote the rest: not buffered until the end.
-    expect(performance.now() - started).toBeLessThan(90);
-    let rest = "";
-    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value;
-    expect(rest).toBe("data: two\n\n");
+  it("hands an event stream or NDJSON over as it arrives", async () => {
+    for (const [path, first, second] of [
+      ["/sse", "data: one\n\n", "data: two\n\n"],
+      ["/ndjson", '{"n":1}\n', '{"n":2}\n'],
+    ]) {
+      const response = await httpFetch(`${base}${path}`);
+      const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+      const started = performance.now();
+      expect((await reader.read()).value).toBe(first);
+      // Read before the server wrote the rest: not buffered until the end.
+      expect(performance.now() - started).toBeLessThan(90);
+      let rest = "";
+      for (let r = await reader.read(); !r.done; r = await reader.read()) rest += r.value;
+      expect(rest).toBe(second);
+    }
   });
 
   it("rejects with the signal's reason when aborted before, while waiting, or while reading a stream", async () => {

@@ -5,7 +5,7 @@ import { Readable } from "node:stream";
 
 /** Idle kept-alive connections close after this long: before servers' usual 5 s keep-alive time-out ends them under a request. */
 const IDLE_MS = 4_000;
-/** A response body that is not an event stream is read whole before it is handed over; past this size the call fails. */
+/** A JSON response body is read whole before it is handed over; past this size the call fails. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
@@ -19,8 +19,9 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  *
  * - a request with a text or byte body (or none) to an http(s) URL; anything else (a `Request`
  *   object, form data, a redirect in the answer) is handed to `fallback`, as is;
- * - the answer as a `Response`: an event stream (`text/event-stream`) as it arrives, with
- *   back-pressure, any other body read whole first (at most 64 MiB);
+ * - the answer as a `Response`: a JSON document (`application/json`, what providers answer a call
+ *   that does not stream with) read whole first (at most 64 MiB), any other body (an event stream,
+ *   Ollama's NDJSON, text) handed over as it arrives;
  * - the caller's `signal` aborts the exchange at any point, rejecting with the signal's reason as
  *   `fetch` does; a failure to connect or a broken exchange rejects with `TypeError("fetch failed")`
  *   and the system error as its `cause`, as `fetch` does, so callers' error handling is unchanged;
@@ -106,8 +107,9 @@ function exchange(url: URL, x: Exchange): Promise<Response | "redirected"> {
           cleanUp();
           return succeed(new Response(null, init));
         }
-        if (/^text\/event-stream\b/i.test(incoming.headers["content-type"] ?? "")) {
-          // Handed over as it arrives; the abort listener stays until the stream ends.
+        if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(incoming.headers["content-type"] ?? "")) {
+          // Anything but a JSON document (an event stream, NDJSON, text) is handed over as it
+          // arrives; the abort listener stays until the stream ends.
           stream = incoming;
           incoming.once("close", cleanUp);
           incoming.once("error", () => undefined);
