@@ -49,9 +49,9 @@ export class ReceiverConnections {
 export function postEvent(url: URL, headers: Record<string, string>, body: string, options: { timeoutMs: number; agent: http.Agent }): Promise<SendResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
     let settled = false;
-    let current: http.ClientRequest;
+    let current: http.ClientRequest | undefined;
     const done = (result: SendResult) => {
       if (!settled) {
         settled = true;
@@ -60,13 +60,13 @@ export function postEvent(url: URL, headers: Record<string, string>, body: strin
       }
     };
     const timer = setTimeout(() => {
-      current.destroy();
+      current?.destroy();
       done({ error: `timed out after ${options.timeoutMs} ms`, durationMs: elapsed() });
     }, options.timeoutMs);
     const send = (retried: boolean) => {
       const client = url.protocol === "https:" ? https : http;
       let answered = false;
-      const request = client.request(url, { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent: options.agent }, (response) => {
+      const onResponse = (response: http.IncomingMessage) => {
         answered = true;
         // The receiver's body is not needed; read (and drop) a bounded amount so the connection can be reused.
         let size = 0;
@@ -77,7 +77,18 @@ export function postEvent(url: URL, headers: Record<string, string>, body: strin
         response.on("end", () => done({ statusCode: response.statusCode ?? 0, durationMs: elapsed() }));
         response.on("error", () => done({ statusCode: response.statusCode ?? 0, durationMs: elapsed() }));
         response.on("close", () => done({ statusCode: response.statusCode ?? 0, durationMs: elapsed() }));
-      });
+      };
+      let request: http.ClientRequest;
+      try {
+        request = client.request(url, { method: "POST", headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }, agent: options.agent }, onResponse);
+      } catch (error) {
+        // Refused before anything was sent (a header value Node will not write): the caller records
+        // it; nothing of this request may be left to fire later, the time-out included.
+        settled = true;
+        clearTimeout(timer);
+        reject(error);
+        return;
+      }
       current = request;
       request.on("error", (error: NodeJS.ErrnoException) => {
         if (settled) return;

@@ -114,6 +114,8 @@ describe("createHttpFetch", () => {
     expect((refused as TypeError).message).toBe("fetch failed");
     expect(((refused as TypeError).cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
     await expect(httpFetch(`${base}/cut`)).rejects.toMatchObject({ message: "fetch failed" });
+    // Refused by Node before anything is sent.
+    await expect(httpFetch(`${base}/echo`, { method: "NOT A METHOD" })).rejects.toBeInstanceOf(TypeError);
   });
 
   it("answers 204 without a body, and leaves redirects and other bodies to the fallback", async () => {

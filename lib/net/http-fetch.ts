@@ -91,7 +91,22 @@ function exchange(url: URL, x: Exchange): Promise<Response | "redirected"> {
     const send = (retried: boolean) => {
       const client = url.protocol === "https:" ? https : http;
       let answered = false;
-      const request = client.request(url, { method: x.method, headers: x.headers, agent: x.agent }, (incoming) => {
+      let request: http.ClientRequest;
+      try {
+        request = client.request(url, { method: x.method, headers: x.headers, agent: x.agent }, onResponse);
+      } catch (error) {
+        // Refused before anything was sent (a header value Node will not write, say).
+        return fail(new TypeError("fetch failed", { cause: error }));
+      }
+      current = request;
+      request.on("error", (error: NodeJS.ErrnoException) => {
+        if (settled) return;
+        if (!retried && !answered && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")) return send(true);
+        fail(new TypeError("fetch failed", { cause: error }));
+      });
+      request.end(x.payload);
+
+      function onResponse(incoming: http.IncomingMessage) {
         answered = true;
         const status = incoming.statusCode ?? 0;
         if (REDIRECTS.has(status) && incoming.headers.location) {
@@ -133,14 +148,7 @@ function exchange(url: URL, x: Exchange): Promise<Response | "redirected"> {
         incoming.on("close", () => {
           if (!incoming.complete) fail(new TypeError("fetch failed", { cause: new Error("the connection closed before the response ended") }));
         });
-      });
-      current = request;
-      request.on("error", (error: NodeJS.ErrnoException) => {
-        if (settled) return;
-        if (!retried && !answered && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")) return send(true);
-        fail(new TypeError("fetch failed", { cause: error }));
-      });
-      request.end(x.payload);
+      }
     };
     send(false);
   });
