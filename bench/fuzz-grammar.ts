@@ -18,7 +18,8 @@ import { DEFAULT_LIMITS } from "../lib/config/load";
 import { SCHEMA_WORKER_FILE } from "../lib/schema/schema-worker";
 import { SchemaCompiler } from "../lib/schema/validator";
 import { createGrammarChecker } from "../test/helpers/grammar-check";
-import { emptyStats, type FuzzStats, fuzzSchema, randomSchema, seededRandom } from "../test/helpers/grammar-fuzz";
+import { emptyStats, type FuzzStats, fuzzSchema, randomSchema } from "../test/helpers/grammar-fuzz";
+import { seededRandom } from "../test/helpers/random";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const DATA = path.resolve(ROOT, "../shared/jsonschemabench");

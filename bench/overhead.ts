@@ -11,19 +11,22 @@
  * - through genserve's three operations, each a real run: key checked against the store, admitted
  *   and recorded, the object validated, the callback signed, queued and delivered to a receiver.
  *
- * Sequential: every target in turn, one request at a time (so drift on this shared machine spreads
- * over all of them alike), the next one sent once the last run's callback has arrived (a callback
- * still being delivered would otherwise land on the next target's time); p50 and p99. generate/object
- * and generate/text are also read against the upstream answering the very requests genserve sends for them. Concurrent: `BENCH_CLIENTS` (32) clients per target, each
- * sending its next request when its last one answered, for `BENCH_SECONDS` (10). CPU per request
- * is read from /proc for the serving process. `BENCH_PROFILE=dir` writes a CPU profile of genserve
- * (`--cpu-prof`) into dir. Results: docs/benchmarks.md.
+ * Sequential: every target in turn, in a new order each round, one request at a time (so drift on
+ * this shared machine spreads over all of them alike), the next one sent once the last run's
+ * callback has arrived (a callback still being delivered would otherwise land on the next target's
+ * time); p50 and p99. generate/object and generate/text are also read against the upstream
+ * answering the very requests genserve sends for them. Concurrent: `BENCH_CLIENTS` (32) clients per
+ * target, each sending its next request when its last one answered, for `BENCH_SECONDS` (10). CPU
+ * per request is read from /proc for the serving process, the upstream and this process (the
+ * clients and the receiver). `BENCH_PROFILE=dir` writes a CPU profile of genserve (`--cpu-prof`)
+ * into dir. Results: docs/benchmarks.md.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
+import { seededRandom, shuffled } from "../test/helpers/random";
 import { startReceiver, waitUntil } from "../test/helpers/receiver";
 import { cpuOf, freePort, machineBusy, percentile, startUpstreamProcess, stopOnExit, waitForPort } from "./harness";
 
@@ -135,15 +138,9 @@ for (let i = 0; i < 100; i++) for (const t of targets) await once(t);
 // fixed order, the request right after generate/text's callback was measured 0.5-0.8 ms slower
 // whichever target it was (the upstream alone too), and that was charged to generate/object.
 const sequential = new Map<string, number[]>(targets.map((t) => [t.name, []]));
-let seed = 1;
-const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+const random = seededRandom(1);
 for (let i = 0; i < SEQUENTIAL; i++) {
-  const order = [...targets];
-  for (let j = order.length - 1; j > 0; j--) {
-    const k = Math.floor(random() * (j + 1));
-    [order[j], order[k]] = [order[k]!, order[j]!];
-  }
-  for (const t of order) {
+  for (const t of shuffled(random, targets)) {
     const delivered = receiver.received.length;
     sequential.get(t.name)!.push(await once(t));
     if (t.callback) await waitUntil(() => receiver.received.length > delivered, "the callback");
@@ -216,7 +213,7 @@ const d50 = percentile(direct, 50);
 const d99 = percentile(direct, 99);
 const f = (n: number, digits = 1) => n.toFixed(digits);
 const lines = [
-  `Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}. Sequential: ${SEQUENTIAL} requests per target, interleaved; concurrent: ${CLIENTS} clients for ${SECONDS} s per target.`,
+  `Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}. Sequential: ${SEQUENTIAL} requests per target, in a new order each round; concurrent: ${CLIENTS} clients for ${SECONDS} s per target.`,
   "",
   "| target | p50 ms | p99 ms | added p50 | added p99 | concurrent req/s | concurrent p50 / p99 ms | errors | CPU ms per request (serving process) | CPU ms per request: upstream / clients and receiver | machine busy |",
   "|---|---|---|---|---|---|---|---|---|---|---|",

@@ -155,9 +155,10 @@ export async function loadApiRoutes(appDir: string, options: { prefixes: string[
         // Route handlers map their errors themselves (lib/http/route.ts); this is for one that threw anyway.
         response = problemResponse(error, peekRuntime()?.logger);
       }
-      // A JSON body known as text is written as it is, instead of read back from the response's stream.
+      // A JSON body known as text is written as it is, instead of read back from the response's
+      // stream (Set-Cookie, never on these, would not survive the headers as a record).
       const text = bodyTextOf(response);
-      if (text === undefined || !("writeHead" in env.outgoing) || response.headers.has("set-cookie")) return response;
+      if (text === undefined || response.headers.has("set-cookie")) return response;
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => (headers[name] = value));
       headers["content-length"] = String(Buffer.byteLength(text));

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_LIMITS } from "../config/load";
 import { SchemaCompiler } from "../schema/validator";
 import { createGrammarChecker, type GrammarChecker } from "../../test/helpers/grammar-check";
-import { emptyStats, fuzzSchema, randomSchema, seededRandom } from "../../test/helpers/grammar-fuzz";
+import { emptyStats, fuzzSchema, randomSchema } from "../../test/helpers/grammar-fuzz";
+import { seededRandom } from "../../test/helpers/random";
 
 const SCHEMAS = 1_000;
 const seed = Number(process.env.GRAMMAR_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));

@@ -115,7 +115,7 @@ describe("createHttpFetch", () => {
     expect(((refused as TypeError).cause as NodeJS.ErrnoException).code).toBe("ECONNREFUSED");
     await expect(httpFetch(`${base}/cut`)).rejects.toMatchObject({ message: "fetch failed" });
     // Refused by Node before anything is sent.
-    await expect(httpFetch(`${base}/echo`, { method: "NOT A METHOD" })).rejects.toBeInstanceOf(TypeError);
+    await expect(httpFetch(`${base}/echo`, { method: "NOT A METHOD" })).rejects.toMatchObject({ message: "fetch failed", cause: { code: "ERR_INVALID_HTTP_TOKEN" } });
   });
 
   it("answers 204 without a body, and leaves redirects and other bodies to the fallback", async () => {

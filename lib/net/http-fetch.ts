@@ -1,10 +1,7 @@
 import "server-only";
-import http from "node:http";
-import https from "node:https";
+import type http from "node:http";
 import { Readable } from "node:stream";
-
-/** Idle kept-alive connections close after this long: before servers' usual 5 s keep-alive time-out ends them under a request. */
-const IDLE_MS = 4_000;
+import { keptAliveAgent, sendReplacingStale } from "./kept-alive";
 /** A JSON response body is read whole before it is handed over; past this size the call fails. */
 const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -25,14 +22,11 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * - the caller's `signal` aborts the exchange at any point, rejecting with the signal's reason as
  *   `fetch` does; a failure to connect or a broken exchange rejects with `TypeError("fetch failed")`
  *   and the system error as its `cause`, as `fetch` does, so callers' error handling is unchanged;
- * - a kept-alive connection that the server closed just as it was reused (reset before any answer)
- *   is replaced by a new one, once.
+ * - a kept-alive connection that the server closed just as it was reused is replaced by a new
+ *   one, once (`sendReplacingStale`).
  */
 export function createHttpFetch(options: { fallback: typeof fetch }): typeof fetch {
-  const agents = {
-    "http:": new http.Agent({ keepAlive: true, timeout: IDLE_MS }),
-    "https:": new https.Agent({ keepAlive: true, timeout: IDLE_MS }),
-  };
+  const agents = { "http:": keptAliveAgent("http:"), "https:": keptAliveAgent("https:") };
   const fallback = options.fallback;
 
   return async function httpFetch(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
@@ -67,11 +61,11 @@ interface Exchange {
 function exchange(url: URL, x: Exchange): Promise<Response | "redirected"> {
   return new Promise((resolve, reject) => {
     let settled = false;
-    let current: http.ClientRequest | undefined;
+    let inFlight: { destroy(): void } | undefined;
     let stream: Readable | undefined;
     const onAbort = () => {
       const reason = x.signal!.reason as unknown;
-      current?.destroy();
+      inFlight?.destroy();
       stream?.destroy(reason instanceof Error ? reason : new Error(String(reason)));
       fail(reason);
     };
@@ -86,71 +80,56 @@ function exchange(url: URL, x: Exchange): Promise<Response | "redirected"> {
       settled = true;
       resolve(response);
     };
-    x.signal?.addEventListener("abort", onAbort, { once: true });
 
-    const send = (retried: boolean) => {
-      const client = url.protocol === "https:" ? https : http;
-      let answered = false;
-      let request: http.ClientRequest;
-      try {
-        request = client.request(url, { method: x.method, headers: x.headers, agent: x.agent }, onResponse);
-      } catch (error) {
-        // Refused before anything was sent (a header value Node will not write, say).
-        return fail(new TypeError("fetch failed", { cause: error }));
+    const onResponse = (incoming: http.IncomingMessage) => {
+      const status = incoming.statusCode ?? 0;
+      if (REDIRECTS.has(status) && incoming.headers.location) {
+        incoming.resume();
+        cleanUp();
+        return succeed("redirected");
       }
-      current = request;
-      request.on("error", (error: NodeJS.ErrnoException) => {
-        if (settled) return;
-        if (!retried && !answered && request.reusedSocket && (error.code === "ECONNRESET" || error.code === "EPIPE")) return send(true);
-        fail(new TypeError("fetch failed", { cause: error }));
+      const headers = responseHeaders(incoming);
+      const init = { status, statusText: incoming.statusMessage ?? "", headers };
+      const empty = x.method === "HEAD" || status === 204 || status === 304;
+      if (empty) {
+        incoming.resume();
+        cleanUp();
+        return succeed(new Response(null, init));
+      }
+      if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(incoming.headers["content-type"] ?? "")) {
+        // Anything but a JSON document (an event stream, NDJSON, text) is handed over as it
+        // arrives; the abort listener stays until the stream ends.
+        stream = incoming;
+        incoming.once("close", cleanUp);
+        return succeed(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, init));
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      incoming.on("data", (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BUFFERED_BYTES) {
+          incoming.destroy();
+          fail(new TypeError("fetch failed", { cause: new Error(`the response body is larger than ${MAX_BUFFERED_BYTES} bytes`) }));
+        } else chunks.push(chunk);
       });
-      request.end(x.payload);
-
-      function onResponse(incoming: http.IncomingMessage) {
-        answered = true;
-        const status = incoming.statusCode ?? 0;
-        if (REDIRECTS.has(status) && incoming.headers.location) {
-          incoming.resume();
-          cleanUp();
-          return succeed("redirected");
-        }
-        const headers = responseHeaders(incoming);
-        const init = { status, statusText: incoming.statusMessage ?? "", headers };
-        const empty = x.method === "HEAD" || status === 204 || status === 304;
-        if (empty) {
-          incoming.resume();
-          cleanUp();
-          return succeed(new Response(null, init));
-        }
-        if (!/^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i.test(incoming.headers["content-type"] ?? "")) {
-          // Anything but a JSON document (an event stream, NDJSON, text) is handed over as it
-          // arrives; the abort listener stays until the stream ends.
-          stream = incoming;
-          incoming.once("close", cleanUp);
-          incoming.once("error", () => undefined);
-          return succeed(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, init));
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        incoming.on("data", (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BUFFERED_BYTES) {
-            incoming.destroy();
-            fail(new TypeError("fetch failed", { cause: new Error(`the response body is larger than ${MAX_BUFFERED_BYTES} bytes`) }));
-          } else chunks.push(chunk);
-        });
-        incoming.on("end", () => {
-          if (settled) return;
-          cleanUp();
-          succeed(new Response((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) as Uint8Array<ArrayBuffer>, init));
-        });
-        incoming.on("error", (error) => fail(new TypeError("fetch failed", { cause: error })));
-        incoming.on("close", () => {
-          if (!incoming.complete) fail(new TypeError("fetch failed", { cause: new Error("the connection closed before the response ended") }));
-        });
-      }
+      incoming.on("end", () => {
+        if (settled) return;
+        cleanUp();
+        succeed(new Response((chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)) as Uint8Array<ArrayBuffer>, init));
+      });
+      incoming.on("error", (error) => fail(new TypeError("fetch failed", { cause: error })));
+      incoming.on("close", () => {
+        if (!incoming.complete) fail(new TypeError("fetch failed", { cause: new Error("the connection closed before the response ended") }));
+      });
     };
-    send(false);
+
+    try {
+      inFlight = sendReplacingStale(url, { method: x.method, headers: x.headers, body: x.payload, agent: x.agent }, { onResponse, onError: (error) => fail(new TypeError("fetch failed", { cause: error })) });
+    } catch (error) {
+      // Refused before anything was sent (a header value Node will not write, say).
+      return fail(new TypeError("fetch failed", { cause: error }));
+    }
+    x.signal?.addEventListener("abort", onAbort, { once: true });
   });
 }
 

@@ -15,8 +15,8 @@ import { SchemaCompiler } from "../schema/validator";
 import { randomBytes } from "node:crypto";
 import { Metrics } from "../observability/metrics";
 import { Tracing } from "../observability/tracing";
-import { openStore } from "../store/open";
 import { createHttpFetch } from "../net/http-fetch";
+import { openStore } from "../store/open";
 import type { Store } from "../store/types";
 import { getBootOptions, type BootOptions } from "./boot";
 import { createLogger } from "./logger";
@@ -153,9 +153,10 @@ export function createRuntime(boot: BootOptions): Runtime {
 }
 
 /**
- * Node's own fetch (what the providers' calls fall back to for what `createHttpFetch` leaves). Next.js, running in this process, replaces the global one with a wrapper for
- * its data cache, which model calls never use and which cost ~5% of a run's CPU when measured
- * (docs/benchmarks.md); it keeps the original as `_nextOriginalFetch`.
+ * Node's own fetch, for what `createHttpFetch` leaves to it. Next.js, running in this process,
+ * replaces the global one with a wrapper for its data cache, which model calls never use and which
+ * cost ~5% of a run's CPU when measured (docs/benchmarks.md); it keeps the original as
+ * `_nextOriginalFetch`.
  */
 function nodeFetch(): typeof fetch {
   const current = globalThis.fetch as typeof fetch & { _nextOriginalFetch?: typeof fetch };

@@ -24,20 +24,7 @@ import { compileGrammar, UnsatisfiableSchemaError } from "../../lib/grammar/comp
 import type { SchemaCompiler } from "../../lib/schema/validator";
 import type { GrammarChecker } from "./grammar-check";
 import { setOwn } from "../../lib/json/own";
-
-export type Random = () => number;
-
-/** A small seeded PRNG (mulberry32): the same seed replays the same fuzzing. */
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import type { Random } from "./random";
 
 const pick = <T>(random: Random, items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 const chance = (random: Random, p: number) => random() < p;
