@@ -161,6 +161,8 @@ interface Load {
   clientCpuMs: number;
   /** The share of the machine's cores busy meanwhile (everything on it). */
   busy: number;
+  /** For a target with callbacks: the share of its runs' callbacks that arrived within the load, and how long after it the last one did. */
+  callbacks?: { duringLoad: number; lastAfterMs: number };
 }
 
 async function load(target: Target): Promise<Load> {
@@ -172,6 +174,7 @@ async function load(target: Target): Promise<Load> {
   const upstream0 = cpuOf(upstream.child.pid!);
   const self0 = process.cpuUsage();
   const busy0 = machineBusy();
+  const received0 = receiver.received.length;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CLIENTS }, async () => {
@@ -185,10 +188,20 @@ async function load(target: Target): Promise<Load> {
       }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
+  const finished = performance.now();
+  const elapsed = (finished - started) / 1000;
+  const busy = (machineBusy() - busy0) / elapsed / os.availableParallelism();
+  const n = Math.max(1, latencies.length);
+  // A callback still on its way when the load ends is work the throughput did not show: say how
+  // much, and count the CPU spent on the runs until the last of their callbacks has arrived.
+  let callbacks: Load["callbacks"];
+  if (target.callback) {
+    const duringLoad = (receiver.received.length - received0) / n;
+    await waitUntil(() => receiver.received.length - received0 >= latencies.length, "the load's callbacks", 60_000);
+    callbacks = { duringLoad, lastAfterMs: performance.now() - finished };
+  }
   const cpu = target.pid ? cpuOf(target.pid) - cpu0 : 0;
   const self = process.cpuUsage(self0);
-  const n = Math.max(1, latencies.length);
   return {
     rps: latencies.length / elapsed,
     p50: percentile(latencies, 50),
@@ -198,7 +211,8 @@ async function load(target: Target): Promise<Load> {
     cpuMsPerRequest: (cpu * 1000) / n,
     upstreamCpuMs: target.pid === upstream.child.pid ? 0 : ((cpuOf(upstream.child.pid!) - upstream0) * 1000) / n,
     clientCpuMs: (self.user + self.system) / 1000 / n,
-    busy: (machineBusy() - busy0) / elapsed / os.availableParallelism(),
+    busy,
+    callbacks,
   };
 }
 
@@ -215,14 +229,14 @@ const f = (n: number, digits = 1) => n.toFixed(digits);
 const lines = [
   `Machine: ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString().slice(0, 10)}. Sequential: ${SEQUENTIAL} requests per target, in a new order each round; concurrent: ${CLIENTS} clients for ${SECONDS} s per target.`,
   "",
-  "| target | p50 ms | p99 ms | added p50 | added p99 | concurrent req/s | concurrent p50 / p99 ms | errors | CPU ms per request (serving process) | CPU ms per request: upstream / clients and receiver | machine busy |",
-  "|---|---|---|---|---|---|---|---|---|---|---|",
+  "| target | p50 ms | p99 ms | added p50 | added p99 | concurrent req/s | concurrent p50 / p99 ms | errors | CPU ms per request (serving process) | CPU ms per request: upstream / clients and receiver | machine busy | callbacks in the load / last one after |",
+  "|---|---|---|---|---|---|---|---|---|---|---|---|",
   ...targets.map((t) => {
     const s = sequential.get(t.name)!;
     const l = loads.get(t.name)!;
     const floor = t.name.startsWith("bare");
     const added = t.name.startsWith("upstream directly") ? ["—", "—"] : floor ? [f(percentile(s, 50), 2), f(percentile(s, 99), 2)] : [f(percentile(s, 50) - d50, 2), f(percentile(s, 99) - d99, 2)];
-    return `| ${t.name} | ${f(percentile(s, 50), 2)} | ${f(percentile(s, 99), 2)} | ${added[0]} | ${added[1]} | ${f(l.rps)} | ${f(l.p50)} / ${f(l.p99)} | ${l.errors} | ${f(l.cpuMsPerRequest, 2)} | ${t.pid === upstream.child.pid ? "—" : f(l.upstreamCpuMs, 2)} / ${f(l.clientCpuMs, 2)} | ${f(100 * l.busy, 0)}% |`;
+    return `| ${t.name} | ${f(percentile(s, 50), 2)} | ${f(percentile(s, 99), 2)} | ${added[0]} | ${added[1]} | ${f(l.rps)} | ${f(l.p50)} / ${f(l.p99)} | ${l.errors} | ${f(l.cpuMsPerRequest, 2)} | ${t.pid === upstream.child.pid ? "—" : f(l.upstreamCpuMs, 2)} / ${f(l.clientCpuMs, 2)} | ${f(100 * l.busy, 0)}% | ${l.callbacks ? `${f(100 * l.callbacks.duringLoad, 1)}% / ${f(l.callbacks.lastAfterMs, 0)} ms` : "—"} |`;
   }),
 ];
 const objectBaseline = sequential.get(OBJECT_BASELINE);

@@ -9,6 +9,7 @@ import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, t
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
 import { evaluationStore, type SqlRunner } from "./evaluations";
+import { groupCommit } from "./group-commit";
 import { lifecycleStore } from "./lifecycle";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
 
@@ -32,6 +33,8 @@ export function openSqliteStore(dataDir: string): Store {
   }
 
   const streamListeners = new Set<(runId: string) => void>();
+  // The writes every run makes (admission, its end, its callback's attempts, its stream) share commits under load.
+  const write = groupCommit(db);
   const stmt = {
     streamInsert: db.prepare<[string, number, string, number, string]>("INSERT INTO stream_events (run_id, seq, event, final, created_at) VALUES (?, ?, ?, ?, ?)"),
     streamAfter: db.prepare<[string, number, number], { seq: number; event: string; final: number }>(
@@ -300,19 +303,17 @@ export function openSqliteStore(dataDir: string): Store {
     },
     runs: {
       async insert(run: NewRun, charges = []) {
-        return db
-          .transaction((): Admission => {
-            const admission = reserve(run.id, run.keyId, charges, run.createdAt);
-            if (admission.ok) insertRun(run);
-            return admission;
-          })
-          .immediate();
+        return write((): Admission => {
+          const admission = reserve(run.id, run.keyId, charges, run.createdAt);
+          if (admission.ok) insertRun(run);
+          return admission;
+        });
       },
       async reserve(runId, keyId, charges, at) {
-        return db.transaction(() => reserve(runId, keyId, charges, at)).immediate();
+        return write(() => reserve(runId, keyId, charges, at));
       },
       async finish(id, outcome, event, owner, settle = {}) {
-        return db.transaction(() => {
+        return write(() => {
           const changed = stmt.runFinish.run({
             id,
             owner: owner ?? null,
@@ -326,7 +327,7 @@ export function openSqliteStore(dataDir: string): Store {
           if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers), traceparent: event.traceparent ?? null, leaseUntil: event.leaseUntil ?? null });
           settleRun(id, settle, outcome.finishedAt ?? new Date().toISOString());
           return true;
-        })();
+        });
       },
       async get(id) {
         const row = stmt.runGet.get(id);
@@ -384,11 +385,11 @@ export function openSqliteStore(dataDir: string): Store {
         db.prepare("UPDATE events SET lease_until = NULL WHERE lease_until IS NOT NULL").run();
       },
       async claimDue(now, limit, lease) {
-        return db.transaction(() => {
+        return write(() => {
           const rows = stmt.eventsUnheld.all(now, now, limit);
           for (const row of rows) stmt.eventLease.run(lease.until, row.id);
           return rows.map(toEvent);
-        }).immediate();
+        });
       },
       async forRun(runId) {
         const row = stmt.eventForRun.get(runId);
@@ -403,10 +404,10 @@ export function openSqliteStore(dataDir: string): Store {
         return { ...toEvent(row), deliveries };
       },
       async recordAttempt(eventId, attempt, status) {
-        db.transaction(() => {
+        await write(() => {
           stmt.deliveryInsert.run(eventId, attempt.attemptedAt, attempt.statusCode, attempt.error, attempt.durationMs, attempt.nextAttemptAt);
           stmt.eventUpdate.run(status, attempt.nextAttemptAt, attempt.attemptedAt, eventId);
-        })();
+        });
       },
       async redeliver(eventId, at) {
         stmt.eventRedeliver.run(at, at, eventId);
@@ -467,7 +468,7 @@ export function openSqliteStore(dataDir: string): Store {
     },
     threads: {
       async create(thread) {
-        return stmt.threadInsert.run(thread).changes > 0;
+        return write(() => stmt.threadInsert.run(thread).changes > 0);
       },
       async get(keyId, id) {
         const row = stmt.threadGet.get(keyId, id);
@@ -477,10 +478,10 @@ export function openSqliteStore(dataDir: string): Store {
         return stmt.threadMessages.all(keyId, id).map((m) => ({ role: m.role, content: m.content, runId: m.run_id, createdAt: m.created_at }));
       },
       async append(keyId, id, messages, at) {
-        db.transaction(() => {
+        await write(() => {
           for (const m of messages) stmt.threadMessageInsert.run(keyId, id, m.runId, m.role, m.content, m.createdAt);
           stmt.threadTouch.run(at, keyId, id);
-        })();
+        });
       },
       async delete(keyId, id) {
         return stmt.threadDelete.run(keyId, id).changes > 0;
@@ -501,9 +502,9 @@ export function openSqliteStore(dataDir: string): Store {
     },
     streams: {
       async append(runId, events, at) {
-        db.transaction(() => {
+        await write(() => {
           for (const e of events) stmt.streamInsert.run(runId, e.seq, e.event, e.final ? 1 : 0, at);
-        })();
+        });
         // One process owns the file: its own listeners are everyone who can be told.
         for (const listener of streamListeners) listener(runId);
       },
