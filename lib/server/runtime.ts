@@ -17,6 +17,7 @@ import { Metrics } from "../observability/metrics";
 import { Tracing } from "../observability/tracing";
 import { createHttpFetch } from "../net/http-fetch";
 import { openStore } from "../store/open";
+import { CHECKPOINT_WORKER_FILE } from "../store/sqlite";
 import type { Store } from "../store/types";
 import { getBootOptions, type BootOptions } from "./boot";
 import { createLogger } from "./logger";
@@ -53,7 +54,12 @@ export function createRuntime(boot: BootOptions): Runtime {
   (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[]; provider: string; model: string }) =>
     logger.warn({ provider: options.provider, model: options.model, warnings: options.warnings }, "model provider warning");
   // Storage was migrated by `genserve serve` before the runtime starts.
-  const store = openStore({ databaseUrl: boot.databaseUrl, dataDir: boot.dataDir, pool: boot.config.database.pool });
+  const store = openStore({
+    databaseUrl: boot.databaseUrl,
+    dataDir: boot.dataDir,
+    pool: boot.config.database.pool,
+    checkpointWorker: path.join(boot.appRoot, CHECKPOINT_WORKER_FILE),
+  });
   // This process among others sharing the storage: the owner of the runs and deliveries it takes.
   const replicaId = `replica_${randomBytes(6).toString("hex")}`;
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });

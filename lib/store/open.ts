@@ -9,11 +9,13 @@ export interface StoreLocation {
   databaseUrl?: string;
   dataDir: string;
   pool: DatabaseSettings["pool"];
+  /** SQLite: the worker that checkpoints its WAL off the event loop (a server's store; `CHECKPOINT_WORKER_FILE`). */
+  checkpointWorker?: string;
 }
 
 /** The configured store: PostgreSQL when a database URL is given, else the embedded SQLite file. */
 export function openStore(location: StoreLocation): Store {
-  return location.databaseUrl ? openPostgresStore(location.databaseUrl, location.pool) : openSqliteStore(location.dataDir);
+  return location.databaseUrl ? openPostgresStore(location.databaseUrl, location.pool) : openSqliteStore(location.dataDir, { checkpointWorker: location.checkpointWorker });
 }
 
 /** Where a store lives, for logs: never the URL's password. */

@@ -1,10 +1,12 @@
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { storeContract } from "./contract";
-import { openSqliteStore, SQLITE_FILE } from "./sqlite";
+import { NO_LIMITS } from "../domain/limits";
+import { CHECKPOINT_WORKER_FILE, openSqliteStore, SQLITE_FILE } from "./sqlite";
+import type { Store } from "./types";
 
 // The storage contract on a real SQLite file; the second handle is another connection to the same
 // file, as a CLI command next to the server would have.
@@ -34,5 +36,50 @@ describe("SQLite indexes", () => {
     expect(plan("SELECT COUNT(*) FROM events WHERE status = 'pending'")).toContain("events_due");
     expect(plan("SELECT * FROM runs WHERE evaluation_id = ? ORDER BY id", "e")).toContain("runs_evaluation");
     db.close();
+  });
+});
+
+describe("SQLite checkpoints", () => {
+  const at = new Date(Date.UTC(2026, 10, 25)).toISOString();
+  /** Writes `kib` KiB of runs (in 16 KiB inputs) through the store. */
+  async function fill(store: Store, kib: number) {
+    await store.keys.insert({ id: "key_c", name: "k", hash: "c".repeat(64), prefix: "gs_k", admin: false, createdAt: at, lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
+    for (let i = 0; i < kib / 16; i++) {
+      const run = { id: `run_${i}`, operation: "generate.text" as const, workflowSlug: "w", keyId: "key_c", input: "x".repeat(16 * 1024), schema: null, contextSlugs: [], attachments: [], callback: null, modelTag: "m", createdAt: at };
+      await store.runs.insert(run);
+    }
+  }
+  const sizes = (dataDir: string) => {
+    const file = path.join(dataDir, SQLITE_FILE);
+    return { db: statSync(file).size, wal: existsSync(`${file}-wal`) ? statSync(`${file}-wal`).size : 0 };
+  };
+  const until = async (check: () => boolean) => {
+    for (let waited = 0; !check(); waited += 20) {
+      if (waited > 5_000) throw new Error("timed out");
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+
+  it("are made by the worker thread, well before the WAL would have reached SQLite's own threshold", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "genserve-store-"));
+    const store = openSqliteStore(dataDir, { checkpointWorker: path.resolve(CHECKPOINT_WORKER_FILE) });
+    const before = sizes(dataDir).db;
+    // 512 KiB: about 130 pages, far below the 1,000 at which a commit would checkpoint by itself.
+    await fill(store, 512);
+    await until(() => sizes(dataDir).db >= before + 512 * 1024);
+    await store.close();
+    // The worker closed its connection first: the server's, the last one, removed the WAL.
+    expect(existsSync(path.join(dataDir, `${SQLITE_FILE}-wal`))).toBe(false);
+  });
+
+  it("fall back to SQLite's own when the worker cannot run", async () => {
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "genserve-store-"));
+    const store = openSqliteStore(dataDir, { checkpointWorker: path.join(dataDir, "missing-worker.mjs") });
+    await new Promise((r) => setTimeout(r, 500)); // the worker fails to load
+    const before = sizes(dataDir).db;
+    // 6 MiB: past SQLite's threshold (about 4 MiB), under the backstop the worker would have set (32 MiB).
+    await fill(store, 6 * 1024);
+    expect(sizes(dataDir).db).toBeGreaterThan(before + 4 * 1024 * 1024);
+    await store.close();
   });
 });

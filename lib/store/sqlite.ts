@@ -1,6 +1,7 @@
 import "server-only";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
@@ -14,19 +15,38 @@ import { lifecycleStore } from "./lifecycle";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
+/** The checkpoint worker, relative to the package root (plain JavaScript, loaded as it is). */
+export const CHECKPOINT_WORKER_FILE = path.join("lib", "store", "checkpoint-worker.mjs");
+
+export interface SqliteOptions {
+  /** The checkpoint worker's file (`CHECKPOINT_WORKER_FILE` under the package): a server passes it, short CLI commands need not. */
+  checkpointWorker?: string;
+}
+
+/** SQLite's own default: a commit that leaves the WAL longer than this many pages checkpoints it. */
+const AUTOCHECKPOINT_PAGES = 1000;
+/**
+ * With the worker: it checkpoints about as many pages at a time as SQLite itself would, looking
+ * every 25 ms to every second; a commit still checkpoints if the WAL outgrows the backstop, which
+ * the worker keeps it well under (at 25 ms a look, even writing flat out fills a few thousand pages).
+ */
+const CHECKPOINT = { frames: AUTOCHECKPOINT_PAGES, minMs: 25, maxMs: 1_000 };
+const BACKSTOP_PAGES = 8 * AUTOCHECKPOINT_PAGES;
 
 /**
  * Opens (creating if needed) the SQLite database in `dataDir` and applies pending migrations.
  * WAL mode and a busy timeout let CLI commands write while a server uses the same file.
  */
-export function openSqliteStore(dataDir: string): Store {
+export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): Store {
   mkdirSync(dataDir, { recursive: true });
-  const db = new Database(path.join(dataDir, SQLITE_FILE));
+  const file = path.join(dataDir, SQLITE_FILE);
+  const db = new Database(file);
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
   migrate(db);
+  const checkpointer = options.checkpointWorker ? checkpointInThread(db, file, options.checkpointWorker) : null;
   // Keys created before callback signing existed get their secret when the store opens.
   for (const row of db.prepare<[], { id: string }>("SELECT id FROM api_keys WHERE webhook_secret IS NULL").all()) {
     db.prepare("UPDATE api_keys SET webhook_secret = ? WHERE id = ?").run(newWebhookSecret(), row.id);
@@ -567,7 +587,36 @@ export function openSqliteStore(dataDir: string): Store {
       return null;
     },
     async close() {
+      await checkpointer?.stop();
       if (db.open) db.close();
+    },
+  };
+}
+
+/**
+ * Moves WAL checkpoints off the event loop: a worker thread checkpoints (checkpoint-worker.mjs),
+ * and this connection's own automatic checkpoint is raised to a backstop it reaches only if the
+ * worker falls behind. Should the worker fail or exit, the connection checkpoints at SQLite's
+ * default threshold again, as it did without one.
+ */
+function checkpointInThread(db: Database.Database, file: string, workerFile: string): { stop(): Promise<void> } {
+  db.pragma(`wal_autocheckpoint = ${BACKSTOP_PAGES}`);
+  const worker = new Worker(workerFile, { workerData: { file, ...CHECKPOINT } });
+  worker.unref();
+  const exited = new Promise<void>((resolve) => {
+    const fallBack = () => {
+      if (db.open) db.pragma(`wal_autocheckpoint = ${AUTOCHECKPOINT_PAGES}`);
+      resolve();
+    };
+    worker.once("error", fallBack);
+    worker.once("exit", fallBack);
+  });
+  return {
+    async stop() {
+      // Held (unlike while it runs) until it has closed its connection: the process waits for it.
+      worker.ref();
+      worker.postMessage("stop");
+      await exited;
     },
   };
 }
