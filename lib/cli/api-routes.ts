@@ -7,6 +7,7 @@ import { getRequestListener } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { GenserveError } from "../errors";
 import { bodyTextOf, problemResponse } from "../http/problem";
+import { directWriterOf } from "../http/stream-format";
 import { peekRuntime } from "../server/runtime";
 
 /**
@@ -155,14 +156,21 @@ export async function loadApiRoutes(appDir: string, options: { prefixes: string[
         // Route handlers map their errors themselves (lib/http/route.ts); this is for one that threw anyway.
         response = problemResponse(error, peekRuntime()?.logger);
       }
-      // A JSON body known as text is written as it is, instead of read back from the response's
-      // stream (Set-Cookie, never on these, would not survive the headers as a record).
+      // A JSON body known as text is written as it is, and a run's stream event by event, instead
+      // of read back from the response's web stream (Set-Cookie, never on these, would not survive
+      // the headers as a record).
       const text = bodyTextOf(response);
-      if (text === undefined || response.headers.has("set-cookie")) return response;
+      const writeStream = text === undefined ? directWriterOf(response) : undefined;
+      if ((text === undefined && !writeStream) || response.headers.has("set-cookie")) return response;
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => (headers[name] = value));
-      headers["content-length"] = String(Buffer.byteLength(text));
-      (env.outgoing as ServerResponse).writeHead(response.status, headers).end(text);
+      const res = env.outgoing as ServerResponse;
+      if (writeStream) {
+        writeStream(res.writeHead(response.status, headers));
+      } else {
+        headers["content-length"] = String(Buffer.byteLength(text!));
+        res.writeHead(response.status, headers).end(text);
+      }
       return RESPONSE_ALREADY_SENT;
     },
     // Keep the process's own Request and Response: Next.js serves the pages in this process too.

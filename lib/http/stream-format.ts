@@ -1,4 +1,6 @@
 import "server-only";
+import { once } from "node:events";
+import type { ServerResponse } from "node:http";
 import type { StreamEvent, StreamHub } from "../runs/stream-hub";
 
 /** Ends a stream whose events ran out without a final one (the run was finished by another process). */
@@ -64,63 +66,100 @@ export function chooseFormat(accept: string | null): StreamFormat {
 
 export const encoderFor = (format: StreamFormat): StreamEncoder => (format === "ndjson" ? ndjsonEncoder : sseEncoder);
 
+/** Where a stream's text goes: a web stream's queue, or a Node response written directly. */
+interface EventSink {
+  /** Writes the text; a promise when the writer should wait before the next (the client reads slowly). */
+  write(text: string): void | Promise<void>;
+  close(): void;
+}
+
+interface FollowOptions {
+  keepAliveMs: number;
+  ending?: StreamEnding;
+}
+
 /**
- * The HTTP body for a run's stream from the hub: events after `afterSeq`, then live ones, with
- * keep-alive comments while the model is silent. `onDisconnect` runs when the client goes away.
+ * Writes a run's stream into `sink`: events after `afterSeq` from the hub, then live ones to the
+ * final event, with keep-alive comments while the model is silent; until `signal` aborts (the
+ * client went away).
  */
-export function eventStream(
-  hub: StreamHub,
-  runId: string,
-  afterSeq: number,
-  encoder: StreamEncoder,
-  options: { keepAliveMs: number; onDisconnect?: () => void; ending?: StreamEnding },
-): ReadableStream<Uint8Array> {
+function follow(hub: StreamHub, runId: string, afterSeq: number, encoder: StreamEncoder, options: FollowOptions, sink: EventSink, signal: AbortSignal): void {
+  let lastWrite = Date.now();
+  const write = (text: string) => {
+    lastWrite = Date.now();
+    return sink.write(text);
+  };
+  let keepalive: NodeJS.Timeout | undefined;
+  const ping = encoder.ping();
+  if (ping) {
+    keepalive = setInterval(() => {
+      if (Date.now() - lastWrite >= options.keepAliveMs) void write(ping);
+    }, Math.min(1_000, options.keepAliveMs));
+    keepalive.unref();
+    signal.addEventListener("abort", () => clearInterval(keepalive), { once: true });
+  }
+  void (async () => {
+    try {
+      let last: StreamEvent | undefined;
+      for await (const event of hub.follow(runId, afterSeq, signal)) {
+        await write(encoder.encode(event));
+        last = event;
+      }
+      if (!signal.aborted && last?.kind !== "done" && last?.kind !== "error" && options.ending) {
+        const final = await options.ending();
+        if (final && !signal.aborted) await write(encoder.encode({ ...final, seq: Math.max(last?.seq ?? afterSeq, afterSeq) + 1 }));
+      }
+      if (!signal.aborted) sink.close();
+    } catch {
+      // The client went away while we wrote: nothing left to tell it.
+    } finally {
+      clearInterval(keepalive);
+    }
+  })();
+}
+
+/**
+ * A run's stream as a web stream, for servers that read responses' bodies (Next.js in development).
+ * It starts following only when first read, so a response written directly (`directWriterOf`) never
+ * starts it.
+ */
+function eventStream(start: (sink: EventSink, signal: AbortSignal) => void, onDisconnect?: () => void): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
   const stop = new AbortController();
-  let keepalive: NodeJS.Timeout | undefined;
-  return new ReadableStream<Uint8Array>({
-    start(controller) {
-      // An empty first chunk: Next.js sends the response head (X-Run-ID included) with the first
-      // chunk, so a client learns the run id at once, not with the model's first token, and can
-      // resume by it if it drops early. No bytes are added to either framing.
-      controller.enqueue(new Uint8Array(0));
-      let lastWrite = Date.now();
-      const write = (text: string) => {
-        controller.enqueue(bytes.encode(text));
-        lastWrite = Date.now();
-      };
-      const ping = encoder.ping();
-      if (ping) {
-        keepalive = setInterval(() => {
-          if (Date.now() - lastWrite >= options.keepAliveMs) write(ping);
-        }, Math.min(1_000, options.keepAliveMs));
-        keepalive.unref();
-      }
-      void (async () => {
-        try {
-          let last: StreamEvent | undefined;
-          for await (const event of hub.follow(runId, afterSeq, stop.signal)) {
-            write(encoder.encode(event));
-            last = event;
-          }
-          if (!stop.signal.aborted && last?.kind !== "done" && last?.kind !== "error" && options.ending) {
-            const final = await options.ending();
-            if (final && !stop.signal.aborted) write(encoder.encode({ ...final, seq: Math.max(last?.seq ?? afterSeq, afterSeq) + 1 }));
-          }
-          if (!stop.signal.aborted) controller.close();
-        } catch {
-          // The client went away while we wrote: nothing left to tell it.
-        } finally {
-          clearInterval(keepalive);
-        }
-      })();
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (started) return;
+        started = true;
+        // An empty first chunk: Next.js sends the response head (X-Run-ID included) with the first
+        // chunk, so a client learns the run id at once, not with the model's first token, and can
+        // resume by it if it drops early. No bytes are added to either framing.
+        controller.enqueue(new Uint8Array(0));
+        start({ write: (text) => controller.enqueue(bytes.encode(text)), close: () => controller.close() }, stop.signal);
+      },
+      cancel() {
+        stop.abort();
+        onDisconnect?.();
+      },
     },
-    cancel() {
-      stop.abort();
-      clearInterval(keepalive);
-      options.onDisconnect?.();
-    },
-  });
+    { highWaterMark: 0 },
+  );
+}
+
+const done = () => undefined;
+
+/** The stream responses made here, each with how to write it straight to a Node response instead. */
+const directWriters = new WeakMap<Response, (res: ServerResponse) => void>();
+
+/**
+ * How to write a stream response made by `streamResponse` straight to a Node response — head at
+ * once, events as they come, waiting while the client reads slowly — instead of through its web
+ * stream, which costs several allocations and promise turns per event (lib/cli/api-routes.ts).
+ * Undefined for any other response, or once its body has been read.
+ */
+export function directWriterOf(response: Response): ((res: ServerResponse) => void) | undefined {
+  return response.bodyUsed ? undefined : directWriters.get(response);
 }
 
 /** The headers of every streamed response: no caching or transforming proxies, the run's id. */
@@ -138,6 +177,21 @@ export function streamResponse(
   options: { accept: string | null; afterSeq?: number; keepAliveMs: number; onDisconnect?: () => void; ending?: StreamEnding; headers?: Record<string, string> },
 ): Response {
   const encoder = encoderFor(chooseFormat(options.accept));
-  const body = eventStream(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, onDisconnect: options.onDisconnect, ending: options.ending });
-  return new Response(body, { headers: { ...options.headers, ...streamHeaders(encoder.contentType, runId) } });
+  const start = (sink: EventSink, signal: AbortSignal) =>
+    follow(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, ending: options.ending }, sink, signal);
+  const response = new Response(eventStream(start, options.onDisconnect), { headers: { ...options.headers, ...streamHeaders(encoder.contentType, runId) } });
+  directWriters.set(response, (res) => {
+    const stop = new AbortController();
+    res.on("close", () => {
+      if (res.writableFinished) return;
+      stop.abort();
+      options.onDisconnect?.();
+    });
+    // The head goes at once (X-Run-ID before the model's first token), as with the web stream.
+    res.flushHeaders();
+    // Past a full socket buffer, the next event waits for it to drain, or for the client to go.
+    const drained = () => once(res, "drain", { signal: stop.signal }).then(done, done);
+    start({ write: (text) => (res.write(text) ? undefined : drained()), close: () => res.end() }, stop.signal);
+  });
+  return response;
 }

@@ -129,3 +129,29 @@ describe("POST /api/v1/stream/object", () => {
     expect(status).toBe("succeeded");
   });
 });
+
+describe("POST /api/v1/stream/object, how the stream is written", () => {
+  it("answers with its head, X-Run-ID included, before the model's first token", async () => {
+    upstream.reply({ content: JSON.stringify(invoice), delayMs: 1_500 });
+    const started = Date.now();
+    const response = await streamRequest(server.url, key, body());
+    const headAfterMs = Date.now() - started;
+    expect(response.headers.get("x-run-id")).toMatch(/^run_/);
+    expect(headAfterMs).toBeLessThan(1_000);
+    const { events } = await readSse(response);
+    expect(events.at(-1)!.event).toBe("done");
+  });
+
+  it("waits for a client that stops reading and then delivers every event, in order", async () => {
+    // Far more than the connection's buffers hold: the server must stop and wait for them to drain.
+    const long = { ...invoice, lines: [{ description: "x".repeat(6 * 1024 * 1024), amount: 99 }] };
+    upstream.reply({ content: JSON.stringify(long), chunkSize: 64 * 1024 });
+    const response = await streamRequest(server.url, key, body());
+    await new Promise((r) => setTimeout(r, 1_500)); // not reading meanwhile
+    const { events } = await readSse(response);
+    const items = events.filter((e) => e.event === undefined);
+    items.forEach((item, i) => expect(item.id).toBe(String(i + 1)));
+    expect(JSON.parse(items.map((e) => JSON.parse(e.data).object.text).join(""))).toEqual(long);
+    expect(events.at(-1)!.event).toBe("done");
+  }, 30_000);
+});
