@@ -6,8 +6,8 @@ import { pathToFileURL } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { GenserveError } from "../errors";
-import { bodyTextOf, problemResponse } from "../http/problem";
-import { directWriterOf } from "../http/stream-format";
+import { directWriterOf } from "../http/direct";
+import { problemResponse } from "../http/problem";
 import { peekRuntime } from "../server/runtime";
 
 /**
@@ -156,21 +156,14 @@ export async function loadApiRoutes(appDir: string, options: { prefixes: string[
         // Route handlers map their errors themselves (lib/http/route.ts); this is for one that threw anyway.
         response = problemResponse(error, peekRuntime()?.logger);
       }
-      // A JSON body known as text is written as it is, and a run's stream event by event, instead
-      // of read back from the response's web stream (Set-Cookie, never on these, would not survive
-      // the headers as a record).
-      const text = bodyTextOf(response);
-      const writeStream = text === undefined ? directWriterOf(response) : undefined;
-      if ((text === undefined && !writeStream) || response.headers.has("set-cookie")) return response;
+      // A JSON body is written as its text, and a run's stream event by event, instead of read back
+      // from the response's web stream (Set-Cookie, never on these, would not survive the headers
+      // as a record).
+      const writeDirectly = directWriterOf(response);
+      if (!writeDirectly || response.headers.has("set-cookie")) return response;
       const headers: Record<string, string> = {};
       response.headers.forEach((value, name) => (headers[name] = value));
-      const res = env.outgoing as ServerResponse;
-      if (writeStream) {
-        writeStream(res.writeHead(response.status, headers));
-      } else {
-        headers["content-length"] = String(Buffer.byteLength(text!));
-        res.writeHead(response.status, headers).end(text);
-      }
+      writeDirectly(env.outgoing as ServerResponse, response.status, headers);
       return RESPONSE_ALREADY_SENT;
     },
     // Keep the process's own Request and Response: Next.js serves the pages in this process too.

@@ -2,25 +2,15 @@ import "server-only";
 import type { Logger } from "pino";
 import type { z } from "zod";
 import { isGenserveError, toProblem } from "../errors";
+import { writableDirectly } from "./direct";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 
-/** The text of the JSON responses made here, kept beside them (see `bodyTextOf`). */
-const bodyTexts = new WeakMap<Response, string>();
-
+/** A JSON response, which the API's server writes as its text (`writableDirectly`). */
 function textResponse(text: string, init: ResponseInit): Response {
-  const response = new Response(text, init);
-  bodyTexts.set(response, text);
-  return response;
-}
-
-/**
- * The whole body of a JSON response made by `json`, `reply` or `problemResponse`, while it is still
- * unread: the API's server writes it to the connection as it is, without reading the response's
- * web stream (lib/cli/api-routes.ts). Undefined for any other response.
- */
-export function bodyTextOf(response: Response): string | undefined {
-  return response.bodyUsed ? undefined : bodyTexts.get(response);
+  return writableDirectly(new Response(text, init), (res, status, headers) =>
+    res.writeHead(status, { ...headers, "content-length": String(Buffer.byteLength(text)) }).end(text),
+  );
 }
 
 /** An error as a problem+json response (the mapping itself is `toProblem`, in lib/errors.ts). */

@@ -1,7 +1,7 @@
 import "server-only";
 import { once } from "node:events";
-import type { ServerResponse } from "node:http";
 import type { StreamEvent, StreamHub } from "../runs/stream-hub";
+import { writableDirectly } from "./direct";
 
 /** Ends a stream whose events ran out without a final one (the run was finished by another process). */
 export type StreamEnding = () => Promise<StreamEvent | null>;
@@ -120,8 +120,8 @@ function follow(hub: StreamHub, runId: string, afterSeq: number, encoder: Stream
 
 /**
  * A run's stream as a web stream, for servers that read responses' bodies (Next.js in development).
- * It starts following only when first read, so a response written directly (`directWriterOf`) never
- * starts it.
+ * It starts following only when first read, so a response written directly (`writableDirectly`)
+ * never starts it.
  */
 function eventStream(start: (sink: EventSink, signal: AbortSignal) => void, onDisconnect?: () => void): ReadableStream<Uint8Array> {
   const bytes = new TextEncoder();
@@ -149,19 +149,6 @@ function eventStream(start: (sink: EventSink, signal: AbortSignal) => void, onDi
 
 const done = () => undefined;
 
-/** The stream responses made here, each with how to write it straight to a Node response instead. */
-const directWriters = new WeakMap<Response, (res: ServerResponse) => void>();
-
-/**
- * How to write a stream response made by `streamResponse` straight to a Node response — head at
- * once, events as they come, waiting while the client reads slowly — instead of through its web
- * stream, which costs several allocations and promise turns per event (lib/cli/api-routes.ts).
- * Undefined for any other response, or once its body has been read.
- */
-export function directWriterOf(response: Response): ((res: ServerResponse) => void) | undefined {
-  return response.bodyUsed ? undefined : directWriters.get(response);
-}
-
 /** The headers of every streamed response: no caching or transforming proxies, the run's id. */
 export function streamHeaders(contentType: string, runId: string): Record<string, string> {
   return { "Content-Type": contentType, "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", "X-Run-ID": runId };
@@ -180,7 +167,9 @@ export function streamResponse(
   const start = (sink: EventSink, signal: AbortSignal) =>
     follow(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, ending: options.ending }, sink, signal);
   const response = new Response(eventStream(start, options.onDisconnect), { headers: { ...options.headers, ...streamHeaders(encoder.contentType, runId) } });
-  directWriters.set(response, (res) => {
+  // Written straight to the connection by the API's server: event by event, without the web stream.
+  return writableDirectly(response, (res, status, headers) => {
+    res.writeHead(status, headers);
     const stop = new AbortController();
     res.on("close", () => {
       if (res.writableFinished) return;
@@ -193,5 +182,4 @@ export function streamResponse(
     const drained = () => once(res, "drain", { signal: stop.signal }).then(done, done);
     start({ write: (text) => (res.write(text) ? undefined : drained()), close: () => res.end() }, stop.signal);
   });
-  return response;
 }

@@ -26,7 +26,7 @@ const insert = (id: number, v: string | null = "x") => () => db.prepare("INSERT 
 
 describe("group commit", () => {
   it("commits the writes asked for in one turn together, and settles each only once committed", async () => {
-    const write = groupCommit(db);
+    const { write } = groupCommit(db);
     const seenByOthers: number[][] = [];
     const writes = [write(insert(1)), write(insert(2)), write(() => (seenByOthers.push(committed()), insert(3)()))];
     // Nothing is written until the turn ends.
@@ -38,7 +38,7 @@ describe("group commit", () => {
   });
 
   it("rolls back only a write that fails, and hands its error to its caller alone", async () => {
-    const write = groupCommit(db);
+    const { write } = groupCommit(db);
     const results = await Promise.allSettled([
       write(insert(1)),
       write(() => {
@@ -54,7 +54,7 @@ describe("group commit", () => {
 
   it("fails every write of a batch whose transaction cannot begin, and writes none of them", async () => {
     db.pragma("busy_timeout = 0");
-    const write = groupCommit(db);
+    const { write } = groupCommit(db);
     other.exec("BEGIN IMMEDIATE"); // another process holds the write lock
     const results = await Promise.allSettled([write(insert(1)), write(insert(2))]);
     other.exec("ROLLBACK");
@@ -67,7 +67,7 @@ describe("group commit", () => {
   });
 
   it("fails a lone write alone and leaves nothing of it", async () => {
-    const write = groupCommit(db);
+    const { write } = groupCommit(db);
     await expect(
       write(() => {
         insert(1)();
@@ -78,11 +78,21 @@ describe("group commit", () => {
   });
 
   it("applies writes in the order they were asked for, across turns", async () => {
-    const write = groupCommit(db);
+    const { write } = groupCommit(db);
     const order: number[] = [];
     const first = [1, 2, 3].map((id) => write(() => (order.push(id), insert(id)())));
     await first[0];
     await Promise.all([4, 5].map((id) => write(() => (order.push(id), insert(id)()))));
     expect(order).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  it("commits what is queued when flushed, so that closing the database loses none of it", async () => {
+    const { write, flush } = groupCommit(db);
+    const pending = [write(insert(1)), write(insert(2))];
+    flush();
+    db.close();
+    await expect(Promise.all(pending)).resolves.toEqual([1, 1]);
+    expect(committed()).toEqual([1, 2]);
+    db = new Database(other.name); // for afterEach
   });
 });

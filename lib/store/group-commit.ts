@@ -16,7 +16,14 @@ import type Database from "better-sqlite3";
  * commit itself fails, nothing of the batch was written and every caller in it gets the error.
  * Writes are applied in the order they were asked for.
  */
-export function groupCommit(db: Database.Database): <T>(write: () => T) => Promise<T> {
+export interface GroupCommit {
+  /** Queues `write` for this turn's transaction; settles once that transaction has committed or failed. */
+  write<T>(write: () => T): Promise<T>;
+  /** Commits what is queued now, without waiting for the turn to end (before the database closes). */
+  flush(): void;
+}
+
+export function groupCommit(db: Database.Database): GroupCommit {
   interface Pending {
     write: () => unknown;
     resolve(value: unknown): void;
@@ -29,6 +36,7 @@ export function groupCommit(db: Database.Database): <T>(write: () => T) => Promi
 
   const flush = () => {
     const batch = queue;
+    if (batch.length === 0) return;
     queue = [];
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     try {
@@ -65,8 +73,11 @@ export function groupCommit(db: Database.Database): <T>(write: () => T) => Promi
     });
   };
 
-  return <T>(write: () => T) =>
-    new Promise<T>((resolve, reject) => {
-      if (queue.push({ write, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush);
-    });
+  return {
+    write: <T>(write: () => T) =>
+      new Promise<T>((resolve, reject) => {
+        if (queue.push({ write, resolve: resolve as (value: unknown) => void, reject }) === 1) setImmediate(flush);
+      }),
+    flush,
+  };
 }

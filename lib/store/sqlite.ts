@@ -27,8 +27,9 @@ export interface SqliteOptions {
 const AUTOCHECKPOINT_PAGES = 1000;
 /**
  * With the worker: it checkpoints about as many pages at a time as SQLite itself would, looking
- * every 25 ms to every second; a commit still checkpoints if the WAL outgrows the backstop, which
- * the worker keeps it well under (at 25 ms a look, even writing flat out fills a few thousand pages).
+ * every 25 ms to every second. A commit still checkpoints if the WAL outgrows the backstop: under a
+ * steady load the worker keeps it far below, but after a quiet spell it looks only once a second,
+ * and a burst written flat out in that second can reach the backstop once before it catches up.
  */
 const CHECKPOINT = { frames: AUTOCHECKPOINT_PAGES, minMs: 25, maxMs: 1_000 };
 const BACKSTOP_PAGES = 8 * AUTOCHECKPOINT_PAGES;
@@ -54,7 +55,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
 
   const streamListeners = new Set<(runId: string) => void>();
   // The writes every run makes (admission, its end, its callback's attempts, its stream) share commits under load.
-  const write = groupCommit(db);
+  const commits = groupCommit(db);
+  const write = commits.write;
   const stmt = {
     streamInsert: db.prepare<[string, number, string, number, string]>("INSERT INTO stream_events (run_id, seq, event, final, created_at) VALUES (?, ?, ?, ?, ?)"),
     streamAfter: db.prepare<[string, number, number], { seq: number; event: string; final: number }>(
@@ -587,6 +589,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       return null;
     },
     async close() {
+      // Writes still waiting for their turn's transaction are committed, not lost with the connection.
+      if (db.open) commits.flush();
       await checkpointer?.stop();
       if (db.open) db.close();
     },
