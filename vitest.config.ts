@@ -15,12 +15,14 @@ export default defineConfig({
     },
   },
   test: {
-    testTimeout: 30_000,
+    // Time-outs guard against hangs, not for speed: the suite must hold on a loaded machine (two
+    // copies of it at once), where a test that takes 5 s idle can take several times that.
+    testTimeout: 60_000,
     hookTimeout: 180_000,
     pool: "forks",
     projects: [
       { extends: true, test: { name: "unit", include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}"] } },
-      { extends: true, test: { name: "http", include: ["test/**/*.test.ts"], globalSetup: ["test/global-setup.ts"] } },
+      { extends: true, test: { name: "http", include: ["test/**/*.test.ts"], globalSetup: ["test/global-setup.ts"], testTimeout: 120_000 } },
     ],
   },
 });

@@ -1,6 +1,7 @@
 import "server-only";
 import { APICallError } from "@ai-sdk/provider";
 import { GenserveError, isGenserveError } from "../errors";
+import { RESPONSE_TOO_LARGE } from "../net/http-fetch";
 
 /** What a provider's HTTP status means, in words a caller can act on. */
 function statusMeaning(status: number): string {
@@ -24,19 +25,29 @@ function statusMeaning(status: number): string {
  */
 export function toModelError(error: unknown, signal: AbortSignal): GenserveError {
   if (isGenserveError(error)) return error;
+  // The run's deadline, a cancel or a shutdown: the signal carries the error to report.
+  if (signal.aborted && isGenserveError(signal.reason)) return signal.reason;
   const timedOut = signal.aborted && (signal.reason as { name?: string } | undefined)?.name === "TimeoutError";
   if (timedOut) return new GenserveError("model_timeout", { detail: "The model did not finish within the workflow's time-out." });
+  const bound = causeNamed(error, RESPONSE_TOO_LARGE);
+  if (bound) {
+    // Not transient: the same provider would answer the same way again.
+    return new GenserveError("model_error", { detail: `The model provider's response was cut off: ${bound.message}.`, retryable: false, cause: error });
+  }
   if (APICallError.isInstance(error)) {
     const status = error.statusCode;
     if (status === undefined) {
       return new GenserveError("model_error", { detail: `The model provider could not be reached${networkCode(error.cause)}.`, retryable: error.isRetryable, cause: error });
     }
+    const retryAfterMs = retryAfter(error.responseHeaders);
     return new GenserveError("model_error", {
       detail: `The model provider answered ${status}: ${statusMeaning(status)}.`,
       retryable: error.isRetryable,
       cause: error,
       upstreamStatus: status,
-      retryAfterMs: retryAfter(error.responseHeaders),
+      retryAfterMs,
+      // What the provider asked for is what the caller should wait too.
+      ...(retryAfterMs !== undefined && error.isRetryable && { headers: { "Retry-After": String(Math.ceil(retryAfterMs / 1000)) } }),
     });
   }
   const name = error instanceof Error ? error.name : "Error";
@@ -44,6 +55,14 @@ export function toModelError(error: unknown, signal: AbortSignal): GenserveError
     return new GenserveError("model_timeout", { detail: "The model call was aborted before it finished." });
   }
   return new GenserveError("model_error", { detail: `The model call failed${networkCode(error)}.`, cause: error });
+}
+
+/** The first error named `name` on an error or its causes. */
+function causeNamed(error: unknown, name: string): Error | undefined {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof Error && e.name === name) return e;
+  }
+  return undefined;
 }
 
 /** A system error code (ECONNREFUSED, ENOTFOUND…) found on an error or its causes, as " (CODE)". */

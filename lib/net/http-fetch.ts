@@ -2,8 +2,26 @@ import "server-only";
 import type http from "node:http";
 import { Readable } from "node:stream";
 import { keptAliveAgent, sendReplacingStale } from "./kept-alive";
-/** A JSON response body is read whole before it is handed over; past this size the call fails. */
-const MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
+/**
+ * The most any response body may be, read whole (JSON) or handed over as it arrives (anything
+ * else): past it the exchange is cut and the call fails. A provider's answer is a few MB at most;
+ * a body that goes on (a server sending garbage, or a 200 of hundreds of MB) must not fill memory.
+ */
+export const MAX_BODY_BYTES = 64 * 1024 * 1024;
+/**
+ * The longest line an event stream or NDJSON body may have: a parser holds a line whole until it
+ * ends, so one that never ends is memory that grows until the body's bound.
+ */
+export const MAX_LINE_BYTES = 4 * 1024 * 1024;
+
+/** The name of the error (a `cause` of fetch's TypeError) for a body past its bounds. */
+export const RESPONSE_TOO_LARGE = "ResponseTooLargeError";
+
+function tooLarge(what: string): TypeError {
+  const cause = new Error(what);
+  cause.name = RESPONSE_TOO_LARGE;
+  return new TypeError("fetch failed", { cause });
+}
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
@@ -17,8 +35,10 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * - a request with a text or byte body (or none) to an http(s) URL; anything else (a `Request`
  *   object, form data, a redirect in the answer) is handed to `fallback`, as is;
  * - the answer as a `Response`: a JSON document (`application/json`, what providers answer a call
- *   that does not stream with) read whole first (at most 64 MiB), any other body (an event stream,
- *   Ollama's NDJSON, text) handed over as it arrives;
+ *   that does not stream with) read whole first, any other body (an event stream, Ollama's NDJSON,
+ *   text) handed over as it arrives; every body is bounded (`MAX_BODY_BYTES`), and so is each line
+ *   of an event stream or NDJSON (`MAX_LINE_BYTES`): past them the exchange is cut and the body
+ *   fails with a `TypeError` whose cause is named `ResponseTooLargeError`;
  * - the caller's `signal` aborts the exchange at any point, rejecting with the signal's reason as
  *   `fetch` does; a failure to connect or a broken exchange rejects with `TypeError("fetch failed")`
  *   and the system error as its `cause`, as `fetch` does, so callers' error handling is unchanged;
@@ -101,15 +121,17 @@ function exchange(url: URL, x: Exchange): Promise<Response | "redirected"> {
         // arrives; the abort listener stays until the stream ends.
         stream = incoming;
         incoming.once("close", cleanUp);
-        return succeed(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, init));
+        const body = Readable.toWeb(incoming) as ReadableStream<Uint8Array>;
+        bound(incoming, /^(?:text\/event-stream|application\/(?:x-)?ndjson|application\/jsonl)\s*(?:;|$)/i.test(incoming.headers["content-type"] ?? ""));
+        return succeed(new Response(body, init));
       }
       const chunks: Buffer[] = [];
       let size = 0;
       incoming.on("data", (chunk: Buffer) => {
         size += chunk.length;
-        if (size > MAX_BUFFERED_BYTES) {
+        if (size > MAX_BODY_BYTES) {
           incoming.destroy();
-          fail(new TypeError("fetch failed", { cause: new Error(`the response body is larger than ${MAX_BUFFERED_BYTES} bytes`) }));
+          fail(tooLarge(`the response body is larger than ${MAX_BODY_BYTES} bytes`));
         } else chunks.push(chunk);
       });
       incoming.on("end", () => {
@@ -131,6 +153,36 @@ function exchange(url: URL, x: Exchange): Promise<Response | "redirected"> {
     }
     x.signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/**
+ * Cuts a body handed over as it arrives once it passes `MAX_BODY_BYTES`, or, for a body of lines
+ * (an event stream, NDJSON), once one line passes `MAX_LINE_BYTES`. It only counts: the chunks
+ * still go to the body's reader, which keeps its backpressure (pausing the stream pauses this too).
+ */
+function bound(incoming: http.IncomingMessage, lines: boolean): void {
+  let size = 0;
+  let line = 0;
+  incoming.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) return incoming.destroy(tooLarge(`the response body is larger than ${MAX_BODY_BYTES} bytes`));
+    if (!lines) return;
+    for (let start = 0; ; ) {
+      const end = lineEnd(chunk, start);
+      line += (end === -1 ? chunk.length : end) - start;
+      if (line > MAX_LINE_BYTES) return incoming.destroy(tooLarge(`a line of the response is longer than ${MAX_LINE_BYTES} bytes`));
+      if (end === -1) return;
+      line = 0;
+      start = end + 1;
+    }
+  });
+}
+
+/** Where the next line ends (LF or CR) at or after `from`, or -1. */
+function lineEnd(chunk: Buffer, from: number): number {
+  const lf = chunk.indexOf(10, from);
+  const cr = chunk.indexOf(13, from);
+  return lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
 }
 
 /** A response's headers as `Headers` (repeated ones joined, set-cookie kept apart). */

@@ -6,6 +6,7 @@ import { providerFailureDetails } from "../models/errors";
 import { messageText, type ChatMessage, type ModelRequest, type ModelResult } from "../models/types";
 import { estimateTokens } from "../domain/tokens";
 import type { SchemaCompiler } from "../schema/validator";
+import { childSignal } from "./deadline";
 import { PaceRecorder } from "./pace";
 import { PartialValidator } from "./partial-validator";
 import { retryFeedback } from "./prompt";
@@ -130,7 +131,11 @@ export class Attempts {
   private async beforeRetry(run: Execution, error: unknown, attempt: number, signal: AbortSignal): Promise<void> {
     const known = isGenserveError(error) ? error : null;
     if (!known || known.code !== "model_error" || !known.retryable || attempt > run.plan.workflow.retries || signal.aborted) throw error;
+    // A provider asking for a longer wait than a run makes (an hour, say), or a wait that would
+    // outlast the run's deadline: the provider's error now, with its Retry-After, not a time-out later.
+    if (known.retryAfterMs !== undefined && known.retryAfterMs > MAX_RETRY_WAIT_MS) throw error;
     const waitMs = Math.min(known.retryAfterMs ?? 250 * 2 ** (attempt - 1), MAX_RETRY_WAIT_MS);
+    if (run.deadlineAt !== undefined && Date.now() + waitMs >= run.deadlineAt) throw error;
     run.log.warn({ attempt, upstreamStatus: known.upstreamStatus, provider: providerFailureDetails(known), waitMs }, "model call failed; retrying");
     await new Promise<void>((resolve, reject) => {
       const abort = () => (clearTimeout(timer), reject(signal.reason));
@@ -150,7 +155,8 @@ export class Attempts {
     signal: AbortSignal,
   ): Promise<(ModelResult & { parsed: Parsed }) | { doomed: FieldError[]; text: string }> {
     const { plan } = run;
-    const stop = new AbortController();
+    // Aborted by the run's signal, or by this attempt when a part can never validate.
+    const stop = childSignal(request.abortSignal);
     const closed: [string, unknown][] = [];
     const parser = new PartialJsonParser((path, value) => closed.push([path, value]));
     const partial = new PartialValidator(plan.prepared!.schema, this.schemas, { owner: plan.principal.keyId, signal });
@@ -158,13 +164,15 @@ export class Attempts {
     let finish: Omit<ModelResult, "text"> | undefined;
     // How this attempt's text arrived, for replays at its pace (share links).
     const pace = (run.pace = new PaceRecorder());
+    const inFlight = (run.inFlight = { request, text: "" });
     try {
-      for await (const part of plan.client.stream({ ...request, abortSignal: AbortSignal.any([request.abortSignal, stop.signal]) })) {
+      for await (const part of plan.client.stream({ ...request, abortSignal: stop.signal })) {
         if (part.type === "finish") {
           finish = part;
           continue;
         }
         text += part.text;
+        inFlight.text = text;
         pace.mark(Date.now() - run.startedAt, text.length);
         onText(part.text);
         parser.push(part.text);
@@ -175,15 +183,18 @@ export class Attempts {
         }
         if (doomed.length > 0) {
           stop.abort();
-          tallyEstimate(run, request, text);
+          countInFlight(run);
           return { doomed, text };
         }
       }
     } catch (error) {
       // Cut short (cancelled, timed out, the connection dropped) after the model wrote: the
       // provider reports no usage then, but the tokens were spent.
-      if (text.length > 0 && !finish) tallyEstimate(run, request, text);
+      if (!finish) countInFlight(run);
       throw error;
+    } finally {
+      stop.dispose();
+      if (run.inFlight === inFlight) run.inFlight = undefined;
     }
     if (!finish) throw new GenserveError("model_error", { detail: "The model stream ended without finishing." });
     const parsed: Parsed = !parser.done
@@ -228,11 +239,15 @@ function endCall(span: TraceSpan, outcome: ModelResult | unknown): void {
 }
 
 /**
- * An attempt stopped before the provider reported its usage: its prompt and the text it wrote so
- * far, estimated, so that the run's tokens and cost (and what it settles to on the key's budgets)
- * are never counted as nothing.
+ * A streamed attempt stopped before the provider reported its usage (cut short, or left behind at
+ * the run's deadline): its prompt and the text it wrote so far, estimated, so that the run's tokens
+ * and cost (and what it settles to on the key's budgets) are never counted as nothing. Counted once.
  */
-function tallyEstimate(run: Execution, request: ModelRequest, text: string): void {
+export function countInFlight(run: Execution): void {
+  const inFlight = run.inFlight;
+  run.inFlight = undefined;
+  if (!inFlight || inFlight.text.length === 0) return;
+  const { request, text } = inFlight;
   run.usage.inputTokens += estimateTokens(request.system.length + request.messages.reduce((n, m) => n + messageText(m.content).length, 0));
   run.usage.outputTokens += estimateTokens(text);
 }

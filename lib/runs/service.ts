@@ -8,7 +8,7 @@ import { NO_LIMITS } from "../domain/limits";
 import { refusal, sweepRules } from "../keys/limits";
 import type { MeterState, RunRecord } from "../store/types";
 import { AsyncQueue } from "./async-queue";
-import { Attempts, type Attempted } from "./attempt";
+import { Attempts, countInFlight, type Attempted } from "./attempt";
 import { ledgerOf, Outcomes } from "./outcome";
 import type { EventDispatch } from "../delivery/worker";
 import { Metering } from "./metering";
@@ -16,6 +16,7 @@ import { Planner, type PlannerDeps } from "./plan";
 import type { StreamHub } from "./stream-hub";
 import type { RunMetrics } from "../observability/metrics";
 import { Tracing, type TraceSpan } from "../observability/tracing";
+import { RunDeadline } from "./deadline";
 import type { Execution, Plan, RunOrigin, RunRequest } from "./types";
 
 export interface RunServiceDeps extends PlannerDeps {
@@ -107,13 +108,13 @@ export class RunService {
 
   async generateObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; object: unknown; metadata: RunMetadata; quota: MeterState[] }> {
     const run = await this.open(principal, "generate.object", request, origin, "running");
-    const { value, metadata } = await this.track(run, (signal) => this.executeObject(run, signal), origin.signal);
+    const { value, metadata } = await this.track(run, (signal) => this.attempts.object(run, signal), origin.signal);
     return { runId: run.plan.id, object: value, metadata, quota: run.quota };
   }
 
   async generateText(principal: Principal, request: RunRequest, origin: RunOrigin = {}): Promise<{ runId: string; text: string; metadata: RunMetadata; quota: MeterState[] }> {
     const run = await this.open(principal, "generate.text", request, origin, "running");
-    const { value, metadata } = await this.track(run, (signal) => this.executeText(run, signal), origin.signal);
+    const { value, metadata } = await this.track(run, (signal) => this.attempts.text(run, signal), origin.signal);
     return { runId: run.plan.id, text: value, metadata, quota: run.quota };
   }
 
@@ -145,22 +146,22 @@ export class RunService {
     let sent = 0;
     void this.track(
       run,
-      async (signal) => {
-        const result = await this.attempts.object(run, signal, {
+      (signal) =>
+        this.attempts.object(run, signal, {
+          // An attempt left behind at the deadline writes nothing more.
           onText: (text) => {
+            if (signal.aborted) return;
             if (sent === 0) this.deps.metrics?.firstItemAfter(run.plan.workflow.slug, run.plan.workflow.model, (Date.now() - run.startedAt) / 1000);
             sent++;
             writer.push({ kind: "item", text });
           },
           onRestart: (attempt) => {
-            if (sent > 0) writer.push({ kind: "restart", attempt });
+            if (sent > 0 && !signal.aborted) writer.push({ kind: "restart", attempt });
           },
-        });
-        const metadata = await this.outcomes.succeed(run, result);
-        writer.push({ kind: "done", payload: { runId: id, object: result.value, metadata } });
-      },
+        }),
       cancel.signal,
     )
+      .then(({ value, metadata }) => writer.push({ kind: "done", payload: { runId: id, object: value, metadata } }))
       .catch((error: unknown) => writer.push({ kind: "error", problem: toProblem(error, run.log) }))
       .finally(() => {
         writer.end();
@@ -343,30 +344,37 @@ export class RunService {
     span.set(planAttributes(plan));
     const log = this.deps.logger.child({ runId: plan.id, ...(span.traceId && { traceId: span.traceId }) });
     const execution = this.execution(plan, this.now().getTime(), log, span);
-    const work = plan.operation === "generate.object" ? (signal: AbortSignal) => this.executeObject(execution, signal) : (signal: AbortSignal) => this.executeText(execution, signal);
+    const work = plan.operation === "generate.object" ? (signal: AbortSignal) => this.attempts.object(execution, signal) : (signal: AbortSignal) => this.attempts.text(execution, signal);
     await this.track(execution, work).catch(() => undefined);
   }
 
-  private async executeObject(run: Execution, signal: AbortSignal): Promise<Attempted & { metadata: RunMetadata }> {
-    const result = await this.attempts.object(run, signal);
-    return { ...result, metadata: await this.outcomes.succeed(run, result) };
-  }
-
-  private async executeText(run: Execution, signal: AbortSignal): Promise<{ value: string; metadata: RunMetadata }> {
-    const result = await this.attempts.text(run, signal);
-    return { value: result.value, metadata: await this.outcomes.succeed(run, result) };
-  }
-
-  /** Runs `work` under the workflow's deadline and the shutdown signal; a failure is recorded and rethrown with the run id. */
-  private track<T>(run: Execution, work: (signal: AbortSignal) => Promise<T>, cancel?: AbortSignal): Promise<T> {
-    const signal = AbortSignal.any([AbortSignal.timeout(run.plan.workflow.timeoutMs), this.shutdown.signal, ...(cancel ? [cancel] : [])]);
+  /**
+   * Runs the attempt stage under the workflow's deadline, the shutdown signal and `cancel`, then
+   * records the outcome. The deadline is a timer the run owns (deadline.ts): the attempt is left
+   * behind when it passes, whether or not what it waits on heeds the signal, so no run outlives it.
+   * A failure is recorded and rethrown with the run id.
+   */
+  private track<A extends Attempted>(run: Execution, attempt: (signal: AbortSignal) => Promise<A>, cancel?: AbortSignal): Promise<A & { metadata: RunMetadata }> {
+    const deadline = new RunDeadline(run.plan.workflow.timeoutMs, [this.shutdown.signal, cancel]);
+    run.deadlineAt = Date.now() + run.plan.workflow.timeoutMs;
     const promise = (async () => {
+      let result: A;
       try {
-        return await work(signal);
+        result = await deadline.race(attempt);
       } catch (error) {
+        const { signal } = deadline;
         const reason = signal.reason as unknown;
+        // An attempt left behind still streaming has its text so far counted.
+        countInFlight(run);
         // A deadline, a shutdown or a cancel that carries its own error is the failure to record.
         throw await this.outcomes.fail(ledgerOf(run), signal.aborted && isGenserveError(reason) ? reason : error);
+      } finally {
+        deadline.dispose();
+      }
+      try {
+        return { ...result, metadata: await this.outcomes.succeed(run, result) };
+      } catch (error) {
+        throw await this.outcomes.fail(ledgerOf(run), error);
       }
     })();
     this.inflight.set(run.plan.id, promise);

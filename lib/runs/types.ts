@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { CatalogWorkflow } from "../catalog/catalog";
 import type { AttachmentInput, CallbackSpec, DecodingMode, RunOperation } from "../domain/runs";
 import type { Principal } from "../keys/keys";
-import type { ModelClient, TokenUsage } from "../models/types";
+import type { ModelClient, ModelRequest, TokenUsage } from "../models/types";
 import type { PreparedSchema } from "../schema/validator";
 import type { TraceSpan } from "../observability/tracing";
 import type { MeterState, NewRun } from "../store/types";
@@ -68,6 +68,13 @@ export interface Execution {
   pace?: PaceRecorder;
   /** The key's rate and concurrency meters as the run's admission left them (for RateLimit headers). */
   quota: MeterState[];
+  /** When the run's deadline passes (epoch ms), once it is executing. */
+  deadlineAt?: number;
+  /**
+   * A streamed attempt still under way: its request and the text written so far, so that a run
+   * ended by its deadline while the attempt is left behind still counts what the attempt used.
+   */
+  inFlight?: { request: ModelRequest; text: string };
   /** Before each attempt after the first: reserves what it may cost (throws when a budget cannot hold it). */
   beforeAttempt?: (attempt: number) => Promise<void>;
 }

@@ -10,6 +10,8 @@ export interface Turn {
   /** Waits this long before answering (or between chunks); an abort ends the wait. */
   delayMs?: number;
   modelId?: string;
+  /** Never answers and ignores the abort signal: a provider call stuck below anything that listens. */
+  hang?: boolean;
 }
 
 /**
@@ -43,6 +45,7 @@ export class RecordingModel implements ModelClient {
 
   async generate(request: ModelRequest): Promise<ModelResult> {
     const turn = this.take(request);
+    if (turn.hang) return new Promise<never>(() => undefined);
     try {
       await wait(turn.delayMs, request.abortSignal);
       if (turn.error !== undefined) throw turn.error;
@@ -56,6 +59,7 @@ export class RecordingModel implements ModelClient {
 
   async *stream(request: ModelRequest): AsyncIterable<ModelStreamPart> {
     const turn = this.take(request);
+    if (turn.hang) await new Promise<never>(() => undefined);
     try {
       if (turn.error !== undefined) {
         await wait(turn.delayMs, request.abortSignal);

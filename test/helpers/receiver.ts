@@ -51,7 +51,11 @@ export async function startReceiver() {
   };
 }
 
-export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+/**
+ * Polls `check` until it holds. The time-out only guards against a hang: it returns as soon as the
+ * condition holds, so it is generous (a loaded machine can take many times longer than an idle one).
+ */
+export async function waitUntil(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     if (await check()) return;

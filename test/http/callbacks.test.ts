@@ -68,7 +68,7 @@ describe("callback events", () => {
     ctx.upstream.reply({ content: JSON.stringify(invoice) });
     const res = await objectRun({ url: receiver.url });
     const runId = res.json.metadata.runId;
-    await waitUntil(async () => (await runOf(runId)).deliveries?.status === "delivered", "delivery after retries", 15_000);
+    await waitUntil(async () => (await runOf(runId)).deliveries?.status === "delivered", "delivery after retries");
     const run = await runOf(runId);
     expect(run.deliveries.log.map((d: { statusCode: number | null }) => d.statusCode)).toEqual([500, null, 302, 204]);
     expect(run.deliveries.log[1].error).toMatch(/timed out/);
@@ -87,7 +87,7 @@ describe("callback events", () => {
 
     ctx.upstream.reply({ content: JSON.stringify(invoice) });
     const refused = (await objectRun({ url: "http://127.0.0.1:9/closed" })).json.metadata.runId;
-    await waitUntil(async () => (await runOf(refused)).deliveries?.status === "dead", "the schedule to run out", 15_000);
+    await waitUntil(async () => (await runOf(refused)).deliveries?.status === "dead", "the schedule to run out");
     const run = await runOf(refused);
     expect(run.deliveries.attempts).toBe(4);
     expect(run.deliveries.log[0].error).toMatch(/ECONNREFUSED/);

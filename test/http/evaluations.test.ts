@@ -325,7 +325,7 @@ describe("an evaluation cut by a restart", () => {
       await waitUntil(async () => (await get(server, `/api/v1/evaluations/${id}`, key)).json.totals.done >= 2, "some results");
       await server.stop("SIGKILL");
       server = await startGenserve({ configFile, dataDir: `${dir}/data` });
-      await waitUntil(async () => (await get(server, `/api/v1/evaluations/${id}`, key)).json.status === "completed", "the evaluation to complete after the restart", 30_000);
+      await waitUntil(async () => (await get(server, `/api/v1/evaluations/${id}`, key)).json.status === "completed", "the evaluation to complete after the restart");
       const result = (await get(server, `/api/v1/evaluations/${id}`, key)).json;
       expect(result.totals).toMatchObject({ runs: 10, done: 10, passed: 10 });
       expect(result.cases.map((c: { runs: unknown[] }) => c.runs.length)).toEqual(Array(10).fill(1));

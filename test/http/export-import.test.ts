@@ -75,7 +75,7 @@ describe.runIf(available)("moving from SQLite to PostgreSQL", () => {
       // The attempts made from SQLite came along (the new server may already have made one more).
       expect(run.deliveries.log.slice(0, attemptsBefore).map((d: { statusCode: number }) => d.statusCode)).toEqual(Array(attemptsBefore).fill(503));
       // The pending callback goes out from the new store, with the same event id.
-      await waitUntil(() => receiver.received.length >= 1, "the pending callback", 15_000);
+      await waitUntil(() => receiver.received.length >= 1, "the pending callback");
       const event = JSON.parse(receiver.received[0]!.body);
       expect(event.data.runId).toBe(pending.json.metadata.runId);
       await waitUntil(async () => (await get(postgres, `/api/v1/runs/${pending.json.metadata.runId}`, key)).json.deliveries.status === "delivered", "the delivery to be recorded");

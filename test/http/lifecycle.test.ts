@@ -163,7 +163,7 @@ describe("promotion gated by a suite", () => {
     expect(refused.status).toBe(202);
     expect(refused.headers.get("location")).toBe(`/api/v1/evaluations/${refused.json.evaluationId}`);
     const outcome = async (evaluationId: string) => {
-      await waitUntil(async () => (await call("GET", "/api/v1/workflows/gated/labels")).json.history.some((m: { evaluationId: string }) => m.evaluationId === evaluationId), "the promotion to be decided", 20_000);
+      await waitUntil(async () => (await call("GET", "/api/v1/workflows/gated/labels")).json.history.some((m: { evaluationId: string }) => m.evaluationId === evaluationId), "the promotion to be decided");
       return (await call("GET", "/api/v1/workflows/gated/labels")).json;
     };
     let labels = await outcome(refused.json.evaluationId);

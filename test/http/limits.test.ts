@@ -150,7 +150,7 @@ describe("limits on runs", () => {
     await waitUntil(() => ctx.upstream.requests.length === 1, "the first queued run at the model");
     await new Promise((r) => setTimeout(r, 400));
     expect(ctx.upstream.requests).toHaveLength(1); // the second waits for the slot
-    await waitUntil(() => ctx.upstream.requests.length === 2, "the second queued run at the model", 10_000);
+    await waitUntil(() => ctx.upstream.requests.length === 2, "the second queued run at the model");
     for (const r of queued) await waitUntil(async () => (await get(ctx.server, `/api/v1/runs/${r.json.runId}`, key)).json.status === "succeeded", "the queued run");
   });
 

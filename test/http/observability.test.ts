@@ -82,7 +82,7 @@ observability:
     const runId = res.json.metadata.runId as string;
     expect((await get(server, `/api/v1/runs/${runId}`, admin)).json.traceId).toBe(traceId);
     await waitUntil(() => hooks.received.length === 1, "the callback");
-    await waitUntil(() => spans().some((s) => s.name === "callback delivery"), "the delivery span", 15_000);
+    await waitUntil(() => spans().some((s) => s.name === "callback delivery"), "the delivery span");
 
     const all = spans().filter((s) => s.traceId === traceId);
     const run = all.find((s) => s.name === "generate.object")!;
@@ -124,7 +124,7 @@ observability:
     const queued = await post(server, "/api/v1/generate/text", { input: "later", type: "event", workflowSlug: "no-retry", callback: { url: hooks.url } }, admin, { Prefer: "respond-async" });
     expect(queued.status).toBe(202);
     const queuedTrace = (await get(server, `/api/v1/runs/${queued.json.runId}`, admin)).json.traceId as string;
-    await waitUntil(() => spans().some((s) => s.traceId === queuedTrace && s.name === "generate.text (queued)"), "the queued run's execution span", 15_000);
+    await waitUntil(() => spans().some((s) => s.traceId === queuedTrace && s.name === "generate.text (queued)"), "the queued run's execution span");
     const failedSpan = spans().find((s) => s.traceId === record.traceId && s.name === "generate.text")!;
     expect(failedSpan.status?.code).toBe(2); // ERROR
     expect(attr(failedSpan, "error.type")).toBe("model_error");

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { INVOICE_SCHEMA, testConfig } from "../helpers/config";
-import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
+import { startFakeUpstream, type FakeReply, type FakeUpstream } from "../helpers/fake-upstream";
 import { cli, createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
 import { freshDatabase, POSTGRES_URL, postgresAvailable } from "../helpers/postgres";
 import { startReceiver, waitUntil } from "../helpers/receiver";
@@ -109,7 +109,7 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
       ),
     );
     expect(started.map((r) => r.status)).toEqual(Array(12).fill(202));
-    await waitUntil(() => receiver.received.length >= 12, "12 callbacks", 20_000);
+    await waitUntil(() => receiver.received.length >= 12, "12 callbacks");
     await new Promise((r) => setTimeout(r, 500));
     const delivered = receiver.received.map((r) => JSON.parse(r.body) as { id: string; data: { runId: string } });
     expect(delivered).toHaveLength(12);
@@ -149,13 +149,16 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
   it("reconcile a run whose replica was killed: another replica fails it as interrupted once its lease runs out, callback included", async () => {
     const doomed = await replica();
     extra.push(doomed);
-    upstream.reply({ delayMs: 30_000 });
-    const inFlight = post(doomed, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key).catch(() => null);
-    await waitUntil(() => upstream.requests.length === 1, "the run to reach the model");
-    const runId = (await get(a, "/api/v1/runs?status=running", key)).json.runs[0].id as string;
+    // Answered by its input, not by the upstream's queue: a run another test left going must not take it.
+    upstream.respondWith((body) => (JSON.stringify(body.messages).includes("doomed run") ? { delayMs: 30_000 } : undefined));
+    const inFlight = post(doomed, "/api/v1/generate/text", { input: "doomed run", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key).catch(() => null);
+    await waitUntil(() => upstream.requests.some((r) => JSON.stringify(r.body.messages).includes("doomed run")), "the run to reach the model");
+    const running = (await get(a, "/api/v1/runs?status=running&q=doomed%20run", key)).json.runs as { id: string }[];
+    expect(running).toHaveLength(1);
+    const runId = running[0]!.id;
     await doomed.stop("SIGKILL");
     await inFlight;
-    await waitUntil(async () => (await get(b, `/api/v1/runs/${runId}`, key)).json.status === "failed", "the run to be reconciled", 15_000);
+    await waitUntil(async () => (await get(b, `/api/v1/runs/${runId}`, key)).json.status === "failed", "the run to be reconciled");
     expect((await get(a, `/api/v1/runs/${runId}`, key)).json).toMatchObject({ status: "failed", error: { code: "interrupted" } });
     await waitUntil(() => receiver.received.length === 1, "the run.failed callback");
     await new Promise((r) => setTimeout(r, 500));
@@ -164,23 +167,34 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
   });
 
   it("resume an evaluation whose replica was killed on another one once its lease runs out, each case run to one result", async () => {
-    const doomed = await replica();
-    extra.push(doomed);
-    const cases = Array.from({ length: 8 }, (_, i) => ({ name: `c${i}`, input: `replicated ${i}`, expect: { "": { contains: `replicated ${i}` } } }));
-    const put = await fetch(`${doomed.url}/api/v1/suites/replicated`, { method: "PUT", headers: { "content-type": "application/json", "api-key": key }, body: JSON.stringify({ workflow: "no-retry", cases }) });
-    expect(put.status).toBe(201);
-    upstream.respondWith(() => ({ delayMs: 400 }));
-    const id = (await post(doomed, "/api/v1/suites/replicated/evaluations", {}, key)).json.id as string;
-    await waitUntil(async () => (await get(a, `/api/v1/evaluations/${id}`, key)).json.totals.done >= 2, "results from the first replica", 15_000);
-    // The replica that is about to die is the one executing it (its results so far are the ones above).
-    expect(doomed.output()).toMatch(new RegExp(`"evaluationId":"${id}".*"msg":"evaluation started"`));
-    await doomed.stop("SIGKILL");
-    await waitUntil(async () => (await get(b, `/api/v1/evaluations/${id}`, key)).json.status === "completed", "another replica to finish the evaluation", 30_000);
-    const report = (await get(a, `/api/v1/evaluations/${id}`, key)).json;
-    expect(report.totals).toMatchObject({ runs: 8, done: 8, passed: 8 });
-    expect(report.cases.map((c: { runs: unknown[] }) => c.runs.length)).toEqual(Array(8).fill(1));
-    expect(a.output() + b.output()).toContain("evaluation resumed");
-  });
+    // Any replica may claim a queued evaluation, so the one killed is whichever claimed it — on a
+    // database of its own, with two replicas of its own, so that a and b stay up for the tests after.
+    const own = await freshDatabase();
+    try {
+      const pair = await Promise.all([replica(own.url), replica(own.url)]);
+      extra.push(...pair);
+      const ownKey = pair.map((s) => s.adminKey).find((k): k is string => k !== null)!;
+      const cases = Array.from({ length: 8 }, (_, i) => ({ name: `c${i}`, input: `replicated ${i}`, expect: { "": { contains: `replicated ${i}` } } }));
+      const put = await fetch(`${pair[0]!.url}/api/v1/suites/replicated`, { method: "PUT", headers: { "content-type": "application/json", "api-key": ownKey }, body: JSON.stringify({ workflow: "no-retry", cases }) });
+      expect(put.status).toBe(201);
+      upstream.respondWith((body) => (JSON.stringify(body.messages).includes("replicated") ? { delayMs: 400 } : undefined));
+      const id = (await post(pair[0]!, "/api/v1/suites/replicated/evaluations", {}, ownKey)).json.id as string;
+      const started = new RegExp(`"evaluationId":"${id}".*"msg":"evaluation started"`);
+      await waitUntil(async () => (await get(pair[0]!, `/api/v1/evaluations/${id}`, ownKey)).json.totals.done >= 2, "results from the first replica", 60_000);
+      const executing = pair.findIndex((s) => started.test(s.output()));
+      expect(executing).toBeGreaterThanOrEqual(0);
+      const [doomed, survivor] = [pair[executing]!, pair[1 - executing]!];
+      await doomed.stop("SIGKILL");
+      await waitUntil(async () => (await get(survivor, `/api/v1/evaluations/${id}`, ownKey)).json.status === "completed", "the other replica to finish the evaluation", 60_000);
+      const report = (await get(survivor, `/api/v1/evaluations/${id}`, ownKey)).json;
+      expect(report.totals).toMatchObject({ runs: 8, done: 8, passed: 8 });
+      expect(report.cases.map((c: { runs: unknown[] }) => c.runs.length)).toEqual(Array(8).fill(1));
+      expect(survivor.output()).toContain("evaluation resumed");
+      await survivor.stop();
+    } finally {
+      await own.drop();
+    }
+  }, 180_000);
 
   describe("streams", () => {
     const invoice = { number: "INV-42", total: 12, currency: "EUR", lines: [{ description: "A description long enough to take many chunks to stream", amount: 12 }] };
@@ -188,8 +202,11 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
     const resume = (server: GenserveServer, runId: string, lastEventId: string) =>
       fetch(`${server.url}/api/v1/runs/${runId}/stream`, { headers: { "api-key": key, "last-event-id": lastEventId } });
 
+    /** The invoice for the request with this input only: a run another test left going must not take it. */
+    const answerWith = (input: string, reply: FakeReply) => upstream.respondWith((sent) => (JSON.stringify(sent.messages).includes(input) ? reply : undefined));
+
     it("resume on another replica with Last-Event-ID: the rest of the stream and its final event, then the whole of it again", async () => {
-      upstream.reply({ content: JSON.stringify(invoice), chunkSize: 4, chunkDelayMs: 20 });
+      answerWith("Invoice INV-42", { content: JSON.stringify(invoice), chunkSize: 4, chunkDelayMs: 20 });
       const first = await streamRequest(a.url, key, body);
       const runId = first.headers.get("x-run-id")!;
       const seen = await readSome(first, 5);
@@ -212,11 +229,10 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
     it("end honestly on another replica when the streaming replica dies: what it shared, then the interrupted run's error", async () => {
       const doomed = await replica();
       extra.push(doomed);
-      upstream.reply({ content: JSON.stringify(invoice), chunkSize: 4, chunkDelayMs: 400 });
+      answerWith("Invoice INV-42", { content: JSON.stringify(invoice), chunkSize: 4, chunkDelayMs: 400 });
       const first = await streamRequest(doomed.url, key, body);
       const runId = first.headers.get("x-run-id")!;
       const seen = await readSome(first, 3);
-      await new Promise((r) => setTimeout(r, 200));
       await doomed.stop("SIGKILL");
       const { events } = await readSse(await resume(b, runId, seen.at(-1)!.id!));
       expect(events.at(-1)!.event).toBe("error");
@@ -259,9 +275,9 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
     });
 
     it("records a run whose end comes during a short outage once the database is back", async () => {
-      upstream.reply({ delayMs: 800 });
-      const pending = post(c, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: sink() }, key);
-      await waitUntil(() => upstream.requests.length === 1, "the run to reach the model");
+      upstream.respondWith((body) => (JSON.stringify(body.messages).includes("short outage") ? { delayMs: 800 } : undefined));
+      const pending = post(c, "/api/v1/generate/text", { input: "short outage", type: "event", workflowSlug: "no-retry", callback: sink() }, key);
+      await waitUntil(() => upstream.requests.some((r) => JSON.stringify(r.body.messages).includes("short outage")), "the run to reach the model");
       proxy.cut();
       await new Promise((r) => setTimeout(r, 1_200));
       proxy.restore();
@@ -271,17 +287,17 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
     });
 
     it("answers 503 when the outage outlasts the run's grace, writes nothing half-way, and the run ends failed, never running forever", async () => {
-      upstream.reply({ delayMs: 300 });
-      const pending = post(c, "/api/v1/generate/text", { input: "x", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key);
-      await waitUntil(() => upstream.requests.length === 1, "the run to reach the model");
-      const runId = (await get(a, "/api/v1/runs?status=running", key)).json.runs[0].id as string;
+      upstream.respondWith((body) => (JSON.stringify(body.messages).includes("long outage") ? { delayMs: 300 } : undefined));
+      const pending = post(c, "/api/v1/generate/text", { input: "long outage", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key);
+      await waitUntil(() => upstream.requests.some((r) => JSON.stringify(r.body.messages).includes("long outage")), "the run to reach the model");
+      const runId = (await get(a, "/api/v1/runs?status=running&q=long%20outage", key)).json.runs[0].id as string;
       proxy.cut();
       const res = await pending;
       expect(res.status).toBe(503);
       expect(res.json).toMatchObject({ code: "storage_unavailable" });
       await new Promise((r) => setTimeout(r, 2_500));
       proxy.restore();
-      await waitUntil(async () => (await get(a, `/api/v1/runs/${runId}`, key)).json.status === "failed", "the run to be reconciled", 15_000);
+      await waitUntil(async () => (await get(a, `/api/v1/runs/${runId}`, key)).json.status === "failed", "the run to be reconciled");
       expect((await get(a, `/api/v1/runs/${runId}`, key)).json).toMatchObject({ error: { code: "interrupted" } });
       await waitUntil(() => receiver.received.length === 1, "the run.failed callback");
     });
