@@ -70,6 +70,11 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
       res.end(JSON.stringify(toProblem(new GenserveError("service_unavailable", { detail: "The server is starting." }))));
       return;
     }
+    if (!originForm(req)) {
+      res.writeHead(400, { "Content-Type": "application/problem+json", Connection: "close" });
+      res.end(JSON.stringify(toProblem(new GenserveError("validation_failed", { detail: "The request target must be a path (origin-form) or an absolute http(s) URL." }))));
+      return;
+    }
     if (api?.handles(pathOf(req.url))) void api.listener(req, res);
     else void handle(req, res);
   });
@@ -141,6 +146,25 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+/**
+ * Puts a request's target in origin-form ("/path?query"). An absolute-form target
+ * (`GET http://evil.example/x HTTP/1.1`, which HTTP/1.1 servers must accept) keeps only its path
+ * and query: its authority is never used — Next.js answered such a request with a redirect to
+ * the host named in it. False for anything else (`*`, a bare authority), which is refused.
+ */
+export function originForm(req: { url?: string }): boolean {
+  const target = req.url ?? "";
+  if (target.startsWith("/")) return true;
+  if (!/^https?:\/\//i.test(target)) return false;
+  try {
+    const url = new URL(target);
+    req.url = `${url.pathname}${url.search}`;
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The path of a request target ("/a/b?x" → "/a/b"); Next.js handles anything unusual. */

@@ -190,6 +190,33 @@ describe("request bodies", () => {
   });
 });
 
+describe("request targets", () => {
+  /** Sends one raw request and returns the response head (status line and headers). */
+  const raw = (requestLine: string, headers = "") =>
+    new Promise<string>((resolve) => {
+      const socket = net.connect(Number(new URL(ctx.server.url).port), "127.0.0.1");
+      let got = "";
+      socket.write(`${requestLine}\r\nHost: 127.0.0.1\r\n${headers}Connection: close\r\n\r\n`);
+      socket.on("data", (d) => (got += d.toString()));
+      socket.on("close", () => resolve(got.split("\r\n\r\n")[0]!));
+      socket.on("error", () => undefined);
+    });
+
+  it("never redirects to a host named in an absolute-form request line: only its path is used", async () => {
+    for (const target of ["http://evil.example/x", "http://evil.example/", "https://evil.example/runs?x=1", "http://evil.example"]) {
+      const head = await raw(`GET ${target} HTTP/1.1`);
+      expect(head, target).toMatch(/^HTTP\/1\.1 \d{3}/);
+      expect(head, target).not.toMatch(/evil\.example/);
+    }
+    // The API answers it as the path it names.
+    expect(await raw("GET http://evil.example/api/v1/me HTTP/1.1")).toMatch(/^HTTP\/1\.1 401/);
+    expect(await raw("GET http://evil.example/api/v1/me HTTP/1.1", `Api-Key: ${ctx.key}\r\n`)).toMatch(/^HTTP\/1\.1 200/);
+    // A target that is neither a path nor an http(s) URL is refused.
+    expect(await raw("GET evil.example:80 HTTP/1.1")).toMatch(/^HTTP\/1\.1 400/);
+    await alive();
+  });
+});
+
 describe("the built-in inbox is no way into loopback", () => {
   const rawPost = (path: string, host: string) =>
     new Promise<{ status: number; body: any }>((resolve, reject) => {
