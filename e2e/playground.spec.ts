@@ -174,6 +174,25 @@ test.describe("playground", () => {
     await expect(p.input()).toHaveValue("Remember me");
     await expect(p.operation()).toHaveValue("generate-text");
   });
+
+  test("loads what a crafted permalink holds of the right types and names each field it could not use", async ({ page }) => {
+    const crafted = { operation: "generate-text", input: ["not", "text"], contextSlugs: "a,b", attachments: [{ file: 7 }], workflowSlug: "extract-invoice" };
+    const hash = `#c=${Buffer.from(JSON.stringify(crafted)).toString("base64url")}`;
+    const p = new PlaygroundPage(page);
+    await p.open(hash);
+    await p.signIn();
+    const notice = page.getByRole("status", { name: "Permalink problems" });
+    await expect(notice).toBeVisible();
+    await expect(notice).toContainText("This link could not be loaded in full.");
+    for (const field of ["input", "contextSlugs", "attachments"]) await expect(notice.getByRole("listitem").filter({ hasText: new RegExp(`^${field}[:/]`) })).toBeVisible();
+    // The fields of the right types are loaded, and the page works.
+    await expect(p.operation()).toHaveValue("generate-text");
+    await expect(p.workflow()).toHaveValue("extract-invoice");
+    await expect(page.getByText("Something went wrong")).toHaveCount(0);
+    await expectAccessible(page);
+    await notice.getByRole("button", { name: "Dismiss" }).click();
+    await expect(notice).toHaveCount(0);
+  });
 });
 
 test.describe("threads", () => {

@@ -21,6 +21,7 @@ import { Disclosure } from "../ui/disclosure";
 import { AttachmentsField } from "./attachments-field";
 import { ContextsField, InputField, WorkflowLine } from "./composer-fields";
 import { CallbackFields, ThreadField } from "./delivery-fields";
+import { LinkNotice } from "./link-notice";
 import { ModelBanner } from "./model-banner";
 import { Results } from "./results";
 import { RunStatusChip } from "./run-status";
@@ -50,7 +51,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const { client } = useApiKey();
   const workflows = useQuery({ queryKey: queryKeys.workflows(apiKey), queryFn: ({ signal }) => client!.listWorkflows(signal) });
   const contexts = useQuery({ queryKey: queryKeys.contexts(apiKey), queryFn: ({ signal }) => client!.listContexts(signal) });
-  const { c, setC, update, history, remember } = useComposition(workflows.data?.[0]?.slug);
+  const { c, setC, update, history, remember, linkProblems, dismissLinkProblems } = useComposition(workflows.data?.[0]?.slug);
   const [localError, setLocalError] = useState<FieldProblem | null>(null);
   const [copied, setCopied] = useState<CopyTarget | null>(null);
   const { state: run, start, cancel } = useRun(client);
@@ -202,6 +203,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             }
           }}
         >
+          <LinkNotice problems={linkProblems} onDismiss={dismissLinkProblems} />
           {client && selectedWorkflow ? <ModelBanner client={client} apiKey={apiKey} alias={selectedWorkflow.model} /> : null}
           <WorkflowLine c={c} workflows={workflows.data} loading={workflows.isLoading} errorsAt={errorsAt} history={history} onRestore={setC} />
           <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} fromWorkflow={selectedWorkflow?.contexts} />

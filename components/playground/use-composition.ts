@@ -1,23 +1,31 @@
 "use client";
 
-import { useCallback, useEffect, useState } from "react";
-import { emptyComposition, fromPermalinkHash, type Composition } from "@/lib/client/composition";
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { emptyComposition, fromPermalinkHash, restoreComposition, type Composition } from "@/lib/client/composition";
 import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
 import { useStoredList } from "./use-stored-list";
 
 export const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 
 /**
- * The composition being edited: restored from a permalink when the page has one, defaulting to the
- * first workflow, with the recent compositions this browser ran (attachments never stored).
+ * The composition being edited: restored from a permalink when the page has one (what in it could
+ * not be used is named in `linkProblems`), defaulting to the first workflow, with the recent
+ * compositions this browser ran (attachments never stored).
  */
 export function useComposition(firstWorkflow: string | undefined) {
   const [c, setC] = useState<Composition>(() => emptyComposition(pretty(SCHEMA_TEMPLATES[0]!.schema)));
-  const [history, rememberComposition] = useStoredList<Composition>("genserve.history", 20);
+  const [stored, rememberComposition] = useStoredList<Composition>("genserve.history", 20);
+  // What this browser remembered is checked like a permalink (storage can hold anything).
+  const history = useMemo(() => stored.map((h) => restoreComposition(h, emptyComposition("{}")).composition), [stored]);
+  /** What a permalink held that could not be used, each named (shown until dismissed). */
+  const [linkProblems, setLinkProblems] = useState<string[]>([]);
 
   useEffect(() => {
     const restored = fromPermalinkHash(window.location.hash);
-    if (restored) setC(restored);
+    if (restored) {
+      setC(restored.composition);
+      setLinkProblems(restored.problems);
+    }
   }, []);
   useEffect(() => {
     if (!c.workflowSlug && firstWorkflow) setC((prev) => ({ ...prev, workflowSlug: firstWorkflow }));
@@ -25,5 +33,6 @@ export function useComposition(firstWorkflow: string | undefined) {
 
   const update = useCallback(<K extends keyof Composition>(key: K, value: Composition[K]) => setC((prev) => ({ ...prev, [key]: value })), []);
   const remember = useCallback((composition: Composition) => rememberComposition({ ...composition, attachments: [] }), [rememberComposition]);
-  return { c, setC, update, history, remember };
+  const dismissLinkProblems = useCallback(() => setLinkProblems([]), []);
+  return { c, setC, update, history, remember, linkProblems, dismissLinkProblems };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { emptyComposition, fromPermalinkHash, toPermalinkHash, toRequestBody } from "./composition";
+import { emptyComposition, fromPermalinkHash, restoreComposition, toPermalinkHash, toRequestBody } from "./composition";
 
 describe("composition", () => {
   it("builds each operation's body", () => {
@@ -26,7 +26,30 @@ describe("composition", () => {
     };
     const hash = toPermalinkHash(c);
     expect(hash).toMatch(/^#c=[A-Za-z0-9_-]+$/);
-    expect(fromPermalinkHash(hash)).toEqual({ ...c, attachments: [c.attachments[1]] });
+    expect(fromPermalinkHash(hash)).toEqual({ composition: { ...c, attachments: [c.attachments[1]] }, problems: [] });
     expect(fromPermalinkHash("#c=!!")).toBeNull();
+  });
+
+  it("keeps what a crafted permalink holds of the right types, and names each field it drops (issue 31)", () => {
+    const link = (value: unknown) => {
+      const bytes = new TextEncoder().encode(JSON.stringify(value));
+      return `#c=${btoa(String.fromCharCode(...bytes)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
+    };
+    const base = emptyComposition("{}");
+    // Each of these once left the page on "Something went wrong".
+    const crafted = fromPermalinkHash(link({ operation: "drop-tables", input: 42, contextSlugs: "a,b", attachments: [{ file: 7 }], schemaText: { type: "object" }, workflowSlug: "kept", extra: true }))!;
+    expect(crafted.composition).toEqual({ ...base, workflowSlug: "kept" });
+    expect(crafted.problems).toEqual([
+      expect.stringMatching(/^operation: must be "generate-object"/),
+      expect.stringMatching(/^input: .*left at its default$/),
+      expect.stringMatching(/^contextSlugs: /),
+      expect.stringMatching(/^attachments\/0\/name: expected string/),
+      expect.stringMatching(/^schemaText: /),
+      "extra: not a field genserve knows; ignored",
+    ]);
+    for (const value of [null, [1, 2], "text", 3]) expect(fromPermalinkHash(link(value))).toEqual({ composition: base, problems: ["it does not hold a composition"] });
+    expect(fromPermalinkHash(`#c=${btoa("{not json").replace(/=+$/, "")}`)!.problems).toEqual(["it is not a permalink genserve made (its data cannot be read)"]);
+    // What this browser remembered goes through the same check.
+    expect(restoreComposition({ ...base, input: "ok", threadId: ["x"] }, base)).toEqual({ composition: { ...base, input: "ok" }, problems: [expect.stringMatching(/^threadId: /)] });
   });
 });

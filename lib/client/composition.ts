@@ -3,6 +3,7 @@
  * shareable permalink (never the key, never attachment bytes) and into local history.
  * Browser-safe.
  */
+import { z } from "zod";
 import { estimateTokens } from "../domain/tokens";
 
 export type Operation = "generate-object" | "stream-object" | "generate-text";
@@ -95,18 +96,66 @@ export function toPermalinkHash(c: Composition): string {
   return `#c=${btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "")}`;
 }
 
-export function fromPermalinkHash(hash: string): Composition | null {
+/** A permalink's composition, checked field by field (`restoreComposition`); null when the hash is not a permalink's at all. */
+export function fromPermalinkHash(hash: string): Restored | null {
   const match = /^#c=([A-Za-z0-9_-]+)$/.exec(hash);
   if (!match) return null;
+  let parsed: unknown;
   try {
     const binary = atob(match[1]!.replace(/-/g, "+").replace(/_/g, "/"));
     const bytes = Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
-    const parsed = JSON.parse(new TextDecoder().decode(bytes)) as Partial<Composition>;
-    const base = emptyComposition("{}");
-    return { ...base, ...parsed, attachments: Array.isArray(parsed.attachments) ? parsed.attachments : [] };
+    parsed = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
   } catch {
-    return null;
+    return { composition: emptyComposition("{}"), problems: ["it is not a permalink genserve made (its data cannot be read)"] };
   }
+  return restoreComposition(parsed, emptyComposition("{}"));
+}
+
+/**
+ * What each field of a composition may hold when it comes from outside the page — a permalink
+ * anyone can craft, or this browser's history — field by field, so one bad field is named and
+ * dropped while the rest is kept (a crafted link once left the page on "Something went wrong").
+ */
+const COMPOSITION_FIELDS = {
+  operation: z.enum(["generate-object", "stream-object", "generate-text"], { error: 'must be "generate-object", "stream-object" or "generate-text"' }),
+  workflowSlug: z.string().max(300),
+  contextSlugs: z.array(z.string().max(300)).max(100),
+  threadId: z.string().max(300),
+  input: z.string(),
+  schemaText: z.string(),
+  callbackUrl: z.string().max(8_192),
+  customPropertiesText: z.string(),
+  attachments: z
+    .array(z.strictObject({ name: z.string().max(1_000), mimeType: z.string().max(300), size: z.number().int().min(0), file: z.string() }))
+    .max(100),
+} satisfies { [K in keyof Composition]: z.ZodType<Composition[K]> };
+
+/** A composition restored from outside the page, and what in it could not be used (each dropped for its default). */
+export interface Restored {
+  composition: Composition;
+  problems: string[];
+}
+
+/** Checks a composition that came from outside the page field by field; unknown fields are ignored and named. */
+export function restoreComposition(value: unknown, base: Composition): Restored {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { composition: base, problems: ["it does not hold a composition"] };
+  const composition: Record<string, unknown> = { ...base };
+  const problems: string[] = [];
+  for (const [field, given] of Object.entries(value)) {
+    const shape = (COMPOSITION_FIELDS as Record<string, z.ZodType>)[field];
+    if (!shape) {
+      problems.push(`${field}: not a field genserve knows; ignored`);
+      continue;
+    }
+    const parsed = shape.safeParse(given);
+    if (parsed.success) composition[field] = parsed.data;
+    else {
+      const issue = parsed.error.issues[0];
+      const where = [field, ...(issue?.path ?? []).map(String)].join("/");
+      problems.push(`${where}: ${(issue?.message ?? "invalid").replace(/^Invalid input: /, "")}; left at its default`);
+    }
+  }
+  return { composition: composition as unknown as Composition, problems };
 }
 
 /** The playground's pre-flight figure: the server's own estimate (lib/domain/tokens.ts) of a composition's prompt. */
