@@ -71,7 +71,7 @@ function createShare(kind: ShareRecord["kind"], read: (ctx: { runtime: Runtime; 
       revokedAt: null,
       createdAt: now.toISOString(),
     };
-    await runtime.store.shares.create(share);
+    await runtime.store.shares.create(share, runtime.config.limits.sharesPerKey);
     const url = new URL(`/s/${token}`, runtime.publicUrl === "" ? new URL(request.url).origin : runtime.publicUrl).toString();
     return reply(shareSchema, shareView(share, url), { status: 201, headers: { Location: `/api/v1/shares/${share.id}` } });
   });
