@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   output_invalid: { status: 502, title: "The model did not produce valid output", retryable: true },
   service_unavailable: { status: 503, title: "Service unavailable", retryable: true },
   storage_unavailable: { status: 503, title: "The database is not reachable", retryable: true },
+  storage_full: { status: 503, title: "The data store cannot take writes right now (disk full)", retryable: true },
   model_unavailable: { status: 503, title: "The model is not available", retryable: true },
   interrupted: { status: 503, title: "The run was interrupted by a server stop", retryable: true },
   model_timeout: { status: 504, title: "The model timed out", retryable: true },

@@ -360,12 +360,13 @@ export const MIGRATIONS: readonly Migration[] = [
   // 18 and 19 are other changes' (issue 31); the runner applies whatever is missing, gaps and all.
   {
     version: 20,
-    name: "storage quotas counted per key, and inbox deliveries' sizes",
+    name: "storage quotas counted per key, inbox deliveries' sizes, and a row readiness writes to see whether the store takes writes",
     sql: `
       CREATE INDEX inboxes_key ON inboxes (key_id);
       CREATE INDEX suites_key ON suites (key_id);
       ALTER TABLE inbox_events ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
       UPDATE inbox_events SET bytes = length(body) + length(headers);
+      CREATE TABLE storage_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL, pad TEXT NOT NULL);
     `,
   },
 ];

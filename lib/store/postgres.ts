@@ -12,6 +12,7 @@ import { evaluationStore } from "./evaluations";
 import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
 import { cappedWrite, quotaUsage } from "./quotas";
+import { guardStorage, probeWrite } from "./storage-faults";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
@@ -208,7 +209,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
-  return {
+  return guardStorage({
     kind: "postgres",
     ...evaluations,
     ...lifecycle,
@@ -690,5 +691,5 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     async close() {
       await pool.end();
     },
-  };
+  }, probeWrite(runner));
 }

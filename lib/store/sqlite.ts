@@ -15,6 +15,7 @@ import { groupCommit } from "./group-commit";
 import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
 import { cappedWrite, quotaUsage } from "./quotas";
+import { guardStorage, probeWrite } from "./storage-faults";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
@@ -259,7 +260,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
-  return {
+  return guardStorage({
     kind: "sqlite",
     ...evaluations,
     ...lifecycle,
@@ -571,7 +572,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       await checkpointer?.stop();
       if (db.open) db.close();
     },
-  };
+  }, probeWrite(runner));
 }
 
 /**
