@@ -152,5 +152,5 @@ describe.runIf(!cannotMount)("a data directory whose disk fills up", () => {
     } finally {
       db.close();
     }
-  });
+  }, 180_000);
 });
