@@ -53,9 +53,9 @@ export function assertRoom(cap: Pick<Cap, "resource" | "limit">, used: number): 
   if (used >= cap.limit) throw quotaExceeded(cap.resource, cap.limit, used);
 }
 
-/** Runs `write` (an INSERT) only while the key holds fewer than its cap; without a cap, as it is. */
+/** Runs `write` (an INSERT returning no rows) only while the key holds fewer than its cap; without a cap, as it is. */
 export async function cappedWrite(db: AtomicRunner, cap: Cap | undefined, write: AtomicStep): Promise<StepResult> {
-  if (!cap) return (await db.atomic([write]))[0]!;
+  if (!cap) return { rows: [], changes: await db.run(write.sql, write.params) };
   const { sql, params } = counted(cap.resource, cap.keyId, cap.at, cap.except);
   const count: AtomicStep = { sql: sql.replace("COUNT(*)", "COUNT(*) AS n"), params, check: (rows) => assertRoom(cap, Number(rows[0]?.n ?? 0)) };
   return (await db.atomic([count, write], `quota:${cap.resource}:${cap.keyId}`))[1]!;
