@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   evaluation_not_found: { status: 404, title: "Evaluation not found", retryable: false },
   share_not_found: { status: 404, title: "Share link not found", retryable: false },
   conflict: { status: 409, title: "Conflict", retryable: false },
+  quota_exceeded: { status: 409, title: "The key holds as many of these as it may", retryable: false },
   idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still in progress", retryable: true },
   idempotency_mismatch: { status: 422, title: "This Idempotency-Key was used with a different request", retryable: false },
   method_not_allowed: { status: 405, title: "Method not allowed", retryable: false },
@@ -47,6 +48,7 @@ export const ERROR_CODES = {
   output_invalid: { status: 502, title: "The model did not produce valid output", retryable: true },
   service_unavailable: { status: 503, title: "Service unavailable", retryable: true },
   storage_unavailable: { status: 503, title: "The database is not reachable", retryable: true },
+  storage_full: { status: 503, title: "The data store cannot take writes right now (disk full)", retryable: true },
   model_unavailable: { status: 503, title: "The model is not available", retryable: true },
   interrupted: { status: 503, title: "The run was interrupted by a server stop", retryable: true },
   model_timeout: { status: 504, title: "The model timed out", retryable: true },
@@ -83,7 +85,12 @@ export interface ProblemExtensions {
   limit?: { policy: "rpm" | "tpm" | "concurrency"; quota: number; retryAfterSeconds: number };
   /** `output_invalid`: the model's last output as it was generated (its first 32 KiB), which `errors` describe. */
   lastOutput?: string;
+  /** `quota_exceeded`: what the key holds as many of as it may (`limits.<resource>PerKey`). */
+  quota?: { resource: QuotaResource; limit: number; used: number };
 }
+
+/** What a key's storage quotas count. */
+export type QuotaResource = "inboxes" | "shares" | "threads" | "suites";
 
 // A registered symbol, not `instanceof`: the CLI (tsx) and the Next.js bundle load separate copies
 // of this module in one process, and an error made by one copy must be recognised by the other.

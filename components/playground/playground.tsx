@@ -59,7 +59,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const [compareWith, setCompareWith] = useState("");
   const { state: runB, start: startB, cancel: cancelB } = useRun(client);
   const [threads, rememberThread] = useStoredList<string>("genserve.threads", 20);
-  const inbox = useInbox(client, (url) => setC((prev) => (prev.callbackUrl === DEFAULT_CALLBACK_URL ? { ...prev, callbackUrl: url } : prev)));
+  const inbox = useInbox(client, apiKey, (url) => setC((prev) => (prev.callbackUrl === DEFAULT_CALLBACK_URL ? { ...prev, callbackUrl: url } : prev)));
   // Narrow screens show one pane at a time.
   const [pane, setPane] = useState<"compose" | "result">("compose");
   const [advanced, setAdvanced] = useState(false);

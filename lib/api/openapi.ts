@@ -57,6 +57,8 @@ const runErrors = [
   "model_timeout",
   "model_busy",
   "model_unavailable",
+  "quota_exceeded",
+  "storage_full",
   "internal",
 ] as (keyof typeof ERROR_CODES)[];
 
@@ -188,7 +190,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           requestBody: { required: true, content: { "application/json": { schema: ref("CreateThreadRequest") } } },
           responses: {
             "201": body("The thread.", "Thread"),
-            ...problemResponses(["validation_failed", "unauthorized", "workflow_not_found", "conflict"]),
+            ...problemResponses(["validation_failed", "unauthorized", "workflow_not_found", "conflict", "quota_exceeded", "storage_full"]),
           },
         },
       },
@@ -303,7 +305,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "A read-only link to a run that needs no key (hidden fields masked)",
           parameters: [pathParam("id")],
           requestBody: { required: false, content: { "application/json": { schema: ref("CreateShareRequest") } } },
-          responses: { "201": body("The link (its URL is shown only now).", "Share"), ...problemResponses(["validation_failed", "unauthorized", "run_not_found", "unsupported_media_type"]) },
+          responses: { "201": body("The link (its URL is shown only now).", "Share"), ...problemResponses(["validation_failed", "unauthorized", "run_not_found", "unsupported_media_type", "quota_exceeded", "storage_full"]) },
         },
       },
       "/api/v1/evaluations/{id}/share": {
@@ -312,7 +314,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "A read-only link to an evaluation report that needs no key",
           parameters: [pathParam("id")],
           requestBody: { required: false, content: { "application/json": { schema: ref("CreateShareRequest") } } },
-          responses: { "201": body("The link (its URL is shown only now).", "Share"), ...problemResponses(["validation_failed", "unauthorized", "evaluation_not_found", "unsupported_media_type"]) },
+          responses: { "201": body("The link (its URL is shown only now).", "Share"), ...problemResponses(["validation_failed", "unauthorized", "evaluation_not_found", "unsupported_media_type", "quota_exceeded", "storage_full"]) },
         },
       },
       "/api/v1/shares": {
@@ -415,21 +417,32 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
         },
       },
       "/api/v1/inbox": {
-        post: { operationId: "createInbox", summary: "Create a built-in callback receiver", responses: { "201": body("The inbox: its id and the URL to send callbacks to.", "Inbox"), ...problemResponses(["unauthorized"]) } },
+        post: {
+          operationId: "createInbox",
+          summary: "Create a built-in callback receiver (at most `limits.inboxesPerKey` per key)",
+          responses: { "201": body("The inbox: its id and the URL to send callbacks to.", "Inbox"), ...problemResponses(["unauthorized", "quota_exceeded", "storage_full"]) },
+        },
       },
       "/api/v1/inbox/{id}": {
         get: {
           operationId: "getInbox",
-          summary: "The inbox's received events (the key that created it)",
-          parameters: [pathParam("id")],
-          responses: { "200": body("Events, newest first, with whether each signature verified.", "InboxEvents"), ...problemResponses(["unauthorized", "not_found"]) },
+          summary: "The inbox's received events (the key that created it), a page at a time",
+          parameters: [
+            pathParam("id"),
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 100 } },
+            { name: "cursor", in: "query", schema: { type: "string" }, description: "`nextCursor` of the previous page." },
+          ],
+          responses: {
+            "200": body("Events, newest first, with whether each signature verified: at most `limit`, and at most `limits.inboxPageBytes` of them (always one).", "InboxEvents"),
+            ...problemResponses(["validation_failed", "unauthorized", "not_found"]),
+          },
         },
         post: {
           operationId: "deliverToInbox",
           summary: "Receive an event (no key: the unguessable id is the capability)",
           security: [],
           parameters: [pathParam("id")],
-          responses: { "204": { description: "Stored." }, ...problemResponses(["not_found", "payload_too_large"]) },
+          responses: { "204": { description: "Stored (the inbox keeps its newest deliveries within its limits)." }, ...problemResponses(["not_found", "payload_too_large", "storage_full"]) },
         },
       },
       "/api/v1/runs/{id}/deliveries/redeliver": {
@@ -467,7 +480,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "Create or replace a test suite (its key's, or any for admin keys); each change is a new version",
           parameters: [pathParam("slug")],
           requestBody: { required: true, content: { "application/json": { schema: ref("SuiteDocument") } } },
-          responses: { "200": body("Replaced.", "Suite"), "201": body("Created.", "Suite"), ...problemResponses(["validation_failed", "unauthorized", "conflict", "payload_too_large", "unsupported_media_type"]) },
+          responses: { "200": body("Replaced.", "Suite"), "201": body("Created.", "Suite"), ...problemResponses(["validation_failed", "unauthorized", "conflict", "quota_exceeded", "payload_too_large", "unsupported_media_type", "storage_full"]) },
         },
         delete: {
           operationId: "deleteSuite",

@@ -214,3 +214,15 @@ export const usageQuery = z
     keyId: z.string().max(100).optional().describe("Admin keys: one key's usage (others always see their own)."),
   })
   .strict();
+
+/** GET /api/v1/inbox/{id}: a page of deliveries, newest first. */
+export const inboxQuery = z
+  .object({
+    limit: z.coerce.number().int().min(1).max(100).default(100),
+    cursor: z
+      .string()
+      .regex(/^[1-9][0-9]{0,15}$/, "is not a cursor this API returned")
+      .optional()
+      .describe("`nextCursor` of the previous page."),
+  })
+  .strict();

@@ -28,6 +28,10 @@ export const problemSchema = z
       .optional()
       .describe("rate_limited by the key's limits: which policy refused the run."),
     lastOutput: z.string().optional().describe("output_invalid: the model's last output as generated (up to 32,768 characters); `errors` name its failing places."),
+    quota: z
+      .strictObject({ resource: z.enum(["inboxes", "shares", "threads", "suites"]), limit: z.number(), used: z.number() })
+      .optional()
+      .describe("quota_exceeded: what the key holds as many of as it may, its limit and how many it holds."),
   })
   .meta({ id: "Problem", description: "RFC 9457 problem details with a stable `code`; `errors` names each offending field by JSON Pointer." }) satisfies z.ZodType<ProblemBody>;
 
@@ -250,8 +254,15 @@ export const createdKeySchema = apiKeySchema
   })
   .meta({ id: "CreatedApiKey" });
 
+const held = z.strictObject({ used: z.number(), limit: z.number() });
+
+/** What the key holds of what it may hold a limited number of (limits.*PerKey; share links: those that still work). */
+export const storageQuotasSchema = z
+  .strictObject({ inboxes: held, shares: held, threads: held, suites: held })
+  .meta({ id: "StorageQuotas", description: "What the key holds of each resource capped per key (`quota_exceeded` past a limit)." });
+
 export const meSchema = z
-  .strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean(), limits: keyLimitsSchema, quotas: z.array(quotaSchema) })
+  .strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean(), limits: keyLimitsSchema, quotas: z.array(quotaSchema), storage: storageQuotasSchema })
   .meta({ id: "Me" });
 
 export const modelListSchema = z
@@ -280,6 +291,7 @@ export const inboxEventsSchema = z
     id: z.string(),
     url: z.string(),
     events: z.array(z.strictObject({ receivedAt: z.string(), headers: z.record(z.string(), z.string()), body: z.unknown(), verified: z.boolean().describe("Whether the Standard Webhooks signature checked out.") })),
+    nextCursor: z.string().nullable().describe("Pass as `cursor` for the older deliveries; null when this page holds the oldest."),
   })
   .meta({ id: "InboxEvents" });
 

@@ -198,7 +198,8 @@ export interface ApiClient {
   getEntry(kind: "workflows" | "contexts", slug: string, signal?: AbortSignal): Promise<Record<string, unknown>>;
   putEntry(kind: "workflows" | "contexts", slug: string, body: unknown): Promise<Record<string, unknown>>;
   deleteEntry(kind: "workflows" | "contexts", slug: string): Promise<void>;
-  getInbox(id: string, signal?: AbortSignal): Promise<{ id: string; url: string; events: InboxEvent[] }>;
+  /** A page of the inbox's deliveries, newest first (`nextCursor`: the older ones). */
+  getInbox(id: string, signal?: AbortSignal, page?: { limit?: number; cursor?: string }): Promise<{ id: string; url: string; events: InboxEvent[]; nextCursor?: string | null }>;
   checkSchema(body: { schema: Record<string, unknown>; workflowSlug?: string }, signal?: AbortSignal): Promise<SchemaCheck>;
   generateObject(body: GenerateObjectRequest, signal?: AbortSignal): Promise<{ object: unknown; metadata: RunMetadata }>;
   generateText(body: GenerateTextRequest, signal?: AbortSignal): Promise<{ text: string; metadata: RunMetadata }>;
@@ -289,7 +290,13 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
     putEntry: async (kind, slug, body) =>
       (await (await request(`/api/v1/${kind}/${encodeURIComponent(slug)}`, { method: "PUT", body: JSON.stringify(body) })).json()) as Record<string, unknown>,
     deleteEntry: async (kind, slug) => void (await request(`/api/v1/${kind}/${encodeURIComponent(slug)}`, { method: "DELETE" })),
-    getInbox: (id, signal) => getJson(`/api/v1/inbox/${encodeURIComponent(id)}`, signal),
+    getInbox: (id, signal, page = {}) => {
+      const query = new URLSearchParams();
+      if (page.limit !== undefined) query.set("limit", String(page.limit));
+      if (page.cursor !== undefined) query.set("cursor", page.cursor);
+      const search = query.toString();
+      return getJson(`/api/v1/inbox/${encodeURIComponent(id)}${search ? `?${search}` : ""}`, signal);
+    },
     generateObject: (body, signal) => postJson("/api/v1/generate/object", body, signal),
     generateText: (body, signal) => postJson("/api/v1/generate/text", body, signal),
     async streamObject(body, signal) {

@@ -169,6 +169,23 @@ export const limitsSchema = z
     grammarCompileTimeoutMs: z.number().int().min(10).default(2_000),
     /** How long a graceful shutdown waits for in-flight runs. */
     shutdownGraceMs: z.number().int().min(0).default(30_000),
+    // Storage quotas and inbox bounds (issue 31)
+    /** Built-in inboxes one key may hold (409 quota_exceeded past it). */
+    inboxesPerKey: z.number().int().min(1).default(100),
+    /** Share links one key may hold that still work (neither revoked nor expired). */
+    sharesPerKey: z.number().int().min(1).default(1_000),
+    /** Threads one key may hold (deleting one frees its place). */
+    threadsPerKey: z.number().int().min(1).default(1_000),
+    /** Test suites one key may hold. */
+    suitesPerKey: z.number().int().min(1).default(100),
+    /** One delivery to a built-in inbox: its body, in bytes (413 past it). */
+    inboxEventBytes: z.number().int().min(1_024).default(1 * MiB),
+    /** Deliveries one inbox keeps: the newest this many, together at most `inboxBytes` (bodies and headers), none older than `inboxMaxAgeMs`. */
+    inboxKeep: z.number().int().min(1).default(100),
+    inboxBytes: z.number().int().min(1_024).default(4 * MiB),
+    inboxMaxAgeMs: z.number().int().min(1_000).default(24 * 60 * 60 * 1_000),
+    /** One page of an inbox's deliveries (`GET /api/v1/inbox/{id}`): bodies up to this many bytes (always at least one delivery). */
+    inboxPageBytes: z.number().int().min(1_024).default(1 * MiB),
   })
   .strict();
 

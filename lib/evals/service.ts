@@ -37,7 +37,7 @@ export interface EvaluationServiceDeps {
 /** Refusals that no case run of this evaluation can get past: the evaluation fails with it. */
 const FATAL = new Set(["unauthorized", "forbidden", "budget_exceeded"]);
 /** Refusals that pass with time: the case run waits and tries again (they are not the workflow's fault). */
-const WAIT = new Set(["rate_limited", "model_busy", "model_unavailable", "storage_unavailable", "service_unavailable"]);
+const WAIT = new Set(["rate_limited", "model_busy", "model_unavailable", "storage_unavailable", "storage_full", "service_unavailable"]);
 /** The most one case run waits out such refusals in all; past it, the refusal is the case's result. */
 const WAIT_BUDGET_MS = 120_000;
 const MAX_WAIT_MS = 30_000;

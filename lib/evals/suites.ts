@@ -6,6 +6,7 @@ import { mayRead } from "../keys/access";
 import { readableSuite } from "./access";
 import type { Principal } from "../keys/keys";
 import type { SchemaCompiler } from "../schema/validator";
+import { assertRoom } from "../store/quotas";
 import type { Store, SuiteRecord } from "../store/types";
 import { compilePattern } from "./expect";
 
@@ -42,11 +43,16 @@ export async function parseSuite(raw: unknown, options: { slug?: string; schemas
   return result.data;
 }
 
-/** Creates or replaces a suite; another key's suite of the same slug is refused (409), not overwritten. */
-export async function putSuite(store: Store, schemas: Pick<SchemaCompiler, "problems">, caller: Principal, slug: string, raw: unknown, at: Date): Promise<{ suite: SuiteRecord; created: boolean }> {
+/**
+ * Creates or replaces a suite; another key's suite of the same slug is refused (409), not
+ * overwritten, and so is a new one past `suitesPerKey` (409 quota_exceeded; the API's cap).
+ */
+export async function putSuite(store: Store, schemas: Pick<SchemaCompiler, "problems">, caller: Principal, slug: string, raw: unknown, at: Date, suitesPerKey?: number): Promise<{ suite: SuiteRecord; created: boolean }> {
   const document = await parseSuite(raw, { slug, schemas });
   const existing = await store.suites.get(slug);
   if (existing && !mayRead(caller, existing.keyId)) throw new GenserveError("conflict", { detail: `The suite slug "${slug}" is taken by another key; choose another.` });
+  // A new suite needs room under the key's cap (suites put at the same moment can pass it by as many as are in flight).
+  if (!existing && suitesPerKey !== undefined) assertRoom({ resource: "suites", limit: suitesPerKey }, (await store.quotas.usage(caller.keyId, at.toISOString())).suites);
   return store.suites.put(slug, existing?.keyId ?? caller.keyId, { ...document, suite: slug }, at.toISOString());
 }
 

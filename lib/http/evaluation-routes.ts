@@ -67,7 +67,7 @@ export const suiteRoutes = {
     const caller = await principal();
     checkSlug(params.slug);
     const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
-    const { suite, created } = await putSuite(runtime.store, runtime.schemas, caller, params.slug, body, new Date());
+    const { suite, created } = await putSuite(runtime.store, runtime.schemas, caller, params.slug, body, new Date(), runtime.config.limits.suitesPerKey);
     return reply(suiteSchema, suiteView(suite), { status: created ? 201 : 200 });
   }),
   DELETE: route<{ slug: string }>(async ({ runtime, principal, params }) => {

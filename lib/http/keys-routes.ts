@@ -30,16 +30,25 @@ function keyView(record: ApiKeyRecord) {
   };
 }
 
-/** GET /api/v1/me: the calling key, its limits (with the configured default rate) and how much of each is used. */
+/** GET /api/v1/me: the calling key, its limits (with the configured default rate) and how much of each is used; what it holds of its storage quotas. */
 export const me = route(async ({ principal, runtime }) => {
   const caller = await principal();
   const limits = effectiveLimits(caller.limits, runtime.config.limits);
+  const now = new Date();
+  const held = await runtime.store.quotas.usage(caller.keyId, now.toISOString());
+  const caps = runtime.config.limits;
   return reply(meSchema, {
     keyId: caller.keyId,
     name: caller.name,
     admin: caller.admin,
     limits: limitsView(limits),
-    quotas: await keyQuotas(runtime.store, caller.keyId, limits, new Date()),
+    quotas: await keyQuotas(runtime.store, caller.keyId, limits, now),
+    storage: {
+      inboxes: { used: held.inboxes, limit: caps.inboxesPerKey },
+      shares: { used: held.shares, limit: caps.sharesPerKey },
+      threads: { used: held.threads, limit: caps.threadsPerKey },
+      suites: { used: held.suites, limit: caps.suitesPerKey },
+    },
   });
 });
 

@@ -71,7 +71,7 @@ function createShare(kind: ShareRecord["kind"], read: (ctx: { runtime: Runtime; 
       revokedAt: null,
       createdAt: now.toISOString(),
     };
-    await runtime.store.shares.create(share);
+    await runtime.store.shares.create(share, runtime.config.limits.sharesPerKey);
     const url = new URL(`/s/${token}`, runtime.publicUrl === "" ? new URL(request.url).origin : runtime.publicUrl).toString();
     return reply(shareSchema, shareView(share, url), { status: 201, headers: { Location: `/api/v1/shares/${share.id}` } });
   });
@@ -100,16 +100,19 @@ export const revokeShare = route<{ id: string }>(async ({ runtime, principal, pa
 
 /**
  * GET /api/v1/shared/{token}: what a link shows, without a key. Expired, revoked or unknown links
- * are the same 404. A run shows its input, its output (hidden fields masked), the problem's code and
- * words, usage and timing, and how its stream arrived; never the key, the callback, attachment
- * addresses or other runs. An evaluation shows its report with outputs masked the same way and
- * without run ids or the callback.
+ * are the same 404, and so is a link whose key was revoked: revoking a key takes back the links it
+ * made (checked on every view, so no link outlives its key). A run shows its input, its output
+ * (hidden fields masked), the problem's code and words, usage and timing, and how its stream
+ * arrived; never the key, the callback, attachment addresses or other runs. An evaluation shows
+ * its report with outputs masked the same way and without run ids or the callback.
  */
 export const sharedView = route<{ token: string }>(async ({ runtime, params }) => {
   const gone = () => new GenserveError("share_not_found", { detail: "This link does not exist, has expired or was revoked." });
   if (!/^[A-Za-z0-9_-]{43}$/.test(params.token)) throw gone();
   const share = await runtime.store.shares.byToken(hashToken(params.token));
   if (!share || share.revokedAt !== null || (share.expiresAt !== null && Date.parse(share.expiresAt) <= Date.now())) throw gone();
+  const owner = await runtime.store.keys.get(share.keyId);
+  if (!owner || owner.revokedAt !== null) throw gone();
   const view: SharedView = { kind: share.kind, expiresAt: share.expiresAt, hiddenFields: share.hideFields };
   if (share.kind === "run") {
     const run = await runtime.store.runs.get(share.targetId);

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/limits";
 import { openSqliteStore } from "../store/sqlite";
+import { storageFull } from "../store/storage-faults";
 import type { Store } from "../store/types";
 import { authenticate, createKey, hashKey } from "./keys";
 
@@ -32,5 +33,13 @@ describe("API keys", () => {
     expect(await store.keys.revoke(record.id, new Date().toISOString())).toBe(false);
     await expect(authenticate(store, key)).rejects.toMatchObject({ code: "unauthorized" });
     expect((await store.keys.list()).every((k) => k.revokedAt !== null)).toBe(true);
+  });
+
+  it("authenticates when recording the key's use fails (a full disk): bookkeeping never fails a request", async () => {
+    store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-keys-")));
+    const { key, record } = await createKey(store, { name: "a", admin: false });
+    const full: Store = { ...store, keys: { ...store.keys, touch: async () => Promise.reject(storageFull()) } };
+    expect(await authenticate(full, key)).toMatchObject({ keyId: record.id });
+    expect((await store.keys.get(record.id))?.lastUsedAt).toBeNull(); // tried again on a later request
   });
 });

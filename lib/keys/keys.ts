@@ -72,7 +72,9 @@ export async function authenticate(store: Store, header: string | null, now = ne
     throw new GenserveError("unauthorized", { detail: "The API key is not valid or has been revoked." });
   }
   if (record.lastUsedAt === null || now.getTime() - Date.parse(record.lastUsedAt) > TOUCH_INTERVAL_MS) {
-    await store.keys.touch(record.id, now.toISOString());
+    // Bookkeeping, best effort: a request (a read above all) must not fail because this write did
+    // (a full disk); the store remembers the failure for readiness, and a later request touches again.
+    await store.keys.touch(record.id, now.toISOString()).catch(() => undefined);
   }
   return { keyId: record.id, name: record.name, admin: record.admin, limits: record.limits };
 }

@@ -13,6 +13,7 @@ import { windowExceeded } from "../models/errors";
 import type { ModelRegistry } from "../models/registry";
 import { canonicalJson, sha256 } from "../schema/canonical";
 import type { SchemaCompiler } from "../schema/validator";
+import { assertRoom } from "../store/quotas";
 import type { Store } from "../store/types";
 import { resolveAttachments } from "./attachments";
 import { checkWindow, fitContexts, fitHistory } from "./budget";
@@ -53,6 +54,11 @@ export class Planner {
     const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
     const named = await this.workflow(request, thread?.workflowSlug);
     assertWorkflowAllowed(principal, named.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
+    // A run that would start a thread the key has no room for is refused before anything is stored
+    // (runs starting threads at the same moment can pass the cap by as many as are in flight).
+    if (request.threadId !== undefined && thread === null) {
+      assertRoom({ resource: "threads", limit: config.limits.threadsPerKey }, (await store.quotas.usage(principal.keyId, new Date().toISOString())).threads);
+    }
     // Object runs without a schema use the workflow version's own.
     const schema = operation === "generate.text" ? undefined : (request.schema ?? named.schema);
     if (operation !== "generate.text" && schema === undefined) {

@@ -266,7 +266,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.threads.create({ id: "th_1", keyId, workflowSlug: "w", createdAt: at(0), updatedAt: at(0) });
       await store.threads.append(keyId, "th_1", [{ role: "user", content: "hi", runId: "run_01X", createdAt: at(1) }], at(1));
       await store.inboxes.create({ id: "inb_X", keyId, host: "h", createdAt: at(0) });
-      await store.inboxes.receive("inb_X", { receivedAt: at(1), headers: { a: "b" }, body: "{}", verified: true }, 10, 60_000);
+      await store.inboxes.receive("inb_X", { receivedAt: at(1), headers: { a: "b" }, body: "{}", verified: true }, { keep: 10, maxBytes: 1_000, maxAgeMs: 60_000 });
       await store.catalog.append("workflow", "w", { model: "m" }, keyId, at(2));
       await store.idempotency.begin(keyId, "idem", "hash", at(3), 60_000);
 
@@ -280,7 +280,8 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         expect(await target.keys.get("key_admin")).toMatchObject({ admin: true });
         expect(await target.runs.get("run_01X")).toEqual(await store.runs.get("run_01X"));
         expect(await target.events.forRun("run_01X")).toEqual(await store.events.forRun("run_01X"));
-        expect(await target.inboxes.events("inb_X")).toEqual(await store.inboxes.events("inb_X"));
+        const page = { limit: 10, maxBytes: 1_000 };
+        expect(await target.inboxes.events("inb_X", page)).toEqual(await store.inboxes.events("inb_X", page));
         expect(await target.catalog.get("workflow", "w")).toEqual(await store.catalog.get("workflow", "w"));
         expect(await target.idempotency.begin(keyId, "idem", "hash", at(4), 60_000)).toMatchObject({ state: "in_progress" });
         // New rows are numbered after the imported ones.
@@ -401,8 +402,9 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
 
     it("keeps an inbox's newest events within its limits", async () => {
       await store.inboxes.create({ id: "inb_1", keyId, host: "h", createdAt: at(0) });
-      for (let i = 0; i < 5; i++) await store.inboxes.receive("inb_1", { receivedAt: at(i), headers: {}, body: String(i), verified: true }, 3, 60_000);
-      expect((await store.inboxes.events("inb_1")).map((e) => ({ body: e.body, verified: e.verified }))).toEqual(["4", "3", "2"].map((body) => ({ body, verified: true })));
+      for (let i = 0; i < 5; i++) await store.inboxes.receive("inb_1", { receivedAt: at(i), headers: {}, body: String(i), verified: true }, { keep: 3, maxBytes: 1_000, maxAgeMs: 60_000 });
+      const { events } = await store.inboxes.events("inb_1", { limit: 10, maxBytes: 1_000 });
+      expect(events.map((e) => ({ body: e.body, verified: e.verified }))).toEqual(["4", "3", "2"].map((body) => ({ body, verified: true })));
     });
 
     it("lets two processes race for the same work: each queued run and due event is claimed once, one request per Idempotency-Key runs", async () => {

@@ -1,5 +1,6 @@
 import "server-only";
-import type { SqlRunner } from "./evaluations";
+import type { AtomicRunner } from "./atomic";
+import { cappedWrite } from "./quotas";
 import type { CatalogKind, CatalogVersion, LabelMove, ShareRecord, Store } from "./types";
 
 interface CatalogRow {
@@ -79,7 +80,7 @@ const CURRENT = `SELECT version FROM workflow_label_moves c WHERE c.slug = $1 AN
  * it points — so a move is one INSERT, atomic on its own, and a promotion decided twice (after a
  * crash) is recorded once by the unique evaluation id.
  */
-export function lifecycleStore(db: SqlRunner): Pick<Store, "labels" | "shares"> & { catalogVersions: Pick<Store["catalog"], "version" | "versions" | "latestWithLabel"> } {
+export function lifecycleStore(db: AtomicRunner): Pick<Store, "labels" | "shares"> & { catalogVersions: Pick<Store["catalog"], "version" | "versions" | "latestWithLabel"> } {
   return {
     catalogVersions: {
       async version(kind, slug, version) {
@@ -132,11 +133,11 @@ export function lifecycleStore(db: SqlRunner): Pick<Store, "labels" | "shares"> 
       },
     },
     shares: {
-      async create(s) {
-        await db.run(
-          `INSERT INTO shares (id, token_hash, kind, target_id, key_id, hide_fields, expires_at, revoked_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8)`,
-          [s.id, s.tokenHash, s.kind, s.targetId, s.keyId, JSON.stringify(s.hideFields), s.expiresAt, s.createdAt],
-        );
+      async create(s, limit) {
+        await cappedWrite(db, limit === undefined ? undefined : { resource: "shares", keyId: s.keyId, limit, at: s.createdAt }, {
+          sql: `INSERT INTO shares (id, token_hash, kind, target_id, key_id, hide_fields, expires_at, revoked_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, NULL, $8)`,
+          params: [s.id, s.tokenHash, s.kind, s.targetId, s.keyId, JSON.stringify(s.hideFields), s.expiresAt, s.createdAt],
+        });
       },
       async get(id) {
         const [row] = await db.all<ShareRow>("SELECT * FROM shares WHERE id = $1", [id]);

@@ -357,6 +357,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_due ON events (next_attempt_at, id) WHERE status = 'pending';
     `,
   },
+  // 18 and 19 are other changes' (issue 31); the runner applies whatever is missing, gaps and all.
+  {
+    version: 20,
+    name: "storage quotas counted per key, inbox deliveries' sizes, and a row readiness writes to see whether the store takes writes",
+    sql: `
+      CREATE INDEX inboxes_key ON inboxes (key_id);
+      CREATE INDEX suites_key ON suites (key_id);
+      ALTER TABLE inbox_events ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+      UPDATE inbox_events SET bytes = length(body) + length(headers);
+      CREATE TABLE storage_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL, pad TEXT NOT NULL);
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */

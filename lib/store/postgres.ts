@@ -4,11 +4,15 @@ import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
-import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { keyPatch, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
-import { evaluationStore, type SqlRunner } from "./evaluations";
+import { postgresAtomic, type AtomicRunner } from "./atomic";
+import { evaluationStore } from "./evaluations";
+import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
+import { cappedWrite, quotaUsage } from "./quotas";
+import { guardStorage, probeWrite } from "./storage-faults";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
@@ -196,15 +200,16 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     });
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-  const runner: SqlRunner = {
+  const runner: AtomicRunner = {
     all: async <R>(sql: string, params: unknown[]) => (await query(sql, params)).rows as R[],
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
     lockClause: " FOR UPDATE SKIP LOCKED",
+    atomic: postgresAtomic(transaction),
   };
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
-  return {
+  return guardStorage({
     kind: "postgres",
     ...evaluations,
     ...lifecycle,
@@ -483,29 +488,9 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         await query("UPDATE events SET status = 'pending', next_attempt_at = $1, lease_until = NULL, updated_at = $1 WHERE id = $2", [at, eventId]);
       },
     },
-    inboxes: {
-      async create(inbox) {
-        await query("INSERT INTO inboxes (id, key_id, host, created_at) VALUES ($1, $2, $3, $4)", [inbox.id, inbox.keyId, inbox.host, inbox.createdAt]);
-      },
-      async get(id) {
-        const { rows } = await query<{ id: string; key_id: string; host: string; created_at: string }>("SELECT * FROM inboxes WHERE id = $1", [id]);
-        const row = rows[0];
-        return row ? { id: row.id, keyId: row.key_id, host: row.host, createdAt: row.created_at } : null;
-      },
-      async receive(id, event, keep, maxAgeMs) {
-        await transaction(async (client) => {
-          await client.query("INSERT INTO inbox_events (inbox_id, received_at, headers, body, verified) VALUES ($1, $2, $3, $4, $5)", [id, event.receivedAt, JSON.stringify(event.headers), event.body, event.verified]);
-          await client.query(
-            `DELETE FROM inbox_events WHERE inbox_id = $1 AND (received_at < $2 OR seq NOT IN
-               (SELECT seq FROM inbox_events WHERE inbox_id = $1 ORDER BY seq DESC LIMIT $3))`,
-            [id, new Date(Date.parse(event.receivedAt) - maxAgeMs).toISOString(), keep],
-          );
-        });
-      },
-      async events(id) {
-        const { rows } = await query<{ received_at: string; headers: string; body: string; verified: boolean }>("SELECT received_at, headers, body, verified FROM inbox_events WHERE inbox_id = $1 ORDER BY seq DESC", [id]);
-        return rows.map((e) => ({ receivedAt: e.received_at, headers: JSON.parse(e.headers) as Record<string, string>, body: e.body, verified: e.verified }));
-      },
+    inboxes: inboxStore(runner),
+    quotas: {
+      usage: (keyId, at) => quotaUsage(runner, keyId, at),
     },
     catalog: {
       ...catalogVersions,
@@ -573,12 +558,9 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       },
     },
     threads: {
-      async create(thread) {
-        const result = await query(
-          "INSERT INTO threads (key_id, id, workflow_slug, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key_id, id) DO NOTHING",
-          [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt],
-        );
-        return (result.rowCount ?? 0) > 0;
+      async create(thread, limit) {
+        const cap = limit === undefined ? undefined : { resource: "threads" as const, keyId: thread.keyId, limit, at: thread.createdAt, except: thread.id };
+        return (await cappedWrite(runner, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })).changes > 0;
       },
       async get(keyId, id) {
         const { rows } = await query<{ key_id: string; id: string; workflow_slug: string; created_at: string; updated_at: string }>("SELECT * FROM threads WHERE key_id = $1 AND id = $2", [keyId, id]);
@@ -709,5 +691,5 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     async close() {
       await pool.end();
     },
-  };
+  }, probeWrite(runner));
 }

@@ -204,3 +204,6 @@ export const toStranded = (row: RunRow): StrandedRun => ({
   request: parseJson(row.request_json ?? null, null),
   asyncStarts: row.async_starts ?? 0,
 });
+
+/** A thread, once per key and id (the same statement on both backends). */
+export const THREAD_INSERT = "INSERT INTO threads (key_id, id, workflow_slug, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key_id, id) DO NOTHING";

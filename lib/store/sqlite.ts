@@ -6,12 +6,16 @@ import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
-import { keyPatch, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { keyPatch, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
-import { evaluationStore, type SqlRunner } from "./evaluations";
+import { sqliteAtomic, type AtomicRunner } from "./atomic";
+import { evaluationStore } from "./evaluations";
 import { groupCommit } from "./group-commit";
+import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
+import { cappedWrite, quotaUsage } from "./quotas";
+import { guardStorage, probeWrite } from "./storage-faults";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
@@ -123,16 +127,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       "UPDATE events SET status = ?, attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
     ),
     eventRedeliver: db.prepare<[string, string, string]>("UPDATE events SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?"),
-    inboxInsert: db.prepare("INSERT INTO inboxes (id, key_id, host, created_at) VALUES (@id, @keyId, @host, @createdAt)"),
-    inboxGet: db.prepare<[string], { id: string; key_id: string; host: string; created_at: string }>("SELECT * FROM inboxes WHERE id = ?"),
-    inboxEventInsert: db.prepare("INSERT INTO inbox_events (inbox_id, received_at, headers, body, verified) VALUES (?, ?, ?, ?, ?)"),
-    inboxPrune: db.prepare<[string, string, string, number]>(
-      `DELETE FROM inbox_events WHERE inbox_id = ? AND (received_at < ? OR seq NOT IN
-         (SELECT seq FROM inbox_events WHERE inbox_id = ? ORDER BY seq DESC LIMIT ?))`,
-    ),
-    inboxEvents: db.prepare<[string], { received_at: string; headers: string; body: string; verified: number }>(
-      "SELECT received_at, headers, body, verified FROM inbox_events WHERE inbox_id = ? ORDER BY seq DESC",
-    ),
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at, request_json, context_chunks,
@@ -180,10 +174,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
        WHERE id = @id AND status IN ('running', 'queued') AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
-    threadInsert: db.prepare(
-      `INSERT INTO threads (key_id, id, workflow_slug, created_at, updated_at) VALUES (@keyId, @id, @workflowSlug, @createdAt, @updatedAt)
-       ON CONFLICT (key_id, id) DO NOTHING`,
-    ),
     threadGet: db.prepare<[string, string], { key_id: string; id: string; workflow_slug: string; created_at: string; updated_at: string }>(
       "SELECT * FROM threads WHERE key_id = ? AND id = ?",
     ),
@@ -261,15 +251,16 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     return found;
   };
   const named = (params: unknown[]) => Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
-  const runner: SqlRunner = {
+  const runner: AtomicRunner = {
     all: async <R>(sql: string, params: unknown[]) => statement(sql).all(named(params)) as R[],
     run: async (sql, params) => statement(sql).run(named(params)).changes,
     lockClause: "",
+    atomic: sqliteAtomic(db, statement, named),
   };
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
-  return {
+  return guardStorage({
     kind: "sqlite",
     ...evaluations,
     ...lifecycle,
@@ -435,23 +426,9 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         stmt.eventRedeliver.run(at, at, eventId);
       },
     },
-    inboxes: {
-      async create(inbox) {
-        stmt.inboxInsert.run(inbox);
-      },
-      async get(id) {
-        const row = stmt.inboxGet.get(id);
-        return row ? { id: row.id, keyId: row.key_id, host: row.host, createdAt: row.created_at } : null;
-      },
-      async receive(id, event, keep, maxAgeMs) {
-        db.transaction(() => {
-          stmt.inboxEventInsert.run(id, event.receivedAt, JSON.stringify(event.headers), event.body, event.verified ? 1 : 0);
-          stmt.inboxPrune.run(id, new Date(Date.parse(event.receivedAt) - maxAgeMs).toISOString(), id, keep);
-        })();
-      },
-      async events(id) {
-        return stmt.inboxEvents.all(id).map((e) => ({ receivedAt: e.received_at, headers: JSON.parse(e.headers) as Record<string, string>, body: e.body, verified: e.verified === 1 }));
-      },
+    inboxes: inboxStore(runner),
+    quotas: {
+      usage: (keyId, at) => quotaUsage(runner, keyId, at),
     },
     catalog: {
       ...catalogVersions,
@@ -489,8 +466,9 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       },
     },
     threads: {
-      async create(thread) {
-        return write(() => stmt.threadInsert.run(thread).changes > 0);
+      async create(thread, limit) {
+        const cap = limit === undefined ? undefined : { resource: "threads" as const, keyId: thread.keyId, limit, at: thread.createdAt, except: thread.id };
+        return (await cappedWrite(runner, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })).changes > 0;
       },
       async get(keyId, id) {
         const row = stmt.threadGet.get(keyId, id);
@@ -594,7 +572,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       await checkpointer?.stop();
       if (db.open) db.close();
     },
-  };
+  }, probeWrite(runner));
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 
 import "server-only";
-import type { ProblemBody } from "../errors";
+import type { ProblemBody, QuotaResource } from "../errors";
 import type { KeyLimits } from "../domain/limits";
 import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
 import type { TransferTable } from "./migrations";
@@ -214,6 +214,23 @@ export interface InboxEvent {
   verified: boolean;
 }
 
+/** A delivery as stored: `seq` orders an inbox's deliveries (a page's cursor). */
+export type StoredInboxEvent = InboxEvent & { seq: number };
+
+/** What an inbox keeps: the newest `keep` deliveries, together at most `maxBytes` (bodies and headers), none older than `maxAgeMs`. */
+export interface InboxBounds {
+  keep: number;
+  maxBytes: number;
+  maxAgeMs: number;
+}
+
+/** One page of an inbox, newest first: at most `limit` deliveries of at most `maxBytes` together (at least one), older than `before`. */
+export interface InboxPage {
+  before?: number;
+  limit: number;
+  maxBytes: number;
+}
+
 export type CatalogKind = "workflow" | "context";
 
 /** One immutable version of a workflow or context managed through the API (body null: deleted). */
@@ -406,11 +423,13 @@ export interface Store {
     redeliver(eventId: string, at: string): Promise<void>;
   };
   inboxes: {
-    create(inbox: InboxRecord): Promise<void>;
+    /** With `limit`: only while the key holds fewer inboxes (else `quota_exceeded`). */
+    create(inbox: InboxRecord, limit?: number): Promise<void>;
     get(id: string): Promise<InboxRecord | null>;
-    /** Stores a received event, keeping the newest `keep` within `maxAgeMs`. */
-    receive(id: string, event: InboxEvent, keep: number, maxAgeMs: number): Promise<void>;
-    events(id: string): Promise<InboxEvent[]>;
+    /** Stores a received event and, in the same transaction, drops what `bounds` no longer keeps. */
+    receive(id: string, event: InboxEvent, bounds: InboxBounds): Promise<void>;
+    /** A page of the inbox's deliveries, newest first; `next`: the `before` of the page after it (null: none). */
+    events(id: string, page: InboxPage): Promise<{ events: StoredInboxEvent[]; next: number | null }>;
   };
   catalog: {
     /** The newest version of every slug of a kind (deleted ones included, with a null body). */
@@ -441,7 +460,8 @@ export interface Store {
     history(slug: string): Promise<LabelMove[]>;
   };
   shares: {
-    create(share: ShareRecord): Promise<void>;
+    /** With `limit`: only while the key holds fewer links that still work (else `quota_exceeded`). */
+    create(share: ShareRecord, limit?: number): Promise<void>;
     get(id: string): Promise<ShareRecord | null>;
     byToken(tokenHash: string): Promise<ShareRecord | null>;
     /** Newest first; every key's when `keyId` is undefined. */
@@ -456,8 +476,8 @@ export interface Store {
     release(keyId: string, key: string): Promise<void>;
   };
   threads: {
-    /** Creates the thread; false when this key already has one with that id. */
-    create(thread: ThreadRecord): Promise<boolean>;
+    /** Creates the thread; false when this key already has one with that id. With `limit`: only while the key holds fewer (else `quota_exceeded`). */
+    create(thread: ThreadRecord, limit?: number): Promise<boolean>;
     get(keyId: string, id: string): Promise<ThreadRecord | null>;
     messages(keyId: string, id: string): Promise<ThreadMessage[]>;
     append(keyId: string, id: string, messages: ThreadMessage[], at: string): Promise<void>;
@@ -535,6 +555,10 @@ export interface Store {
     report(query: UsageQuery): Promise<UsageReport>;
     /** Forgets meters named `prefix…` last changed before `before` with nothing reserved (windows that ended). */
     sweep(rules: readonly { prefix: string; before: string }[]): Promise<void>;
+  };
+  /** Per-key storage quotas: how many of each capped resource a key holds now (share links: those that still work at `at`). */
+  quotas: {
+    usage(keyId: string, at: string): Promise<Record<QuotaResource, number>>;
   };
   /** What the metrics read when scraped: backlogs, and the connection pool where there is one. */
   stats(): Promise<{ pendingEvents: number; queuedRuns: number }>;

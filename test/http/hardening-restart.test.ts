@@ -134,3 +134,50 @@ describe("shutdown", () => {
     }
   });
 });
+
+describe("a crash during heavy writes", () => {
+  it("loses no run that answered 200: SIGKILL while runs, their callbacks and inbox deliveries are written, then a restart on a sound file", async () => {
+    const dir = tempDir();
+    const configFile = writeConfig(dir, testConfig(upstream.url, CONFIG));
+    const first = await startGenserve({ configFile, dataDir: `${dir}/data` });
+    const key = first.adminKey!;
+    // Each run's callback goes to the server's own inbox: every run writes its admission, its end
+    // with its event, the delivery and the inbox's delivery, from 16 clients at once.
+    const inbox = (await post(first, "/api/v1/inbox", {}, key)).json as { url: string };
+    const answered = new Set<string>();
+    let killing = false;
+    const client = async (n: number) => {
+      for (let i = 0; !killing; i++) {
+        const res = await textRun(first, key, { url: inbox.url, customProperties: { n, i } }).catch(() => null);
+        if (res?.status === 200) answered.add(res.json.metadata.runId as string);
+      }
+    };
+    const clients = Array.from({ length: 16 }, (_, n) => client(n));
+    await waitUntil(() => answered.size >= 300, "300 answered runs", 120_000);
+    killing = true;
+    await first.stop("SIGKILL");
+    await Promise.all(clients);
+
+    const db = new Database(path.join(dir, "data", "genserve.sqlite"));
+    try {
+      expect(db.pragma("integrity_check", { simple: true })).toBe("ok");
+    } finally {
+      db.close();
+    }
+    const second = await startGenserve({ configFile, dataDir: `${dir}/data` });
+    try {
+      const stored = new Map<string, string>();
+      for (let cursor: string | null = ""; cursor !== null; ) {
+        const page: { runs: { id: string; status: string }[]; nextCursor: string | null } = (await get(second, `/api/v1/runs?limit=100${cursor ? `&cursor=${cursor}` : ""}`, key)).json;
+        for (const run of page.runs) stored.set(run.id, run.status);
+        cursor = page.nextCursor;
+      }
+      const lost = [...answered].filter((id) => stored.get(id) !== "succeeded");
+      expect(lost).toEqual([]);
+      // The runs the crash cut were ended at the restart; none is left running.
+      expect([...stored.values()].filter((s) => s === "running" || s === "queued")).toEqual([]);
+    } finally {
+      await second.stop();
+    }
+  }, 240_000);
+});

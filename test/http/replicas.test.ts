@@ -286,6 +286,43 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
       expect((await get(a, `/api/v1/runs/${res.json.metadata.runId}`, key)).json).toMatchObject({ status: "succeeded" });
     });
 
+    it("under load: answers only successes and 503s (storage_unavailable with Retry-After) while it is away, is back by itself, and loses no run that answered 200", async () => {
+      const answered = new Set<string>();
+      const refusals: { code: string; retryAfter: string | null }[] = [];
+      const others: string[] = [];
+      let stopping = false;
+      const client = async () => {
+        while (!stopping) {
+          const res = await post(c, "/api/v1/generate/text", { input: "under load", type: "event", workflowSlug: "no-retry", callback: sink() }, key).catch(() => null);
+          if (res?.status === 200) answered.add(res.json.metadata.runId as string);
+          else if (res?.status === 503) refusals.push({ code: res.json.code as string, retryAfter: res.headers.get("retry-after") });
+          else if (res) others.push(`${res.status} ${res.text.slice(0, 200)}`);
+        }
+      };
+      const clients = Array.from({ length: 8 }, () => client());
+      try {
+        await waitUntil(() => answered.size >= 20, "runs before the outage", 30_000);
+        proxy.cut();
+        try {
+          await waitUntil(() => refusals.length >= 20, "refusals during the outage", 30_000);
+        } finally {
+          proxy.restore();
+        }
+        const before = answered.size;
+        await waitUntil(() => answered.size >= before + 20, "runs once the database is back", 60_000);
+      } finally {
+        stopping = true;
+        await Promise.all(clients);
+      }
+      expect(others).toEqual([]);
+      // A run whose end could not be written in its grace is reconciled later as interrupted (503 too).
+      for (const r of refusals) expect(["storage_unavailable", "interrupted"]).toContain(r.code);
+      for (const r of refusals.filter((r) => r.code === "storage_unavailable")) expect(Number(r.retryAfter)).toBeGreaterThan(0);
+      // Every run that answered 200 is stored as succeeded, as the other replica reads it.
+      for (const id of answered) expect([id, (await get(a, `/api/v1/runs/${id}`, key)).json.status]).toEqual([id, "succeeded"]);
+      await waitUntil(async () => (await get(a, "/api/v1/runs?status=running&limit=100", key)).json.runs.length === 0, "no run left running", 30_000);
+    }, 180_000);
+
     it("answers 503 when the outage outlasts the run's grace, writes nothing half-way, and the run ends failed, never running forever", async () => {
       upstream.respondWith((body) => (JSON.stringify(body.messages).includes("long outage") ? { delayMs: 300 } : undefined));
       const pending = post(c, "/api/v1/generate/text", { input: "long outage", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key);

@@ -17,7 +17,7 @@ export const POST = route(async ({ runtime, principal, body }) => {
   await runtime.catalog.resolve(input.workflowSlug);
   const now = new Date().toISOString();
   const thread = { id: input.id ?? newThreadId(), keyId: caller.keyId, workflowSlug: input.workflowSlug, createdAt: now, updatedAt: now };
-  if (!(await runtime.store.threads.create(thread))) {
+  if (!(await runtime.store.threads.create(thread, runtime.config.limits.threadsPerKey))) {
     throw new GenserveError("conflict", { detail: `This key already has a thread "${thread.id}".`, errors: [{ path: "/id", message: "already exists" }] });
   }
   return reply(threadSchema, { id: thread.id, workflowSlug: thread.workflowSlug, createdAt: now, updatedAt: now, messages: [] }, { status: 201, headers: { Location: `/api/v1/threads/${encodeURIComponent(thread.id)}` } });
