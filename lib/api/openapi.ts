@@ -109,7 +109,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
               headers: runIdHeader,
               content: { "text/event-stream": { schema: ref("StreamItem") }, "application/x-ndjson": { schema: ref("StreamItem") } },
             },
-            ...problemResponses([...runErrors, "thread_not_found"]),
+            ...problemResponses([...runErrors, "thread_not_found", "thread_full"]),
           },
         },
       },
@@ -195,9 +195,17 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       "/api/v1/threads/{id}": {
         get: {
           operationId: "getThread",
-          summary: "A thread with its messages",
-          parameters: [pathParam("id")],
-          responses: { "200": body("The thread, with its messages.", "Thread"), ...problemResponses(["unauthorized", "thread_not_found"]) },
+          summary: "A thread with a page of its messages",
+          parameters: [
+            pathParam("id"),
+            { name: "order", in: "query", schema: { enum: ["asc", "desc"], default: "asc" }, description: "Oldest first (asc) or newest first (desc)." },
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 100 } },
+            { name: "cursor", in: "query", schema: { type: "string" }, description: "`nextCursor` of the previous page (same `order`)." },
+          ],
+          responses: {
+            "200": body("The thread, its size, and a page of its messages within `limit` and `limits.threadPageBytes` (1 MiB) of content.", "Thread"),
+            ...problemResponses(["validation_failed", "unauthorized", "thread_not_found"]),
+          },
         },
         delete: {
           operationId: "deleteThread",

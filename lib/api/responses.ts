@@ -199,7 +199,21 @@ export const threadSchema = z
     workflowSlug: z.string(),
     createdAt: z.string(),
     updatedAt: z.string(),
-    messages: z.array(z.strictObject({ role: z.enum(["user", "assistant"]), content: z.string(), runId: z.string().nullable(), createdAt: z.string() })),
+    messageCount: z.number().describe("Messages in the whole thread (two a turn), at most `limits.threadMessages`."),
+    bytes: z.number().describe("UTF-8 bytes of all its messages' content, refused past `limits.threadBytes` (409 thread_full)."),
+    messages: z
+      .array(
+        z.strictObject({
+          role: z.enum(["user", "assistant"]),
+          content: z.string(),
+          runId: z.string().nullable(),
+          createdAt: z.string(),
+          bytes: z.number().describe("The whole message's UTF-8 bytes."),
+          truncated: z.boolean().describe("The message is larger than a page (`limits.threadPageBytes`) and `content` is its start; its run has it whole."),
+        }),
+      )
+      .describe("One page of the messages, in the order asked (`order`, oldest first by default), within `limit` and `limits.threadPageBytes` of content."),
+    nextCursor: z.string().nullable().describe("Pass as `cursor` (with the same `order`) for the next page; null on the last."),
   })
   .meta({ id: "Thread" });
 

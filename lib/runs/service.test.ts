@@ -138,7 +138,7 @@ describe("RunService in-process", () => {
     const { runs, hub, store, principal } = await start(model);
     const first = await runs.streamObject(principal, { input: "first question", workflowSlug: "extract", threadId: "t1", schema: SCHEMA });
     await events(hub, first.runId);
-    expect((await store.threads.messages(principal.keyId, "t1")).map((m) => m.content)).toEqual(["first question", VALID]);
+    expect((await store.threads.history(principal.keyId, "t1", 10_000)).map((m) => m.content)).toEqual(["first question", VALID]);
     const second = await runs.streamObject(principal, { input: "second question", threadId: "t1", schema: SCHEMA });
     await events(hub, second.runId);
     expect(model.calls[1]!.messages.map((m) => m.content)).toEqual(["first question", VALID, "second question"]);

@@ -2,6 +2,7 @@ import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/limits";
 import { TRANSFER_TABLES } from "./migrations";
+import { pagesContract } from "./contract-pages";
 import type { NewRun, Store, TransferRow, TransferTable } from "./types";
 
 /**
@@ -161,10 +162,10 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect(await store.threads.create(thread)).toBe(true);
       expect(await store.threads.create(thread)).toBe(false);
       await store.threads.append(keyId, "t", [{ role: "user", content: "q", runId: "run_1", createdAt: at(1) }, { role: "assistant", content: "a", runId: "run_1", createdAt: at(1) }], at(1));
-      expect((await store.threads.messages(keyId, "t")).map((m) => m.content)).toEqual(["q", "a"]);
+      expect((await store.threads.history(keyId, "t", 1_000)).map((m) => m.content)).toEqual(["q", "a"]);
       expect(await store.threads.get("key_other", "t")).toBeNull();
       expect(await store.threads.delete(keyId, "t")).toBe(true);
-      expect(await store.threads.messages(keyId, "t")).toEqual([]);
+      expect(await store.threads.history(keyId, "t", 1_000)).toEqual([]);
     });
 
     it("versions catalog entries immutably, a deletion included", async () => {
@@ -285,7 +286,8 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         expect(await target.idempotency.begin(keyId, "idem", "hash", at(4), 60_000)).toMatchObject({ state: "in_progress" });
         // New rows are numbered after the imported ones.
         await target.threads.append(keyId, "th_1", [{ role: "assistant", content: "hello", runId: null, createdAt: at(2) }], at(2));
-        expect((await target.threads.messages(keyId, "th_1")).map((m) => m.content)).toEqual(["hi", "hello"]);
+        expect((await target.threads.history(keyId, "th_1", 1_000)).map((m) => m.content)).toEqual(["hi", "hello"]);
+        expect(await target.threads.get(keyId, "th_1")).toMatchObject({ messageCount: 2, bytes: 7 });
         await target.events.recordAttempt("evt_X", { attemptedAt: at(6_000), statusCode: 200, error: null, durationMs: 2, nextAttemptAt: null }, "delivered");
         expect((await target.events.forRun("run_01X"))!.deliveries.map((d) => d.statusCode)).toEqual([500, 200]);
         // A store that holds anything refuses an import; a failed import leaves nothing behind.
@@ -512,5 +514,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         await other.close();
       }
     });
+
+    pagesContract(() => ({ store, keyId }));
   });
 }

@@ -9,6 +9,7 @@ import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "
 import { usageReport, usageStatements } from "./usage-report";
 import { evaluationStore, type SqlRunner } from "./evaluations";
 import { lifecycleStore } from "./lifecycle";
+import { MEASURE_IMPORTED_MESSAGES, threadReads } from "./thread-reads";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
@@ -580,22 +581,19 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         );
         return (result.rowCount ?? 0) > 0;
       },
-      async get(keyId, id) {
-        const { rows } = await query<{ key_id: string; id: string; workflow_slug: string; created_at: string; updated_at: string }>("SELECT * FROM threads WHERE key_id = $1 AND id = $2", [keyId, id]);
-        const row = rows[0];
-        return row ? { keyId: row.key_id, id: row.id, workflowSlug: row.workflow_slug, createdAt: row.created_at, updatedAt: row.updated_at } : null;
-      },
-      async messages(keyId, id) {
-        const { rows } = await query<{ role: "user" | "assistant"; content: string; run_id: string | null; created_at: string }>(
-          "SELECT role, content, run_id, created_at FROM thread_messages WHERE key_id = $1 AND thread_id = $2 ORDER BY seq",
-          [keyId, id],
-        );
-        return rows.map((m) => ({ role: m.role, content: m.content, runId: m.run_id, createdAt: m.created_at }));
-      },
+      ...threadReads(runner),
       async append(keyId, id, messages, at) {
         await transaction(async (client) => {
           for (const m of messages) {
-            await client.query("INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at) VALUES ($1, $2, $3, $4, $5, $6)", [keyId, id, m.runId, m.role, m.content, m.createdAt]);
+            await client.query("INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+              keyId,
+              id,
+              m.runId,
+              m.role,
+              m.content,
+              m.createdAt,
+              Buffer.byteLength(m.content, "utf8"),
+            ]);
           }
           await client.query("UPDATE threads SET updated_at = $1 WHERE key_id = $2 AND id = $3", [at, keyId, id]);
         });
@@ -690,6 +688,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             const names = Object.keys(row);
             if (!batch || batch.table !== table || batch.names.join() !== names.join() || batch.rows.length >= 200) {
               await flush();
+          await client.query(MEASURE_IMPORTED_MESSAGES);
               batch = { table, names, rows: [] };
             }
             batch.rows.push(names.map((c) => cast(table, c, row[c]!)));

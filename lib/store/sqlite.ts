@@ -12,6 +12,7 @@ import { usageReport, usageStatements } from "./usage-report";
 import { evaluationStore, type SqlRunner } from "./evaluations";
 import { groupCommit } from "./group-commit";
 import { lifecycleStore } from "./lifecycle";
+import { MEASURE_IMPORTED_MESSAGES, threadReads } from "./thread-reads";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
@@ -184,14 +185,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       `INSERT INTO threads (key_id, id, workflow_slug, created_at, updated_at) VALUES (@keyId, @id, @workflowSlug, @createdAt, @updatedAt)
        ON CONFLICT (key_id, id) DO NOTHING`,
     ),
-    threadGet: db.prepare<[string, string], { key_id: string; id: string; workflow_slug: string; created_at: string; updated_at: string }>(
-      "SELECT * FROM threads WHERE key_id = ? AND id = ?",
-    ),
-    threadMessages: db.prepare<[string, string], { role: "user" | "assistant"; content: string; run_id: string | null; created_at: string }>(
-      "SELECT role, content, run_id, created_at FROM thread_messages WHERE key_id = ? AND thread_id = ? ORDER BY seq",
-    ),
     threadMessageInsert: db.prepare(
-      "INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ),
     threadTouch: db.prepare<[string, string, string]>("UPDATE threads SET updated_at = ? WHERE key_id = ? AND id = ?"),
     threadDelete: db.prepare<[string, string]>("DELETE FROM threads WHERE key_id = ? AND id = ?"),
@@ -492,16 +487,10 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       async create(thread) {
         return write(() => stmt.threadInsert.run(thread).changes > 0);
       },
-      async get(keyId, id) {
-        const row = stmt.threadGet.get(keyId, id);
-        return row ? { keyId: row.key_id, id: row.id, workflowSlug: row.workflow_slug, createdAt: row.created_at, updatedAt: row.updated_at } : null;
-      },
-      async messages(keyId, id) {
-        return stmt.threadMessages.all(keyId, id).map((m) => ({ role: m.role, content: m.content, runId: m.run_id, createdAt: m.created_at }));
-      },
+      ...threadReads(runner),
       async append(keyId, id, messages, at) {
         await write(() => {
-          for (const m of messages) stmt.threadMessageInsert.run(keyId, id, m.runId, m.role, m.content, m.createdAt);
+          for (const m of messages) stmt.threadMessageInsert.run(keyId, id, m.runId, m.role, m.content, m.createdAt, Buffer.byteLength(m.content, "utf8"));
           stmt.threadTouch.run(at, keyId, id);
         });
       },
@@ -568,6 +557,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
             insert.run(...values);
             counts[table] = (counts[table] ?? 0) + 1;
           }
+          db.exec(MEASURE_IMPORTED_MESSAGES);
           db.exec("COMMIT");
         } catch (error) {
           db.exec("ROLLBACK");

@@ -8,6 +8,9 @@ import type { ProblemBody } from "../errors";
 import type { KeyLimits } from "../domain/limits";
 import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
 import type { TransferTable } from "./migrations";
+import type { ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
+
+export type { ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
 
 export type { TransferTable };
 
@@ -458,8 +461,12 @@ export interface Store {
   threads: {
     /** Creates the thread; false when this key already has one with that id. */
     create(thread: ThreadRecord): Promise<boolean>;
-    get(keyId: string, id: string): Promise<ThreadRecord | null>;
-    messages(keyId: string, id: string): Promise<ThreadMessage[]>;
+    /** The thread with its message count and bytes (summed from an index, not the messages). */
+    get(keyId: string, id: string): Promise<ThreadInfo | null>;
+    /** One page of its messages in `order`; `more` when messages follow it. Never the whole thread. */
+    page(keyId: string, id: string, query: ThreadPageQuery): Promise<{ messages: ThreadPageMessage[]; more: boolean }>;
+    /** The newest messages whose bytes add up to at most `maxBytes`, oldest first: what a run may send as history. */
+    history(keyId: string, id: string, maxBytes: number): Promise<ThreadMessage[]>;
     append(keyId: string, id: string, messages: ThreadMessage[], at: string): Promise<void>;
     /** Removes the thread and its messages; false when there was none. */
     delete(keyId: string, id: string): Promise<boolean>;
