@@ -134,7 +134,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             { name: "status", in: "query", schema: { enum: ["queued", "running", "succeeded", "failed"] } },
             { name: "operation", in: "query", schema: { enum: ["generate.object", "generate.text", "stream.object"] } },
             { name: "evaluationId", in: "query", schema: { type: "string" }, description: "Only the runs an evaluation made (its cases and judges)." },
-            { name: "q", in: "query", schema: { type: "string", minLength: 1, maxLength: 200 }, description: "Only runs whose input contains this text (ignoring case), or whose id it is." },
+            { name: "q", in: "query", schema: { type: "string", minLength: 1, maxLength: 200 }, description: "Only runs whose input contains this text (ignoring case) within its first `limits.runSearchChars` characters (16,384), or whose id it is. One request reads at most `limits.runSearchBytes` (64 MiB) of inputs: past it the page holds what was found (possibly nothing) and a `nextCursor` to search on." },
             { name: "from", in: "query", schema: { type: "string", format: "date-time" }, description: "Only runs created at or after this instant." },
             { name: "to", in: "query", schema: { type: "string", format: "date-time" }, description: "Only runs created before this instant." },
             { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },

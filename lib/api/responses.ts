@@ -126,8 +126,28 @@ export const runDetailSchema = runSchema
   })
   .meta({ id: "RunDetail" });
 
+export const runListItemSchema = runSchema
+  .extend({
+    input: z.string().describe("The input's first `limits.runPreviewChars` characters (2,048); GET /api/v1/runs/{id} has it whole."),
+    inputBytes: z.number().describe("The whole input's size in UTF-8 bytes."),
+    schema: z.unknown().nullable().describe("Whole when its JSON text is within the preview; otherwise null and named in `truncated`."),
+    output: z.unknown().nullable().describe("Whole when its JSON text is within the preview; otherwise null and named in `truncated` (see `outputPreview`)."),
+    outputPreview: z.string().nullable().describe("The output's start, up to the preview's characters: a string output's text, any other output's JSON text. Null without output."),
+    outputBytes: z.number().describe("The output's JSON text in UTF-8 bytes (0 without output)."),
+    callback: callbackSchema.nullable().describe("Whole (header values `[hidden]`) when its JSON text is within the preview; otherwise null and named in `truncated`."),
+    error: problemSchema.nullable().describe("The run's problem, without `lastOutput` (on the run itself)."),
+    truncated: z.array(z.enum(["input", "schema", "output", "callback"])).describe("The fields cut to their preview or left out; the run itself has them whole."),
+  })
+  .meta({ id: "RunListItem", description: "A run as lists show it: large fields previewed, the run itself (GET /api/v1/runs/{id}) has them whole." });
+
 export const runPageSchema = z
-  .strictObject({ runs: z.array(runSchema), nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last.") })
+  .strictObject({
+    runs: z.array(runListItemSchema),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe("Pass as `cursor` for the next page; null on the last. A search (`q`) that reached its bound returns what it found so far (possibly no runs) with a cursor to search on."),
+  })
   .meta({ id: "RunPage" });
 
 export const redeliveryResponse = z.strictObject({ eventId: z.string(), status: z.literal("pending") }).meta({ id: "Redelivery" });

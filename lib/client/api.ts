@@ -111,6 +111,9 @@ export interface RunSummary {
   evaluationId?: string | null;
   /** Present on GET /runs/{id}: the callback event's delivery log. */
   deliveries?: DeliveryLog | null;
+  /** In lists (GET /runs): the output's start, and the fields cut to a preview (`input`) or left out (null `schema`, `output`, `callback`). */
+  outputPreview?: string | null;
+  truncated?: ("input" | "schema" | "output" | "callback")[];
 }
 
 export interface InboxEvent {

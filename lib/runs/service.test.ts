@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GenserveError, isGenserveError } from "../errors";
 import { inProcess, type InProcess } from "../../test/helpers/in-process";
 import { RecordingModel } from "../../test/helpers/mock-model";
+import { BOUNDS } from "../store/contract-pages";
 import type { StreamEvent } from "./stream-hub";
 
 // The run service in-process, through every stage, with a recording mock model: no HTTP, no build.
@@ -122,7 +123,7 @@ describe("RunService in-process", () => {
     expect((await failure(runs.streamObject(principal, { input: "x", threadId: "no-such-thread", schema: SCHEMA }))).code).toBe("thread_not_found");
     const privateCallback = await failure(runs.generateText(principal, { input: "x", workflowSlug: "extract", callback: { url: "http://10.0.0.1/hook" } }));
     expect(privateCallback.errors).toEqual([{ path: "/callback/url", message: expect.stringMatching(/private address/) }]);
-    expect(await store.runs.list({ limit: 10 })).toEqual([]);
+    expect((await store.runs.list({ limit: 10 }, BOUNDS)).runs).toEqual([]);
   });
 
   it("fails a run past its workflow's deadline as model_timeout, recorded", async () => {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { isGenserveError } from "../errors";
 import { IN_PROCESS_CONFIG, inProcess, type InProcess } from "../../test/helpers/in-process";
 import { RecordingModel } from "../../test/helpers/mock-model";
+import { BOUNDS } from "../store/contract-pages";
 
 // Threads' bounds in the run service (issue 31): what a turn may add, and how much history a run reads.
 
@@ -58,6 +59,6 @@ describe("threads in the run service", () => {
     expect([count.code, count.errors]).toEqual(["thread_full", [{ path: "/threadId", message: "is full" }]]);
     expect(count.detail).toMatch(/limits\.threadMessages/);
     // Refused turns stored no run.
-    expect(await e.store.runs.list({ keyId: e.principal.keyId, limit: 10 })).toHaveLength(3);
+    expect((await e.store.runs.list({ keyId: e.principal.keyId, limit: 10 }, BOUNDS)).runs).toHaveLength(3);
   });
 });

@@ -2,7 +2,7 @@ import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/limits";
 import { TRANSFER_TABLES } from "./migrations";
-import { pagesContract } from "./contract-pages";
+import { BOUNDS, pagesContract } from "./contract-pages";
 import type { NewRun, Store, TransferRow, TransferTable } from "./types";
 
 /**
@@ -60,18 +60,18 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.runs.insert(run("run_01B", { operation: "stream.object", workflowSlug: "v" }));
       await store.runs.finish("run_01A", outcome, event("evt_1", "run_01A"));
       expect(await store.runs.get("run_01A")).toMatchObject({ status: "succeeded", output: { a: 1 }, warnings: ["a draft-04 `id` was ignored"], promptTokens: 12, outputTokenLimit: 30, contextVersions: { c: "config" }, callback: { headers: { Authorization: "Bearer s" } } });
-      expect((await store.runs.list({ limit: 10 })).map((r) => [r.id, r.warnings])).toEqual([["run_01B", []], ["run_01A", ["a draft-04 `id` was ignored"]]]);
-      expect((await store.runs.list({ limit: 10, operation: "stream.object" })).map((r) => r.id)).toEqual(["run_01B"]);
-      expect((await store.runs.list({ limit: 10, beforeId: "run_01B" })).map((r) => r.id)).toEqual(["run_01A"]);
-      expect((await store.runs.list({ limit: 10, keyId: "key_other" })).length).toBe(0);
-      expect((await store.runs.list({ limit: 10, fromId: "run_01B" })).map((r) => r.id)).toEqual(["run_01B"]);
+      expect((await store.runs.list({ limit: 10 }, BOUNDS)).runs.map((r) => [r.id, r.warnings])).toEqual([["run_01B", []], ["run_01A", ["a draft-04 `id` was ignored"]]]);
+      expect((await store.runs.list({ limit: 10, operation: "stream.object" }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01B"]);
+      expect((await store.runs.list({ limit: 10, beforeId: "run_01B" }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01A"]);
+      expect((await store.runs.list({ limit: 10, keyId: "key_other" }, BOUNDS)).runs.length).toBe(0);
+      expect((await store.runs.list({ limit: 10, fromId: "run_01B" }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01B"]);
       expect((await store.events.due(at(1), 10)).map((e) => e.id)).toEqual(["evt_1"]);
     });
 
     it("finds runs by a part of their input, ignoring case, or by their id", async () => {
       await store.runs.insert(run("run_01S1", { input: "Invoice INV-77 from Lampworks" }));
       await store.runs.insert(run("run_01S2", { input: "A receipt for 3 lamps" }));
-      const found = async (search: string) => (await store.runs.list({ limit: 10, search })).map((r) => r.id).filter((id) => id.startsWith("run_01S"));
+      const found = async (search: string) => (await store.runs.list({ limit: 10, search }, BOUNDS)).runs.map((r) => r.id).filter((id) => id.startsWith("run_01S"));
       expect(await found("LAMP")).toEqual(["run_01S2", "run_01S1"]);
       expect(await found("inv-77")).toEqual(["run_01S1"]);
       expect(await found("run_01S2")).toEqual(["run_01S2"]);
@@ -456,7 +456,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.runs.insert(run("run_01E3", { evaluationId: "eval_01X" }));
       expect((await store.runs.get("run_01E1"))?.evaluationId).toBe("eval_01X");
       expect((await store.runs.get("run_01E2"))?.evaluationId).toBeNull();
-      expect((await store.runs.list({ evaluationId: "eval_01X", limit: 10 })).map((r) => r.id)).toEqual(["run_01E3", "run_01E1"]);
+      expect((await store.runs.list({ evaluationId: "eval_01X", limit: 10 }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01E3", "run_01E1"]);
     });
 
     it("claims an evaluation once, records case results only under its lease, cancels it, and finishes it with its event once", async () => {

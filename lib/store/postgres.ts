@@ -9,6 +9,7 @@ import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "
 import { usageReport, usageStatements } from "./usage-report";
 import { evaluationStore, type SqlRunner } from "./evaluations";
 import { lifecycleStore } from "./lifecycle";
+import { listRuns } from "./run-list";
 import { MEASURE_IMPORTED_MESSAGES, threadReads } from "./thread-reads";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
@@ -371,24 +372,8 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         const { rows } = await query<RunRow>("SELECT * FROM runs WHERE id = $1", [id]);
         return rows[0] ? toRun(rows[0]) : null;
       },
-      async list(filter) {
-        const where: string[] = [];
-        const params: unknown[] = [];
-        const add = (clause: string, value: unknown) => (params.push(value), where.push(clause.replace("?", `$${params.length}`)));
-        if (filter.keyId !== undefined) add("key_id = ?", filter.keyId);
-        if (filter.workflowSlug !== undefined) add("workflow_slug = ?", filter.workflowSlug);
-        if (filter.status !== undefined) add("status = ?", filter.status);
-        if (filter.operation !== undefined) add("operation = ?", filter.operation);
-        if (filter.evaluationId !== undefined) add("evaluation_id = ?", filter.evaluationId);
-        if (filter.beforeId !== undefined) add("id < ?", filter.beforeId);
-        if (filter.fromId !== undefined) add("id >= ?", filter.fromId);
-        if (filter.search !== undefined) {
-          params.push(filter.search);
-          where.push(`(id = $${params.length} OR strpos(lower(input), lower($${params.length})) > 0)`);
-        }
-        params.push(filter.limit);
-        const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${params.length}`;
-        return (await query<RunRow>(sql, params)).rows.map(toRun);
+      async list(filter, bounds) {
+        return listRuns(runner, (haystack, needle) => `strpos(${haystack}, ${needle})`, filter, bounds);
       },
       async renewLeases(owner, ids, until) {
         if (ids.length === 0) return;

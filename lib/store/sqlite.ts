@@ -12,8 +12,9 @@ import { usageReport, usageStatements } from "./usage-report";
 import { evaluationStore, type SqlRunner } from "./evaluations";
 import { groupCommit } from "./group-commit";
 import { lifecycleStore } from "./lifecycle";
+import { listRuns } from "./run-list";
 import { MEASURE_IMPORTED_MESSAGES, threadReads } from "./thread-reads";
-import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
+import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 /** The checkpoint worker, relative to the package root (plain JavaScript, loaded as it is). */
@@ -350,19 +351,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         const row = stmt.runGet.get(id);
         return row ? toRun(row) : null;
       },
-      async list(filter: RunFilter) {
-        const where: string[] = [];
-        const params: unknown[] = [];
-        if (filter.keyId !== undefined) (where.push("key_id = ?"), params.push(filter.keyId));
-        if (filter.workflowSlug !== undefined) (where.push("workflow_slug = ?"), params.push(filter.workflowSlug));
-        if (filter.status !== undefined) (where.push("status = ?"), params.push(filter.status));
-        if (filter.operation !== undefined) (where.push("operation = ?"), params.push(filter.operation));
-        if (filter.evaluationId !== undefined) (where.push("evaluation_id = ?"), params.push(filter.evaluationId));
-        if (filter.beforeId !== undefined) (where.push("id < ?"), params.push(filter.beforeId));
-        if (filter.fromId !== undefined) (where.push("id >= ?"), params.push(filter.fromId));
-        if (filter.search !== undefined) (where.push("(id = ? OR instr(lower(input), lower(?)) > 0)"), params.push(filter.search, filter.search));
-        const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
-        return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);
+      async list(filter, bounds) {
+        return listRuns(runner, (haystack, needle) => `instr(${haystack}, ${needle})`, filter, bounds);
       },
       async renewLeases(owner, ids, until) {
         db.transaction(() => {

@@ -8,9 +8,9 @@ import type { ProblemBody } from "../errors";
 import type { KeyLimits } from "../domain/limits";
 import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
 import type { TransferTable } from "./migrations";
-import type { ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
+import type { RunListBounds, RunListPage, ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
 
-export type { ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
+export type { RunListBounds, RunListItem, RunListPage, ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
 
 export type { TransferTable };
 
@@ -149,7 +149,7 @@ export interface RunFilter {
   beforeId?: string;
   /** Runs with an id at or above this one: created at or after a time (`runIdAt`). */
   fromId?: string;
-  /** Runs whose input contains this text, ignoring case (ASCII), or whose id it is. */
+  /** Runs whose input contains this text, ignoring case (ASCII), or whose id it is (within `RunListBounds`). */
   search?: string;
   limit: number;
 }
@@ -379,7 +379,8 @@ export interface Store {
      */
     finish(id: string, outcome: RunOutcome, event?: NewEvent, owner?: string, settle?: Settlement): Promise<boolean>;
     get(id: string): Promise<RunRecord | null>;
-    list(filter: RunFilter): Promise<RunRecord[]>;
+    /** Newest first, as previews; a search reads at most `bounds.searchBytes` of inputs per call. */
+    list(filter: RunFilter, bounds: RunListBounds): Promise<RunListPage>;
     /** Extends the leases of runs `owner` executes (a heartbeat). */
     renewLeases(owner: string, ids: readonly string[], until: string): Promise<void>;
     /**

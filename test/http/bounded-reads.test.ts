@@ -1,11 +1,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { INVOICE_SCHEMA } from "../helpers/config";
+import { CALLBACK, INVOICE_SCHEMA } from "../helpers/config";
 import { createKey, get, post } from "../helpers/genserve";
 import { readSse, streamRequest } from "../helpers/streams";
 import { useGenserve } from "../helpers/suite";
 
-// Issue 31 (2.1): one ordinary key must not be able to make the server build huge bodies — a
-// thread read whole, for a response or for every turn's history.
+// Issue 31 (2.1, 2.2): one ordinary key must not be able to make the server build huge bodies —
+// a thread read whole, a page of runs carrying every input whole, a search reading every run.
 // Bounds are set small here so that a few runs cross them; the defaults are in the README.
 const PAGE_BYTES = 262_144;
 const ctx = useGenserve(`
@@ -13,6 +13,7 @@ limits:
   threadBytes: 1048576
   threadMessages: 12
   threadPageBytes: ${PAGE_BYTES}
+  runSearchBytes: 1048576
 `);
 
 let user: { key: string };
@@ -98,6 +99,73 @@ describe("threads: paged, bounded, limited", () => {
     for (const res of await Promise.all(reads)) {
       expect(res.status).toBe(200);
       expect(res.text.length).toBeLessThan(PAGE_BYTES + 16_384);
+    }
+  });
+});
+
+describe("run lists: previews, a bounded search", () => {
+  let searcher: { key: string };
+  const ids: string[] = [];
+  beforeAll(async () => {
+    searcher = await createKey("searcher", { dataDir: ctx.server.dataDir });
+    // Four runs of about 1 MB (the fake model echoes each), a term only at the start of the oldest
+    // and another one past the first limits.runSearchChars (16,384) characters of every input.
+    for (let i = 0; i < 4; i++) {
+      const input = `${i === 0 ? "zebra " : ""}run ${i} ${"r".repeat(500_000)} giraffe ${"r".repeat(499_000)}`;
+      const res = await post(ctx.server, "/api/v1/generate/text", { input, type: "event", callback: CALLBACK, workflowSlug: "no-retry" }, searcher.key);
+      expect(res.status).toBe(200);
+      ids.push(res.json.metadata.runId);
+    }
+  });
+
+  it("lists previews of inputs and outputs with their sizes; the run page has them whole", async () => {
+    const res = await get(ctx.server, "/api/v1/runs?limit=100", searcher.key);
+    expect(res.status).toBe(200);
+    // Four runs of 1 MB inputs and 1 MB outputs: a few KiB each.
+    expect(res.text.length).toBeLessThan(4 * 16_384);
+    expect(res.json.runs.map((r: { id: string }) => r.id)).toEqual([...ids].reverse());
+    const oldest = res.json.runs.at(-1);
+    expect(oldest).toMatchObject({ inputBytes: expect.any(Number), outputBytes: expect.any(Number), output: null, truncated: ["input", "output"] });
+    expect(oldest.inputBytes).toBeGreaterThan(999_000);
+    expect(oldest.input).toMatch(/^zebra run 0 r+$/);
+    expect(oldest.input.length).toBe(2_048);
+    // A text output previews as its text (the preview's characters counted on its JSON text).
+    expect(oldest.outputPreview).toMatch(/^echo: zebra run 0 r+$/);
+    expect(oldest.outputPreview.length).toBe(2_047);
+    const whole = await get(ctx.server, `/api/v1/runs/${ids[0]}`, searcher.key);
+    expect(whole.json.input.length).toBe(oldest.inputBytes);
+    expect(whole.json.output).toBe(`echo: ${whole.json.input}`);
+  });
+
+  /** Every page of a search, following its cursors. */
+  const search = async (q: string) => {
+    const pages: { runs: { id: string }[]; nextCursor: string | null }[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await get(ctx.server, `/api/v1/runs?q=${q}${cursor ? `&cursor=${cursor}` : ""}`, searcher.key);
+      expect(res.status).toBe(200);
+      pages.push(res.json);
+      cursor = res.json.nextCursor;
+    } while (cursor && pages.length < 10);
+    return pages.map((p) => p.runs.map((r) => r.id));
+  };
+
+  it("searches within limits.runSearchBytes per request, handing back a cursor to search on, and only the start of each input", async () => {
+    // 1 MiB of inputs per request: one run of about 1 MB each, the match in the fourth.
+    expect(await search("zebra")).toEqual([[], [], [], [ids[0]]]);
+    // Past the first 16,384 characters of every input: not searched.
+    expect((await search("giraffe")).flat()).toEqual([]);
+    // A run id is found at once.
+    expect((await get(ctx.server, `/api/v1/runs?q=${ids[0]}`, searcher.key)).json.runs.map((r: { id: string }) => r.id)).toEqual([ids[0]]);
+  });
+
+  it("keeps serving another key while many lists and searches run at once", async () => {
+    const lists = Array.from({ length: 30 }, (_, i) => get(ctx.server, i % 2 ? "/api/v1/runs?limit=100" : "/api/v1/runs?q=nothing-like-this", searcher.key));
+    const other = await get(ctx.server, "/api/v1/me", bystander.key);
+    expect(other.status).toBe(200);
+    for (const res of await Promise.all(lists)) {
+      expect(res.status).toBe(200);
+      expect(res.text.length).toBeLessThan(4 * 16_384);
     }
   });
 });
