@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   share_not_found: { status: 404, title: "Share link not found", retryable: false },
   conflict: { status: 409, title: "Conflict", retryable: false },
   quota_exceeded: { status: 409, title: "The key holds as many of these as it may", retryable: false },
+  thread_full: { status: 409, title: "The thread is full", retryable: false },
   idempotency_in_progress: { status: 409, title: "A request with this Idempotency-Key is still in progress", retryable: true },
   idempotency_mismatch: { status: 422, title: "This Idempotency-Key was used with a different request", retryable: false },
   method_not_allowed: { status: 405, title: "Method not allowed", retryable: false },

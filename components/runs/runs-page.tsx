@@ -182,7 +182,7 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
                   <span className="block truncate text-xs text-zinc-600 md:hidden dark:text-zinc-400">{r.workflowSlug}</span>
                 </td>
                 <td className="hidden py-2 pr-3 lg:table-cell">
-                  <span className={`block truncate ${r.error ? "text-red-800 dark:text-red-300" : "font-mono text-xs"}`}>{r.error ? `${r.error.code}: ${r.error.detail}` : preview(r.output)}</span>
+                  <span className={`block truncate ${r.error ? "text-red-800 dark:text-red-300" : "font-mono text-xs"}`}>{r.error ? `${r.error.code}: ${r.error.detail}` : preview(r.outputPreview ?? r.output)}</span>
                 </td>
                 <td className="hidden py-2 pr-3 tabular-nums md:table-cell">
                   {r.metadata.inputTokens} → {r.metadata.outputTokens}

@@ -111,7 +111,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
               headers: runIdHeader,
               content: { "text/event-stream": { schema: ref("StreamItem") }, "application/x-ndjson": { schema: ref("StreamItem") } },
             },
-            ...problemResponses([...runErrors, "thread_not_found"]),
+            ...problemResponses([...runErrors, "thread_not_found", "thread_full"]),
           },
         },
       },
@@ -136,7 +136,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
             { name: "status", in: "query", schema: { enum: ["queued", "running", "succeeded", "failed"] } },
             { name: "operation", in: "query", schema: { enum: ["generate.object", "generate.text", "stream.object"] } },
             { name: "evaluationId", in: "query", schema: { type: "string" }, description: "Only the runs an evaluation made (its cases and judges)." },
-            { name: "q", in: "query", schema: { type: "string", minLength: 1, maxLength: 200 }, description: "Only runs whose input contains this text (ignoring case), or whose id it is." },
+            { name: "q", in: "query", schema: { type: "string", minLength: 1, maxLength: 200 }, description: "Only runs whose input contains this text (ignoring case) within its first `limits.runSearchChars` characters (16,384), or whose id it is. One request reads at most `limits.runSearchBytes` (64 MiB) of inputs: past it the page holds what was found (possibly nothing) and a `nextCursor` to search on." },
             { name: "from", in: "query", schema: { type: "string", format: "date-time" }, description: "Only runs created at or after this instant." },
             { name: "to", in: "query", schema: { type: "string", format: "date-time" }, description: "Only runs created before this instant." },
             { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 100, default: 20 } },
@@ -197,9 +197,17 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       "/api/v1/threads/{id}": {
         get: {
           operationId: "getThread",
-          summary: "A thread with its messages",
-          parameters: [pathParam("id")],
-          responses: { "200": body("The thread, with its messages.", "Thread"), ...problemResponses(["unauthorized", "thread_not_found"]) },
+          summary: "A thread with a page of its messages",
+          parameters: [
+            pathParam("id"),
+            { name: "order", in: "query", schema: { enum: ["asc", "desc"], default: "asc" }, description: "Oldest first (asc) or newest first (desc)." },
+            { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 100 } },
+            { name: "cursor", in: "query", schema: { type: "string" }, description: "`nextCursor` of the previous page (same `order`)." },
+          ],
+          responses: {
+            "200": body("The thread, its size, and a page of its messages within `limit` and `limits.threadPageBytes` (1 MiB) of content.", "Thread"),
+            ...problemResponses(["validation_failed", "unauthorized", "thread_not_found"]),
+          },
         },
         delete: {
           operationId: "deleteThread",

@@ -151,6 +151,15 @@ export const runListQuery = z
   })
   .strict();
 
+/** GET /api/v1/threads/{id}: a page of its messages. */
+export const threadPageQuery = z
+  .object({
+    order: z.enum(["asc", "desc"]).default("asc"),
+    limit: z.coerce.number().int().min(1).max(200).default(100),
+    cursor: z.string().max(100).optional(),
+  })
+  .strict();
+
 const MAX_COUNT = 1_000_000_000;
 const count = (what: string) =>
   z

@@ -130,8 +130,28 @@ export const runDetailSchema = runSchema
   })
   .meta({ id: "RunDetail" });
 
+export const runListItemSchema = runSchema
+  .extend({
+    input: z.string().describe("The input's first `limits.runPreviewChars` characters (2,048); GET /api/v1/runs/{id} has it whole."),
+    inputBytes: z.number().describe("The whole input's size in UTF-8 bytes."),
+    schema: z.unknown().nullable().describe("Whole when its JSON text is within the preview; otherwise null and named in `truncated`."),
+    output: z.unknown().nullable().describe("Whole when its JSON text is within the preview; otherwise null and named in `truncated` (see `outputPreview`)."),
+    outputPreview: z.string().nullable().describe("The output's start, up to the preview's characters: a string output's text, any other output's JSON text. Null without output."),
+    outputBytes: z.number().describe("The output's JSON text in UTF-8 bytes (0 without output)."),
+    callback: callbackSchema.nullable().describe("Whole (header values `[hidden]`) when its JSON text is within the preview; otherwise null and named in `truncated`."),
+    error: problemSchema.nullable().describe("The run's problem, without `lastOutput` (on the run itself)."),
+    truncated: z.array(z.enum(["input", "schema", "output", "callback"])).describe("The fields cut to their preview or left out; the run itself has them whole."),
+  })
+  .meta({ id: "RunListItem", description: "A run as lists show it: large fields previewed, the run itself (GET /api/v1/runs/{id}) has them whole." });
+
 export const runPageSchema = z
-  .strictObject({ runs: z.array(runSchema), nextCursor: z.string().nullable().describe("Pass as `cursor` for the next page; null on the last.") })
+  .strictObject({
+    runs: z.array(runListItemSchema),
+    nextCursor: z
+      .string()
+      .nullable()
+      .describe("Pass as `cursor` for the next page; null on the last. A search (`q`) that reached its bound returns what it found so far (possibly no runs) with a cursor to search on."),
+  })
   .meta({ id: "RunPage" });
 
 export const redeliveryResponse = z.strictObject({ eventId: z.string(), status: z.literal("pending") }).meta({ id: "Redelivery" });
@@ -203,7 +223,21 @@ export const threadSchema = z
     workflowSlug: z.string(),
     createdAt: z.string(),
     updatedAt: z.string(),
-    messages: z.array(z.strictObject({ role: z.enum(["user", "assistant"]), content: z.string(), runId: z.string().nullable(), createdAt: z.string() })),
+    messageCount: z.number().describe("Messages in the whole thread (two a turn), at most `limits.threadMessages`."),
+    bytes: z.number().describe("UTF-8 bytes of all its messages' content, refused past `limits.threadBytes` (409 thread_full)."),
+    messages: z
+      .array(
+        z.strictObject({
+          role: z.enum(["user", "assistant"]),
+          content: z.string(),
+          runId: z.string().nullable(),
+          createdAt: z.string(),
+          bytes: z.number().describe("The whole message's UTF-8 bytes."),
+          truncated: z.boolean().describe("The message is larger than a page (`limits.threadPageBytes`) and `content` is its start; its run has it whole."),
+        }),
+      )
+      .describe("One page of the messages, in the order asked (`order`, oldest first by default), within `limit` and `limits.threadPageBytes` of content."),
+    nextCursor: z.string().nullable().describe("Pass as `cursor` (with the same `order`) for the next page; null on the last."),
   })
   .meta({ id: "Thread" });
 

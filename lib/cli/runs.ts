@@ -1,5 +1,5 @@
 import "server-only";
-import { runView } from "../http/run-view";
+import { runListBounds, runListView, runView } from "../http/run-view";
 import type { RunStatus } from "../domain/runs";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
 import { printTable } from "./keys";
@@ -9,15 +9,15 @@ export async function runsList(
   env: NodeJS.ProcessEnv,
   cwd: string,
 ) {
-  loadConfigOrExit(options, env, cwd);
+  const config = loadConfigOrExit(options, env, cwd);
   if (options.status && !["running", "succeeded", "failed"].includes(options.status)) fail("--status must be running, succeeded or failed", 2);
   const limit = Number(options.limit ?? "20");
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail("--limit must be 1-1000", 2);
   const store = await openStore(options, env, cwd);
   try {
-    const runs = await store.runs.list({ status: options.status as RunStatus | undefined, workflowSlug: options.workflow, limit });
+    const { runs } = await store.runs.list({ status: options.status as RunStatus | undefined, workflowSlug: options.workflow, limit }, runListBounds(config.limits));
     if (options.json) {
-      process.stdout.write(`${JSON.stringify(runs.map(runView))}\n`);
+      process.stdout.write(`${JSON.stringify(runs.map(runListView))}\n`);
       return;
     }
     printTable(

@@ -111,6 +111,9 @@ export interface RunSummary {
   evaluationId?: string | null;
   /** Present on GET /runs/{id}: the callback event's delivery log. */
   deliveries?: DeliveryLog | null;
+  /** In lists (GET /runs): the output's start, and the fields cut to a preview (`input`) or left out (null `schema`, `output`, `callback`). */
+  outputPreview?: string | null;
+  truncated?: ("input" | "schema" | "output" | "callback")[];
 }
 
 export interface InboxEvent {
@@ -185,8 +188,8 @@ export interface ApiClient {
   listContexts(signal?: AbortSignal): Promise<ContextSummary[]>;
   listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; operation?: string; q?: string; from?: string; to?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
   getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
-  /** A thread's turns; null when there is none yet (404: its first run has not ended). */
-  getThread(id: string, signal?: AbortSignal): Promise<ThreadView | null>;
+  /** A page of a thread's turns (oldest first, or with `newest` the newest, newest first); null when there is none yet (404: its first run has not ended). */
+  getThread(id: string, signal?: AbortSignal, page?: { newest?: boolean; limit?: number }): Promise<ThreadView | null>;
   createInbox(signal?: AbortSignal): Promise<{ id: string; url: string }>;
   me(signal?: AbortSignal): Promise<{ keyId: string; name: string; admin: boolean; limits: LimitsView; quotas: Quota[] }>;
   listKeys(signal?: AbortSignal): Promise<ApiKeyView[]>;
@@ -266,9 +269,10 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
       return getJson(`/api/v1/runs?${query}`, signal);
     },
     getRun: (id, signal) => getJson(`/api/v1/runs/${encodeURIComponent(id)}`, signal),
-    getThread: async (id, signal) => {
+    getThread: async (id, signal, page = {}) => {
+      const query = new URLSearchParams({ ...(page.newest && { order: "desc" }), ...(page.limit !== undefined && { limit: String(page.limit) }) }).toString();
       try {
-        return await getJson<ThreadView>(`/api/v1/threads/${encodeURIComponent(id)}`, signal);
+        return await getJson<ThreadView>(`/api/v1/threads/${encodeURIComponent(id)}${query ? `?${query}` : ""}`, signal);
       } catch (error) {
         if (error instanceof ApiError && error.status === 404) return null;
         throw error;

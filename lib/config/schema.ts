@@ -186,6 +186,21 @@ export const limitsSchema = z
     inboxMaxAgeMs: z.number().int().min(1_000).default(24 * 60 * 60 * 1_000),
     /** One page of an inbox's deliveries (`GET /api/v1/inbox/{id}`): bodies up to this many bytes (always at least one delivery). */
     inboxPageBytes: z.number().int().min(1_024).default(1 * MiB),
+    // Threads and run lists (issue 31)
+    /** Bytes of messages one thread may hold: a turn whose input would pass it is refused (409 thread_full). */
+    threadBytes: z.number().int().min(1_024).default(16 * MiB),
+    /** Messages one thread may hold (a turn adds two): past it a turn is refused (409 thread_full). */
+    threadMessages: z.number().int().min(2).default(2_000),
+    /** Bytes of message content one page of GET /threads/{id} carries; a larger message is cut to it. */
+    threadPageBytes: z.number().int().min(1_024).default(MiB),
+    /** Bytes of a thread's newest messages a run reads for its history at most (the model's window bounds it too). */
+    threadHistoryBytes: z.number().int().min(1_024).default(4 * MiB),
+    /** Characters of input and output a listed run carries (its schema, output and callback whole up to it); GET /runs/{id} has them whole. */
+    runPreviewChars: z.number().int().min(16).max(65_536).default(2_048),
+    /** `q=` searches this many characters at the start of each input. */
+    runSearchChars: z.number().int().min(16).default(16_384),
+    /** Bytes of inputs one `q=` request reads at most (in steps of a few MiB, yielding between them); past it the page ends with a cursor to search on. */
+    runSearchBytes: z.number().int().min(MiB).default(64 * MiB),
   })
   .strict();
 

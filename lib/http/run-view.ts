@@ -1,6 +1,6 @@
 import "server-only";
 import type { CallbackSpec } from "../domain/runs";
-import type { RunRecord } from "../store/types";
+import type { RunListBounds, RunListItem, RunRecord } from "../store/types";
 
 /** What a masked secret looks like in a view. */
 export const MASK = "[hidden]";
@@ -32,13 +32,34 @@ export function maskCallback(callback: CallbackSpec): CallbackSpec {
 
 /** A stored run as the API, the playground and the CLI show it: secrets masked. */
 export function runView(run: RunRecord) {
+  return { ...commonView(run), input: run.input, schema: run.schema, callback: run.callback && maskCallback(run.callback), output: run.output };
+}
+
+/** A listed run (previews and sizes; the run itself has them whole), as `runView` shows a run. */
+export function runListView(run: RunListItem) {
+  return {
+    ...commonView(run),
+    input: run.input,
+    inputBytes: run.inputBytes,
+    schema: run.schema,
+    callback: run.callback && maskCallback(run.callback),
+    output: run.output,
+    outputPreview: run.outputPreview,
+    outputBytes: run.outputBytes,
+    truncated: run.truncated,
+  };
+}
+
+/** What a run list reads of each run and how far a search looks, from the configuration's limits. */
+export const runListBounds = (limits: { runPreviewChars: number; runSearchChars: number; runSearchBytes: number }): RunListBounds => ({ previewChars: limits.runPreviewChars, searchChars: limits.runSearchChars, searchBytes: limits.runSearchBytes });
+
+/** The fields a run and a listed run show alike. */
+function commonView(run: RunRecord | RunListItem) {
   return {
     id: run.id,
     operation: run.operation,
     workflowSlug: run.workflowSlug,
     status: run.status,
-    input: run.input,
-    schema: run.schema,
     contextSlugs: run.contextSlugs,
     contextChunks: run.contextChunks,
     workflowVersion: run.workflowVersion,
@@ -47,8 +68,6 @@ export function runView(run: RunRecord) {
     promptHash: run.promptHash,
     schemaHash: run.schemaHash,
     attachments: run.attachments.map((a) => (a.url === undefined ? a : { ...a, url: maskUrl(a.url) })),
-    callback: run.callback && maskCallback(run.callback),
-    output: run.output,
     error: run.error,
     metadata: {
       runId: run.id,

@@ -18,6 +18,7 @@ import type { Store } from "../store/types";
 import { resolveAttachments } from "./attachments";
 import { checkWindow, fitContexts, fitHistory } from "./budget";
 import { buildPrompt, type Prompt } from "./prompt";
+import { assertThreadRoom, historyBytes } from "./thread-bounds";
 import type { Plan, RunRequest } from "./types";
 
 export interface PlannerDeps {
@@ -52,6 +53,7 @@ export class Planner {
     }
     // A thread gives the run its history, and its workflow when the request names none.
     const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
+    if (request.threadId !== undefined) assertThreadRoom(thread, inputBytes, config.limits);
     const named = await this.workflow(request, thread?.workflowSlug);
     assertWorkflowAllowed(principal, named.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
     // A run that would start a thread the key has no room for is refused before anything is stored
@@ -102,7 +104,8 @@ export class Planner {
       output: prepared && { schema: prepared.schema, inPrompt: !client.capabilities.nativeStructuredOutput },
     };
     const given = request.history?.map((m) => ({ ...m, runId: null, createdAt: "" }));
-    const earlier = thread ? await store.threads.messages(principal.keyId, thread.id) : given;
+    // The thread's newest messages within what the window could take: never the whole thread.
+    const earlier = thread ? await store.threads.history(principal.keyId, thread.id, historyBytes(model, config.limits)) : given;
     const history = earlier ? fitHistory(earlier, buildPrompt(parts), model, workflow) : [];
     const prompt = buildPrompt({ ...parts, history });
     // The model's own check: a schema no value satisfies is refused, and engines that count tokens

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { GenserveError, isGenserveError } from "../errors";
 import { inProcess, type InProcess } from "../../test/helpers/in-process";
 import { RecordingModel } from "../../test/helpers/mock-model";
+import { BOUNDS } from "../store/contract-pages";
 import type { StreamEvent } from "./stream-hub";
 
 // The run service in-process, through every stage, with a recording mock model: no HTTP, no build.
@@ -122,7 +123,7 @@ describe("RunService in-process", () => {
     expect((await failure(runs.streamObject(principal, { input: "x", threadId: "no-such-thread", schema: SCHEMA }))).code).toBe("thread_not_found");
     const privateCallback = await failure(runs.generateText(principal, { input: "x", workflowSlug: "extract", callback: { url: "http://10.0.0.1/hook" } }));
     expect(privateCallback.errors).toEqual([{ path: "/callback/url", message: expect.stringMatching(/private address/) }]);
-    expect(await store.runs.list({ limit: 10 })).toEqual([]);
+    expect((await store.runs.list({ limit: 10 }, BOUNDS)).runs).toEqual([]);
   });
 
   it("fails a run past its workflow's deadline as model_timeout, recorded", async () => {
@@ -138,7 +139,7 @@ describe("RunService in-process", () => {
     const { runs, hub, store, principal } = await start(model);
     const first = await runs.streamObject(principal, { input: "first question", workflowSlug: "extract", threadId: "t1", schema: SCHEMA });
     await events(hub, first.runId);
-    expect((await store.threads.messages(principal.keyId, "t1")).map((m) => m.content)).toEqual(["first question", VALID]);
+    expect((await store.threads.history(principal.keyId, "t1", 10_000)).map((m) => m.content)).toEqual(["first question", VALID]);
     const second = await runs.streamObject(principal, { input: "second question", threadId: "t1", schema: SCHEMA });
     await events(hub, second.runId);
     expect(model.calls[1]!.messages.map((m) => m.content)).toEqual(["first question", VALID, "second question"]);

@@ -2,6 +2,7 @@ import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/limits";
 import { TRANSFER_TABLES } from "./migrations";
+import { BOUNDS, pagesContract } from "./contract-pages";
 import type { NewRun, Store, TransferRow, TransferTable } from "./types";
 
 /**
@@ -59,18 +60,18 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.runs.insert(run("run_01B", { operation: "stream.object", workflowSlug: "v" }));
       await store.runs.finish("run_01A", outcome, event("evt_1", "run_01A"));
       expect(await store.runs.get("run_01A")).toMatchObject({ status: "succeeded", output: { a: 1 }, warnings: ["a draft-04 `id` was ignored"], promptTokens: 12, outputTokenLimit: 30, contextVersions: { c: "config" }, callback: { headers: { Authorization: "Bearer s" } } });
-      expect((await store.runs.list({ limit: 10 })).map((r) => [r.id, r.warnings])).toEqual([["run_01B", []], ["run_01A", ["a draft-04 `id` was ignored"]]]);
-      expect((await store.runs.list({ limit: 10, operation: "stream.object" })).map((r) => r.id)).toEqual(["run_01B"]);
-      expect((await store.runs.list({ limit: 10, beforeId: "run_01B" })).map((r) => r.id)).toEqual(["run_01A"]);
-      expect((await store.runs.list({ limit: 10, keyId: "key_other" })).length).toBe(0);
-      expect((await store.runs.list({ limit: 10, fromId: "run_01B" })).map((r) => r.id)).toEqual(["run_01B"]);
+      expect((await store.runs.list({ limit: 10 }, BOUNDS)).runs.map((r) => [r.id, r.warnings])).toEqual([["run_01B", []], ["run_01A", ["a draft-04 `id` was ignored"]]]);
+      expect((await store.runs.list({ limit: 10, operation: "stream.object" }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01B"]);
+      expect((await store.runs.list({ limit: 10, beforeId: "run_01B" }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01A"]);
+      expect((await store.runs.list({ limit: 10, keyId: "key_other" }, BOUNDS)).runs.length).toBe(0);
+      expect((await store.runs.list({ limit: 10, fromId: "run_01B" }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01B"]);
       expect((await store.events.due(at(1), 10)).map((e) => e.id)).toEqual(["evt_1"]);
     });
 
     it("finds runs by a part of their input, ignoring case, or by their id", async () => {
       await store.runs.insert(run("run_01S1", { input: "Invoice INV-77 from Lampworks" }));
       await store.runs.insert(run("run_01S2", { input: "A receipt for 3 lamps" }));
-      const found = async (search: string) => (await store.runs.list({ limit: 10, search })).map((r) => r.id).filter((id) => id.startsWith("run_01S"));
+      const found = async (search: string) => (await store.runs.list({ limit: 10, search }, BOUNDS)).runs.map((r) => r.id).filter((id) => id.startsWith("run_01S"));
       expect(await found("LAMP")).toEqual(["run_01S2", "run_01S1"]);
       expect(await found("inv-77")).toEqual(["run_01S1"]);
       expect(await found("run_01S2")).toEqual(["run_01S2"]);
@@ -161,10 +162,10 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect(await store.threads.create(thread)).toBe(true);
       expect(await store.threads.create(thread)).toBe(false);
       await store.threads.append(keyId, "t", [{ role: "user", content: "q", runId: "run_1", createdAt: at(1) }, { role: "assistant", content: "a", runId: "run_1", createdAt: at(1) }], at(1));
-      expect((await store.threads.messages(keyId, "t")).map((m) => m.content)).toEqual(["q", "a"]);
+      expect((await store.threads.history(keyId, "t", 1_000)).map((m) => m.content)).toEqual(["q", "a"]);
       expect(await store.threads.get("key_other", "t")).toBeNull();
       expect(await store.threads.delete(keyId, "t")).toBe(true);
-      expect(await store.threads.messages(keyId, "t")).toEqual([]);
+      expect(await store.threads.history(keyId, "t", 1_000)).toEqual([]);
     });
 
     it("versions catalog entries immutably, a deletion included", async () => {
@@ -286,7 +287,8 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         expect(await target.idempotency.begin(keyId, "idem", "hash", at(4), 60_000)).toMatchObject({ state: "in_progress" });
         // New rows are numbered after the imported ones.
         await target.threads.append(keyId, "th_1", [{ role: "assistant", content: "hello", runId: null, createdAt: at(2) }], at(2));
-        expect((await target.threads.messages(keyId, "th_1")).map((m) => m.content)).toEqual(["hi", "hello"]);
+        expect((await target.threads.history(keyId, "th_1", 1_000)).map((m) => m.content)).toEqual(["hi", "hello"]);
+        expect(await target.threads.get(keyId, "th_1")).toMatchObject({ messageCount: 2, bytes: 7 });
         await target.events.recordAttempt("evt_X", { attemptedAt: at(6_000), statusCode: 200, error: null, durationMs: 2, nextAttemptAt: null }, "delivered");
         expect((await target.events.forRun("run_01X"))!.deliveries.map((d) => d.statusCode)).toEqual([500, 200]);
         // A store that holds anything refuses an import; a failed import leaves nothing behind.
@@ -456,7 +458,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.runs.insert(run("run_01E3", { evaluationId: "eval_01X" }));
       expect((await store.runs.get("run_01E1"))?.evaluationId).toBe("eval_01X");
       expect((await store.runs.get("run_01E2"))?.evaluationId).toBeNull();
-      expect((await store.runs.list({ evaluationId: "eval_01X", limit: 10 })).map((r) => r.id)).toEqual(["run_01E3", "run_01E1"]);
+      expect((await store.runs.list({ evaluationId: "eval_01X", limit: 10 }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01E3", "run_01E1"]);
     });
 
     it("claims an evaluation once, records case results only under its lease, cancels it, and finishes it with its event once", async () => {
@@ -514,5 +516,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         await other.close();
       }
     });
+
+    pagesContract(() => ({ store, keyId }));
   });
 }

@@ -357,7 +357,18 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_due ON events (next_attempt_at, id) WHERE status = 'pending';
     `,
   },
-  // 18 and 19 are other changes' (issue 31); the runner applies whatever is missing, gaps and all.
+  {
+    version: 18,
+    name: "thread messages carry their size, in an index beside their order: a thread's size, a page of it and a run's history are measured without reading the messages",
+    // octet_length: UTF-8 bytes on both (SQLite 3.43+, PostgreSQL). The index covers (seq, bytes),
+    // so sizes are summed from it alone, never from rows whose content spills onto overflow pages.
+    sql: `
+      ALTER TABLE thread_messages ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
+      UPDATE thread_messages SET bytes = octet_length(content);
+      DROP INDEX thread_messages_thread;
+      CREATE INDEX thread_messages_thread ON thread_messages (key_id, thread_id, seq, bytes);
+    `,
+  },
   {
     version: 20,
     name: "storage quotas counted per key, inbox deliveries' sizes, and a row readiness writes to see whether the store takes writes",

@@ -13,6 +13,8 @@ import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
 import { cappedWrite, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
+import { listRuns } from "./run-list";
+import { MEASURE_IMPORTED_MESSAGES, threadReads } from "./thread-reads";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
@@ -375,24 +377,8 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         const { rows } = await query<RunRow>("SELECT * FROM runs WHERE id = $1", [id]);
         return rows[0] ? toRun(rows[0]) : null;
       },
-      async list(filter) {
-        const where: string[] = [];
-        const params: unknown[] = [];
-        const add = (clause: string, value: unknown) => (params.push(value), where.push(clause.replace("?", `$${params.length}`)));
-        if (filter.keyId !== undefined) add("key_id = ?", filter.keyId);
-        if (filter.workflowSlug !== undefined) add("workflow_slug = ?", filter.workflowSlug);
-        if (filter.status !== undefined) add("status = ?", filter.status);
-        if (filter.operation !== undefined) add("operation = ?", filter.operation);
-        if (filter.evaluationId !== undefined) add("evaluation_id = ?", filter.evaluationId);
-        if (filter.beforeId !== undefined) add("id < ?", filter.beforeId);
-        if (filter.fromId !== undefined) add("id >= ?", filter.fromId);
-        if (filter.search !== undefined) {
-          params.push(filter.search);
-          where.push(`(id = $${params.length} OR strpos(lower(input), lower($${params.length})) > 0)`);
-        }
-        params.push(filter.limit);
-        const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT $${params.length}`;
-        return (await query<RunRow>(sql, params)).rows.map(toRun);
+      async list(filter, bounds) {
+        return listRuns(runner, (haystack, needle) => `strpos(${haystack}, ${needle})`, filter, bounds);
       },
       async renewLeases(owner, ids, until) {
         if (ids.length === 0) return;
@@ -562,22 +548,19 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         const cap = limit === undefined ? undefined : { resource: "threads" as const, keyId: thread.keyId, limit, at: thread.createdAt, except: thread.id };
         return (await cappedWrite(runner, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })).changes > 0;
       },
-      async get(keyId, id) {
-        const { rows } = await query<{ key_id: string; id: string; workflow_slug: string; created_at: string; updated_at: string }>("SELECT * FROM threads WHERE key_id = $1 AND id = $2", [keyId, id]);
-        const row = rows[0];
-        return row ? { keyId: row.key_id, id: row.id, workflowSlug: row.workflow_slug, createdAt: row.created_at, updatedAt: row.updated_at } : null;
-      },
-      async messages(keyId, id) {
-        const { rows } = await query<{ role: "user" | "assistant"; content: string; run_id: string | null; created_at: string }>(
-          "SELECT role, content, run_id, created_at FROM thread_messages WHERE key_id = $1 AND thread_id = $2 ORDER BY seq",
-          [keyId, id],
-        );
-        return rows.map((m) => ({ role: m.role, content: m.content, runId: m.run_id, createdAt: m.created_at }));
-      },
+      ...threadReads(runner),
       async append(keyId, id, messages, at) {
         await transaction(async (client) => {
           for (const m of messages) {
-            await client.query("INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at) VALUES ($1, $2, $3, $4, $5, $6)", [keyId, id, m.runId, m.role, m.content, m.createdAt]);
+            await client.query("INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
+              keyId,
+              id,
+              m.runId,
+              m.role,
+              m.content,
+              m.createdAt,
+              Buffer.byteLength(m.content, "utf8"),
+            ]);
           }
           await client.query("UPDATE threads SET updated_at = $1 WHERE key_id = $2 AND id = $3", [at, keyId, id]);
         });
@@ -672,6 +655,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             const names = Object.keys(row);
             if (!batch || batch.table !== table || batch.names.join() !== names.join() || batch.rows.length >= 200) {
               await flush();
+          await client.query(MEASURE_IMPORTED_MESSAGES);
               batch = { table, names, rows: [] };
             }
             batch.rows.push(names.map((c) => cast(table, c, row[c]!)));

@@ -18,7 +18,7 @@ storeContract("SQLite", {
 });
 
 describe("SQLite indexes", () => {
-  it("serve the lookups for queued, running and stranded runs, due events and an evaluation's runs from partial indexes", () => {
+  it("serve the lookups for queued, running and stranded runs, due events and an evaluation's runs from partial indexes, and threads' sizes from theirs", () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "genserve-store-"));
     openSqliteStore(dataDir);
     const db = new Database(path.join(dataDir, SQLITE_FILE), { readonly: true });
@@ -35,6 +35,9 @@ describe("SQLite indexes", () => {
     expect(plan("SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?", "t", 1)).toContain("events_due");
     expect(plan("SELECT COUNT(*) FROM events WHERE status = 'pending'")).toContain("events_due");
     expect(plan("SELECT * FROM runs WHERE evaluation_id = ? ORDER BY id", "e")).toContain("runs_evaluation");
+    // A thread's size, a page's sizes and a run's history are summed from the index, never from the messages (issue 31).
+    expect(plan("SELECT COUNT(*), SUM(bytes) FROM thread_messages WHERE key_id = ? AND thread_id = ?", "k", "t")).toContain("COVERING INDEX thread_messages_thread");
+    expect(plan("SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC) FROM thread_messages WHERE key_id = ? AND thread_id = ?", "k", "t")).toContain("COVERING INDEX thread_messages_thread");
     db.close();
   });
 });

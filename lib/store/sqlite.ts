@@ -16,7 +16,9 @@ import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
 import { cappedWrite, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
-import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, RunFilter, Settlement, Store, TransferRow, TransferTable } from "./types";
+import { listRuns } from "./run-list";
+import { MEASURE_IMPORTED_MESSAGES, threadReads } from "./thread-reads";
+import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 /** The checkpoint worker, relative to the package root (plain JavaScript, loaded as it is). */
@@ -174,14 +176,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
        WHERE id = @id AND status IN ('running', 'queued') AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
-    threadGet: db.prepare<[string, string], { key_id: string; id: string; workflow_slug: string; created_at: string; updated_at: string }>(
-      "SELECT * FROM threads WHERE key_id = ? AND id = ?",
-    ),
-    threadMessages: db.prepare<[string, string], { role: "user" | "assistant"; content: string; run_id: string | null; created_at: string }>(
-      "SELECT role, content, run_id, created_at FROM thread_messages WHERE key_id = ? AND thread_id = ? ORDER BY seq",
-    ),
     threadMessageInsert: db.prepare(
-      "INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+      "INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ),
     threadTouch: db.prepare<[string, string, string]>("UPDATE threads SET updated_at = ? WHERE key_id = ? AND id = ?"),
     threadDelete: db.prepare<[string, string]>("DELETE FROM threads WHERE key_id = ? AND id = ?"),
@@ -346,19 +342,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         const row = stmt.runGet.get(id);
         return row ? toRun(row) : null;
       },
-      async list(filter: RunFilter) {
-        const where: string[] = [];
-        const params: unknown[] = [];
-        if (filter.keyId !== undefined) (where.push("key_id = ?"), params.push(filter.keyId));
-        if (filter.workflowSlug !== undefined) (where.push("workflow_slug = ?"), params.push(filter.workflowSlug));
-        if (filter.status !== undefined) (where.push("status = ?"), params.push(filter.status));
-        if (filter.operation !== undefined) (where.push("operation = ?"), params.push(filter.operation));
-        if (filter.evaluationId !== undefined) (where.push("evaluation_id = ?"), params.push(filter.evaluationId));
-        if (filter.beforeId !== undefined) (where.push("id < ?"), params.push(filter.beforeId));
-        if (filter.fromId !== undefined) (where.push("id >= ?"), params.push(filter.fromId));
-        if (filter.search !== undefined) (where.push("(id = ? OR instr(lower(input), lower(?)) > 0)"), params.push(filter.search, filter.search));
-        const sql = `SELECT * FROM runs ${where.length ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY id DESC LIMIT ?`;
-        return db.prepare<unknown[], RunRow>(sql).all(...params, filter.limit).map(toRun);
+      async list(filter, bounds) {
+        return listRuns(runner, (haystack, needle) => `instr(${haystack}, ${needle})`, filter, bounds);
       },
       async renewLeases(owner, ids, until) {
         db.transaction(() => {
@@ -470,16 +455,10 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         const cap = limit === undefined ? undefined : { resource: "threads" as const, keyId: thread.keyId, limit, at: thread.createdAt, except: thread.id };
         return (await cappedWrite(runner, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })).changes > 0;
       },
-      async get(keyId, id) {
-        const row = stmt.threadGet.get(keyId, id);
-        return row ? { keyId: row.key_id, id: row.id, workflowSlug: row.workflow_slug, createdAt: row.created_at, updatedAt: row.updated_at } : null;
-      },
-      async messages(keyId, id) {
-        return stmt.threadMessages.all(keyId, id).map((m) => ({ role: m.role, content: m.content, runId: m.run_id, createdAt: m.created_at }));
-      },
+      ...threadReads(runner),
       async append(keyId, id, messages, at) {
         await write(() => {
-          for (const m of messages) stmt.threadMessageInsert.run(keyId, id, m.runId, m.role, m.content, m.createdAt);
+          for (const m of messages) stmt.threadMessageInsert.run(keyId, id, m.runId, m.role, m.content, m.createdAt, Buffer.byteLength(m.content, "utf8"));
           stmt.threadTouch.run(at, keyId, id);
         });
       },
@@ -546,6 +525,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
             insert.run(...values);
             counts[table] = (counts[table] ?? 0) + 1;
           }
+          db.exec(MEASURE_IMPORTED_MESSAGES);
           db.exec("COMMIT");
         } catch (error) {
           db.exec("ROLLBACK");

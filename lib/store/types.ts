@@ -8,6 +8,9 @@ import type { ProblemBody, QuotaResource } from "../errors";
 import type { KeyLimits } from "../domain/limits";
 import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
 import type { TransferTable } from "./migrations";
+import type { RunListBounds, RunListPage, ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
+
+export type { RunListBounds, RunListItem, RunListPage, ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
 
 export type { TransferTable };
 
@@ -146,7 +149,7 @@ export interface RunFilter {
   beforeId?: string;
   /** Runs with an id at or above this one: created at or after a time (`runIdAt`). */
   fromId?: string;
-  /** Runs whose input contains this text, ignoring case (ASCII), or whose id it is. */
+  /** Runs whose input contains this text, ignoring case (ASCII), or whose id it is (within `RunListBounds`). */
   search?: string;
   limit: number;
 }
@@ -393,7 +396,8 @@ export interface Store {
      */
     finish(id: string, outcome: RunOutcome, event?: NewEvent, owner?: string, settle?: Settlement): Promise<boolean>;
     get(id: string): Promise<RunRecord | null>;
-    list(filter: RunFilter): Promise<RunRecord[]>;
+    /** Newest first, as previews; a search reads at most `bounds.searchBytes` of inputs per call. */
+    list(filter: RunFilter, bounds: RunListBounds): Promise<RunListPage>;
     /** Extends the leases of runs `owner` executes (a heartbeat). */
     renewLeases(owner: string, ids: readonly string[], until: string): Promise<void>;
     /**
@@ -478,8 +482,12 @@ export interface Store {
   threads: {
     /** Creates the thread; false when this key already has one with that id. With `limit`: only while the key holds fewer (else `quota_exceeded`). */
     create(thread: ThreadRecord, limit?: number): Promise<boolean>;
-    get(keyId: string, id: string): Promise<ThreadRecord | null>;
-    messages(keyId: string, id: string): Promise<ThreadMessage[]>;
+    /** The thread with its message count and bytes (summed from an index, not the messages). */
+    get(keyId: string, id: string): Promise<ThreadInfo | null>;
+    /** One page of its messages in `order`; `more` when messages follow it. Never the whole thread. */
+    page(keyId: string, id: string, query: ThreadPageQuery): Promise<{ messages: ThreadPageMessage[]; more: boolean }>;
+    /** The newest messages whose bytes add up to at most `maxBytes`, oldest first: what a run may send as history. */
+    history(keyId: string, id: string, maxBytes: number): Promise<ThreadMessage[]>;
     append(keyId: string, id: string, messages: ThreadMessage[], at: string): Promise<void>;
     /** Removes the thread and its messages; false when there was none. */
     delete(keyId: string, id: string): Promise<boolean>;

@@ -3,7 +3,7 @@ import { validationError, zodFieldErrors } from "@/lib/errors";
 import { runPageSchema } from "@/lib/api/responses";
 import { reply } from "@/lib/http/problem";
 import { otherMethods, route } from "@/lib/http/route";
-import { runView } from "@/lib/http/run-view";
+import { runListBounds, runListView } from "@/lib/http/run-view";
 import { runIdAt } from "@/lib/ids";
 
 export const runtime = "nodejs";
@@ -25,10 +25,12 @@ export const GET = route(async ({ request, runtime, principal }) => {
     if (beforeId === undefined || toId < beforeId) beforeId = toId;
   }
   const fromId = from === undefined ? undefined : runIdAt(Date.parse(from));
-  const rows = await runtime.store.runs.list({ keyId: caller.admin ? undefined : caller.keyId, status, operation, workflowSlug, evaluationId, beforeId, fromId, search: q, limit: limit + 1 });
-  const page = rows.slice(0, limit);
-  const nextCursor = rows.length > limit ? Buffer.from(page[page.length - 1]!.id).toString("base64url") : null;
-  return reply(runPageSchema, { runs: page.map(runView), nextCursor });
+  const filter = { keyId: caller.admin ? undefined : caller.keyId, status, operation, workflowSlug, evaluationId, beforeId, fromId, search: q, limit: limit + 1 };
+  const { runs, scannedTo } = await runtime.store.runs.list(filter, runListBounds(runtime.config.limits));
+  const page = runs.slice(0, limit);
+  // A full page continues after its last run; a search stopped at its bound, after the last run it looked at.
+  const next = runs.length > limit ? page[page.length - 1]!.id : scannedTo;
+  return reply(runPageSchema, { runs: page.map(runListView), nextCursor: next === null ? null : Buffer.from(next).toString("base64url") });
 });
 
 export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

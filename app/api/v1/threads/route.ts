@@ -20,7 +20,7 @@ export const POST = route(async ({ runtime, principal, body }) => {
   if (!(await runtime.store.threads.create(thread, runtime.config.limits.threadsPerKey))) {
     throw new GenserveError("conflict", { detail: `This key already has a thread "${thread.id}".`, errors: [{ path: "/id", message: "already exists" }] });
   }
-  return reply(threadSchema, { id: thread.id, workflowSlug: thread.workflowSlug, createdAt: now, updatedAt: now, messages: [] }, { status: 201, headers: { Location: `/api/v1/threads/${encodeURIComponent(thread.id)}` } });
+  return reply(threadSchema, { id: thread.id, workflowSlug: thread.workflowSlug, createdAt: now, updatedAt: now, messageCount: 0, bytes: 0, messages: [], nextCursor: null }, { status: 201, headers: { Location: `/api/v1/threads/${encodeURIComponent(thread.id)}` } });
 });
 
 export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
