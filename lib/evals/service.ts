@@ -1,23 +1,21 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { CheckResult, CreateEvaluationRequest, EvaluationReport, EvaluationTarget, EvaluationTotals, SuiteDocument } from "../api/suites";
+import type { CreateEvaluationRequest, EvaluationReport, EvaluationTarget, EvaluationTotals, SuiteDocument } from "../api/suites";
 import type { Catalog } from "../catalog/catalog";
 import type { Config } from "../config/types";
 import { callbackUrlProblem } from "../delivery/address-policy";
-import { callbackHeaders } from "../delivery/events";
-import { NO_LIMITS } from "../domain/limits";
-import { GenserveError, isGenserveError, toProblem, validationError, type FieldError } from "../errors";
+import { GenserveError, validationError, type FieldError } from "../errors";
 import { newEvaluationId } from "../ids";
 import { escapePointerSegment } from "../json/pointer";
 import { assertWorkflowAllowed, mayRead } from "../keys/access";
 import type { Principal } from "../keys/keys";
 import type { RunService } from "../runs/service";
-import type { RunRequest } from "../runs/types";
 import { modelProblem } from "../runs/plan";
-import type { EvaluationItemRecord, EvaluationRecord, EventRecord, Store } from "../store/types";
-import { checkOutput, type PendingJudge } from "./expect";
-import { compareWithBaseline, reportOf, sumUsd, totalsOf } from "./report";
+import type { EvaluationRecord, Store } from "../store/types";
 import { readableSuite } from "./access";
+import { CaseRunner } from "./case-run";
+import { EvaluationExecutor } from "./executor";
+import { compareWithBaseline, reportOf, totalsOf } from "./report";
 
 export interface EvaluationServiceDeps {
   config: Config;
@@ -34,49 +32,31 @@ export interface EvaluationServiceDeps {
   now?: () => Date;
 }
 
-/** Refusals that no case run of this evaluation can get past: the evaluation fails with it. */
-const FATAL = new Set(["unauthorized", "forbidden", "budget_exceeded"]);
-/** Refusals that pass with time: the case run waits and tries again (they are not the workflow's fault). */
-const WAIT = new Set(["rate_limited", "model_busy", "model_unavailable", "storage_unavailable", "service_unavailable"]);
-/** The most one case run waits out such refusals in all; past it, the refusal is the case's result. */
-const WAIT_BUDGET_MS = 120_000;
-const MAX_WAIT_MS = 30_000;
-
-/** What a judge workflow answers. */
-const JUDGE_SCHEMA = {
-  type: "object",
-  properties: { pass: { type: "boolean" }, reason: { type: "string", maxLength: 1000 } },
-  required: ["pass", "reason"],
-  additionalProperties: false,
-};
-
-/** The evaluation stopped where it was: cancelled, taken over by another process, or this one shutting down. */
-class Stopped extends Error {}
-
-interface Job {
-  caseIndex: number;
-  repeat: number;
-}
-
 /**
- * Evaluations of test suites. An evaluation is stored queued with the suite as it is then; a
- * bounded number per process are claimed under a lease (renewed on a heartbeat, so a process that
- * dies hands its evaluations to another, or to itself after a restart) and executed case run by
- * case run through the ordinary run pipeline, a few at once. Each result is recorded as it comes —
- * only while the evaluation is still held, so a cancel stops it — and an evaluation resumed after
- * a crash runs only the cases it had not recorded. The last result ends it: totals, and the signed
- * evaluation.completed event in the outbox.
+ * Evaluations of test suites. An evaluation is stored queued with the suite as it is then;
+ * `EvaluationExecutor` claims and executes it case run by case run through the ordinary run
+ * pipeline (`CaseRunner`). Ended evaluations that gate a promotion move the label (or record the
+ * refusal), once.
  */
 export class EvaluationService {
   private readonly now: () => Date;
-  private readonly active = new Map<string, AbortController>();
   private readonly listeners = new Map<string, Set<() => void>>();
-  private workers = 0;
-  private closed = false;
-  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly executor: EvaluationExecutor;
 
   constructor(private readonly deps: EvaluationServiceDeps) {
-    this.now = deps.now ?? (() => new Date());
+    const now = (this.now = deps.now ?? (() => new Date()));
+    const { config, store, logger, runs, replicaId } = deps;
+    this.executor = new EvaluationExecutor({
+      config,
+      store,
+      logger,
+      replicaId,
+      now,
+      caseRuns: (closed) => new CaseRunner({ store, runs, logger, now, closed }),
+      changed: (id) => this.notify(id),
+      ended: (evaluation, passRate, failed) => this.decidePromotion(evaluation, passRate, failed),
+      onEventQueued: deps.onEventQueued,
+    });
   }
 
   /**
@@ -85,12 +65,14 @@ export class EvaluationService {
    * evaluation left running is resumed at once.
    */
   async start(options: { exclusive: boolean }): Promise<void> {
-    if (options.exclusive) await this.deps.store.evaluations.releaseLeases();
-    const leaseMs = this.deps.config.limits.runLeaseMs;
-    this.heartbeat = setInterval(() => void this.beat(), Math.max(250, Math.floor(leaseMs / 3)));
-    this.heartbeat.unref();
+    await this.executor.start(options);
     await this.decideLeftPromotions();
-    this.kick();
+    this.executor.kick();
+  }
+
+  /** Stops claiming evaluations; those executing stop after their case runs in flight (they resume after a restart). */
+  drain(graceMs: number): Promise<void> {
+    return this.executor.drain(graceMs);
   }
 
   /** Promotions whose evaluation ended while the process deciding them died: decided now (once, by the evaluation's id). */
@@ -98,7 +80,7 @@ export class EvaluationService {
     try {
       for (const evaluation of await this.deps.store.evaluations.undecidedPromotions()) {
         const totals = evaluation.summary as EvaluationTotals | null;
-        await this.decidePromotion(evaluation, evaluation.target as EvaluationTarget, totals?.passRate ?? 0, evaluation.status === "failed");
+        await this.decidePromotion(evaluation, totals?.passRate ?? 0, evaluation.status === "failed");
       }
     } catch (error) {
       this.deps.logger.error({ err: { message: (error as Error).message } }, "could not decide promotions left undecided");
@@ -143,7 +125,7 @@ export class EvaluationService {
     const evaluation = { id: newEvaluationId(), suiteSlug: slug, suiteVersion: suite.version, keyId: caller.keyId, target, document: suite.document, createdAt: this.now().toISOString() };
     await store.evaluations.insert(evaluation);
     this.deps.logger.info({ evaluationId: evaluation.id, suite: slug, workflow: workflowSlug, cases: document.cases.length, repeat: target.repeat }, "evaluation queued");
-    this.kick();
+    this.executor.kick();
     return { ...evaluation, status: "queued", summary: null, error: null, startedAt: null, finishedAt: null };
   }
 
@@ -159,8 +141,8 @@ export class EvaluationService {
   }
 
   /** Moves (or refuses to move) the label a finished evaluation gated. */
-  private async decidePromotion(evaluation: EvaluationRecord, target: EvaluationTarget, passRate: number, failed: boolean): Promise<void> {
-    const promotion = target.promotion;
+  private async decidePromotion(evaluation: EvaluationRecord, passRate: number, failed: boolean): Promise<void> {
+    const promotion = (evaluation.target as EvaluationTarget).promotion;
     if (!promotion) return;
     const passed = !failed && passRate >= promotion.minPass;
     const move = await this.deps.catalog.moveLabel(promotion.slug, promotion.label, promotion.version, evaluation.keyId, { evaluationId: evaluation.id, passRate, passed });
@@ -213,7 +195,7 @@ export class EvaluationService {
     if (!(await this.deps.store.evaluations.cancel(id, this.now().toISOString()))) {
       throw new GenserveError("conflict", { detail: `The evaluation has already ended (${evaluation.status}).` });
     }
-    this.active.get(id)?.abort(new GenserveError("cancelled", { detail: "The evaluation was cancelled." }));
+    this.executor.cancel(id);
     this.notify(id);
     this.deps.logger.info({ evaluationId: id }, "evaluation cancelled");
     return (await this.deps.store.evaluations.get(id))!;
@@ -232,246 +214,5 @@ export class EvaluationService {
 
   private notify(id: string): void {
     for (const listener of this.listeners.get(id) ?? []) listener();
-  }
-
-  /** Stops claiming evaluations; those executing stop after their case runs in flight (they resume after a restart). */
-  async drain(graceMs: number): Promise<void> {
-    this.closed = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = null;
-    const deadline = Date.now() + graceMs;
-    while (this.workers > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50).unref());
-  }
-
-  private kick(): void {
-    while (!this.closed && this.workers < this.deps.config.limits.evaluations) {
-      this.workers++;
-      void this.work()
-        .catch((error: unknown) => this.deps.logger.error({ err: { message: (error as Error).message } }, "evaluation worker failed"))
-        .finally(() => this.workers--);
-    }
-  }
-
-  private lease() {
-    return { owner: this.deps.replicaId, until: new Date(this.now().getTime() + this.deps.config.limits.runLeaseMs).toISOString() };
-  }
-
-  private async beat(): Promise<void> {
-    try {
-      const ids = [...this.active.keys()];
-      if (ids.length > 0) {
-        const held = new Set(await this.deps.store.evaluations.renewLeases(this.deps.replicaId, ids, this.lease().until));
-        // Cancelled through another process, or taken over: stop here.
-        for (const id of ids) if (!held.has(id)) this.active.get(id)?.abort(new GenserveError("cancelled", { detail: "The evaluation was cancelled." }));
-      }
-      this.kick();
-    } catch (error) {
-      this.deps.logger.warn({ err: { message: (error as Error).message } }, "evaluation heartbeat failed; will retry");
-    }
-  }
-
-  private async work(): Promise<void> {
-    while (!this.closed) {
-      const evaluation = await this.deps.store.evaluations.claim(this.now().toISOString(), this.lease());
-      if (!evaluation) return;
-      await this.execute(evaluation);
-    }
-  }
-
-  private async execute(evaluation: EvaluationRecord): Promise<void> {
-    const { store, logger } = this.deps;
-    const log = logger.child({ evaluationId: evaluation.id });
-    const controller = new AbortController();
-    this.active.set(evaluation.id, controller);
-    try {
-      const document = evaluation.document as SuiteDocument;
-      const target = evaluation.target as EvaluationTarget;
-      const key = await store.keys.get(evaluation.keyId);
-      if (!key || key.revokedAt !== null) {
-        await this.end(evaluation, new GenserveError("unauthorized", { detail: "The key that started the evaluation was revoked." }));
-        return;
-      }
-      const principal: Principal = { keyId: key.id, name: key.name, admin: key.admin, limits: key.limits ?? NO_LIMITS };
-      const recorded = new Set((await store.evaluations.items(evaluation.id)).map((i) => `${i.caseIndex}:${i.repeat}`));
-      const pending: Job[] = [];
-      for (let repeat = 0; repeat < target.repeat; repeat++) {
-        for (let caseIndex = 0; caseIndex < document.cases.length; caseIndex++) if (!recorded.has(`${caseIndex}:${repeat}`)) pending.push({ caseIndex, repeat });
-      }
-      log.info({ pending: pending.length, recorded: recorded.size }, recorded.size > 0 ? "evaluation resumed" : "evaluation started");
-      let fatal: unknown = null;
-      const lane = async () => {
-        for (let job = pending.shift(); job && !controller.signal.aborted && !this.closed; job = pending.shift()) {
-          try {
-            const item = await this.runCase(evaluation.id, principal, document, target, job, controller.signal);
-            if (!(await store.evaluations.recordItem(evaluation.id, this.deps.replicaId, item))) controller.abort(new Stopped());
-            else this.notify(evaluation.id);
-          } catch (error) {
-            if (error instanceof Stopped) return;
-            fatal ??= error;
-            controller.abort(error);
-          }
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(target.concurrency, Math.max(1, pending.length)) }, lane));
-      if (fatal) await this.end(evaluation, fatal);
-      else if (!controller.signal.aborted && pending.length === 0 && !this.closed) await this.end(evaluation, null);
-      else if (this.closed) log.info("evaluation paused by shutdown; it resumes when a process takes it up");
-    } catch (error) {
-      log.error({ err: { message: (error as Error).message } }, "evaluation stopped by an error; it resumes when its lease runs out");
-    } finally {
-      this.active.delete(evaluation.id);
-      this.notify(evaluation.id);
-    }
-  }
-
-  /** Ends the evaluation: its totals, and its callback event (queued first, in the outbox). */
-  private async end(evaluation: EvaluationRecord, error: unknown): Promise<void> {
-    const items = await this.deps.store.evaluations.items(evaluation.id);
-    const document = evaluation.document as SuiteDocument;
-    const target = evaluation.target as EvaluationTarget;
-    const totals = totalsOf(document, target, items);
-    const problem = error === null ? null : toProblem(error);
-    const finishedAt = this.now().toISOString();
-    let event: Omit<EventRecord, "status" | "attempts"> | undefined;
-    if (target.callback) {
-      const report = { ...reportOf({ ...evaluation, status: problem ? "failed" : "completed" }, items) };
-      const baseline = target.baselineId ? await this.deps.store.evaluations.get(target.baselineId) : null;
-      const diff = baseline ? compareWithBaseline(report, reportOf(baseline, await this.deps.store.evaluations.items(baseline.id))) : null;
-      const id = `evt_${evaluation.id.replace(/^eval_/, "")}`;
-      const payload = JSON.stringify({
-        type: problem ? "evaluation.failed" : "evaluation.completed",
-        id,
-        createdAt: finishedAt,
-        data: {
-          evaluationId: evaluation.id,
-          suite: evaluation.suiteSlug,
-          suiteVersion: evaluation.suiteVersion,
-          status: problem ? "failed" : "completed",
-          workflowSlug: target.workflowSlug,
-          model: target.model,
-          totals,
-          ...(problem && { error: problem }),
-          baseline: diff && { id: diff.id, newlyFailing: diff.newlyFailing.map((c) => c.case), newlyPassing: diff.newlyPassing, passRateDelta: diff.passRateDelta },
-          customProperties: target.callback.customProperties ?? {},
-        },
-      });
-      event = { id, runId: evaluation.id, keyId: evaluation.keyId, url: target.callback.url, headers: callbackHeaders(target.callback.headers), payload, nextAttemptAt: finishedAt, createdAt: finishedAt };
-    }
-    const ended = await this.deps.store.evaluations.finish(evaluation.id, this.deps.replicaId, { status: problem ? "failed" : "completed", summary: totals, error: problem, finishedAt }, event);
-    if (ended) {
-      await this.decidePromotion(evaluation, target, totals.passRate ?? 0, problem !== null);
-      if (event) this.deps.onEventQueued?.();
-      this.deps.logger.info({ evaluationId: evaluation.id, status: problem ? "failed" : "completed", passRate: totals.passRate, runs: totals.done }, "evaluation ended");
-    }
-  }
-
-  /**
-   * One case run and its checks. A refusal that passes with time (a rate limit, a busy model) is
-   * waited out; one no run can pass (a revoked key, a spent budget) stops the evaluation; any other
-   * failure is the case's result (`error`).
-   */
-  private async runCase(evaluationId: string, principal: Principal, document: SuiteDocument, target: EvaluationTarget, job: Job, signal: AbortSignal): Promise<Omit<EvaluationItemRecord, "seq">> {
-    const c = document.cases[job.caseIndex]!;
-    const request: RunRequest = {
-      input: c.input,
-      workflowSlug: target.workflowSlug,
-      contextSlugs: c.contexts,
-      attachments: c.attachments,
-      history: c.history,
-      model: target.model ?? undefined,
-      ...(document.schema && { schema: document.schema }),
-    };
-    const base = { caseIndex: job.caseIndex, repeat: job.repeat };
-    const outcome = await this.attempt(() =>
-      target.operation === "generate.object"
-        ? this.deps.runs.generateObject(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.object, metadata: r.metadata }))
-        : this.deps.runs.generateText(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.text as unknown, metadata: r.metadata })),
-      signal,
-    );
-    if ("error" in outcome) {
-      const run = outcome.runId ? await this.deps.store.runs.get(outcome.runId) : null;
-      return { ...base, runId: outcome.runId, status: "error", output: null, checks: [], error: outcome.error, durationMs: run?.durationMs ?? null, inputTokens: run?.inputTokens ?? 0, outputTokens: run?.outputTokens ?? 0, cost: run?.cost ?? "0", createdAt: this.now().toISOString() };
-    }
-    const { runId, output, metadata } = outcome;
-    const { checks, judges } = checkOutput(output, c.expect ?? {});
-    const spent = { inputTokens: metadata.inputTokens, outputTokens: metadata.outputTokens, cost: [metadata.cost] };
-    for (const judge of judges) {
-      const verdict = await this.judge(evaluationId, principal, document, c.input, judge, signal);
-      checks.push(verdict.check);
-      spent.inputTokens += verdict.inputTokens;
-      spent.outputTokens += verdict.outputTokens;
-      spent.cost.push(verdict.cost);
-    }
-    return {
-      ...base,
-      runId,
-      status: checks.every((check) => check.pass) ? "passed" : "failed",
-      output,
-      checks,
-      error: null,
-      durationMs: metadata.durationInMs,
-      inputTokens: spent.inputTokens,
-      outputTokens: spent.outputTokens,
-      cost: sumUsd(spent.cost),
-      createdAt: this.now().toISOString(),
-    };
-  }
-
-  /** A judge workflow's verdict on one field (a failed judge run fails the check, saying why). */
-  private async judge(evaluationId: string, principal: Principal, document: SuiteDocument, input: string, judge: PendingJudge, signal: AbortSignal): Promise<{ check: CheckResult; inputTokens: number; outputTokens: number; cost: string }> {
-    const workflowSlug = judge.workflow ?? document.judgeWorkflow!;
-    const prompt = [
-      "Decide whether the value below meets the criterion. Answer with pass (true or false) and a one-sentence reason.",
-      `Criterion: ${judge.criterion}`,
-      `Field: ${judge.path === "" ? "the whole output" : judge.path}`,
-      `Value: ${judge.field.found ? JSON.stringify(judge.field.value) : "(missing)"}`,
-      `The input the value was produced from:\n${input}`,
-    ].join("\n\n");
-    const actual = judge.field.found ? { actual: judge.field.value } : {};
-    const outcome = await this.attempt(() => this.deps.runs.generateObject(principal, { input: prompt, workflowSlug, schema: JUDGE_SCHEMA }, { signal, evaluationId }), signal);
-    if ("error" in outcome) {
-      return { check: { path: judge.path, check: "judge", pass: false, expected: judge.criterion, ...actual, reason: `the judge run failed: ${outcome.error.code}: ${outcome.error.detail}` }, inputTokens: 0, outputTokens: 0, cost: "0" };
-    }
-    const verdict = outcome.object as { pass: boolean; reason: string };
-    return {
-      check: { path: judge.path, check: "judge", pass: verdict.pass, expected: judge.criterion, ...actual, reason: verdict.reason },
-      inputTokens: outcome.metadata.inputTokens,
-      outputTokens: outcome.metadata.outputTokens,
-      cost: outcome.metadata.cost,
-    };
-  }
-
-  /** Calls `run`, waiting out refusals that pass with time; the failure of a run that ran is returned, a fatal refusal thrown. */
-  private async attempt<T>(run: () => Promise<T>, signal: AbortSignal): Promise<T | { error: ReturnType<typeof toProblem>; runId: string | null }> {
-    let waited = 0;
-    for (let waits = 0; ; waits++) {
-      if (signal.aborted || this.closed) throw new Stopped();
-      try {
-        return await run();
-      } catch (error) {
-        if (signal.aborted || this.closed) throw new Stopped();
-        const known = isGenserveError(error) ? error : null;
-        if (known && FATAL.has(known.code)) throw error;
-        const header = Number(known?.headers?.["Retry-After"]);
-        const asked = known?.retryAfterMs ?? (Number.isFinite(header) ? header * 1000 : undefined);
-        const ms = Math.min(MAX_WAIT_MS, asked ?? 250 * 2 ** Math.min(waits, 7));
-        if (known && WAIT.has(known.code) && waited + ms <= WAIT_BUDGET_MS) {
-          waited += ms;
-          await new Promise<void>((resolve) => {
-            const stop = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-            const timer = setTimeout(() => {
-              signal.removeEventListener("abort", stop);
-              resolve();
-            }, ms);
-            signal.addEventListener("abort", stop, { once: true });
-          });
-          continue;
-        }
-        return { error: toProblem(error, this.deps.logger), runId: known?.runId ?? null };
-      }
-    }
   }
 }
