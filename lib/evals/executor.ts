@@ -9,6 +9,10 @@ import type { Principal } from "../keys/keys";
 import type { EvaluationRecord, EventRecord, Store } from "../store/types";
 import { Stopped, type CaseRunner, type Job } from "./case-run";
 import { compareWithBaseline, reportOf, totalsOf } from "./report";
+import type { SuiteSnapshots } from "./snapshots";
+
+/** How often, at most, an evaluation past its slice asks whether another key's evaluation is waiting. */
+const GIVE_WAY_CHECK_MS = 1_000;
 
 export interface EvaluationExecutorDeps {
   config: Config;
@@ -16,6 +20,7 @@ export interface EvaluationExecutorDeps {
   logger: Logger;
   /** This process, as the holder of the evaluations it executes (leases). */
   replicaId: string;
+  snapshots: SuiteSnapshots;
   caseRuns: (closed: () => boolean) => CaseRunner;
   now: () => Date;
   /** Told when a result of the evaluation was recorded here, or it stopped here. */
@@ -31,8 +36,10 @@ export interface EvaluationExecutorDeps {
  * claimed under a lease (renewed on a heartbeat, so a process that dies hands its evaluations to
  * another, or to itself after a restart), its case runs `target.concurrency` at a time. Each
  * result is recorded only while the evaluation is still held, so a cancel stops it, and one
- * resumed runs only the cases it had not recorded. The last result ends it: totals, and the signed
- * evaluation.completed event in the outbox.
+ * resumed runs only the cases it had not recorded. An evaluation that has held its slot for
+ * `limits.evaluationSliceMs` while another key's waits gives way: it starts no more case runs and
+ * goes back to the queue, where keys take turns (the store's claim). The last result ends it:
+ * totals, and the signed evaluation.completed event in the outbox.
  */
 export class EvaluationExecutor {
   private readonly active = new Map<string, AbortController>();
@@ -109,7 +116,7 @@ export class EvaluationExecutor {
     const controller = new AbortController();
     this.active.set(evaluation.id, controller);
     try {
-      const document = evaluation.document as SuiteDocument;
+      const document = await this.deps.snapshots.document(evaluation.snapshotId);
       const target = evaluation.target as EvaluationTarget;
       const key = await store.keys.get(evaluation.keyId);
       if (!key || key.revokedAt !== null) {
@@ -123,15 +130,17 @@ export class EvaluationExecutor {
         for (let caseIndex = 0; caseIndex < document.cases.length; caseIndex++) if (!recorded.has(`${caseIndex}:${repeat}`)) pending.push({ caseIndex, repeat });
       }
       log.info({ pending: pending.length, recorded: recorded.size }, recorded.size > 0 ? "evaluation resumed" : "evaluation started");
+      const slice = { started: Date.now(), checkedAt: 0, givingWay: false };
       let fatal: unknown = null;
       const lane = async () => {
-        while (!controller.signal.aborted && !this.closed) {
+        while (!controller.signal.aborted && !this.closed && !slice.givingWay) {
           const job = pending.shift();
           if (!job) return;
           try {
             const item = await this.caseRuns.run(evaluation.id, principal, document, target, job, controller.signal);
             if (!(await store.evaluations.recordItem(evaluation.id, replicaId, item))) controller.abort(new Stopped());
             else this.deps.changed(evaluation.id);
+            await this.giveWay(evaluation, slice);
           } catch (error) {
             if (error instanceof Stopped) return;
             fatal ??= error;
@@ -144,11 +153,30 @@ export class EvaluationExecutor {
       else if (controller.signal.aborted) return;
       else if (this.closed) log.info("evaluation paused by shutdown; it resumes when a process takes it up");
       else if (pending.length === 0) await this.end(evaluation, document, null);
+      else if (await store.evaluations.requeue(evaluation.id, replicaId)) log.info({ pending: pending.length }, "evaluation gave its slot to another key's; it resumes when its turn comes again");
     } catch (error) {
       log.error({ err: { message: (error as Error).message } }, "evaluation stopped by an error; it resumes when its lease runs out");
     } finally {
       this.active.delete(evaluation.id);
       this.deps.changed(evaluation.id);
+    }
+  }
+
+  /**
+   * Whether the evaluation should give its slot up: it has held it for its slice, this process has
+   * no free slot (a free one takes the waiting evaluation without anyone giving way), and another
+   * key's evaluation is queued. Asked between case runs, at most once a second.
+   */
+  private async giveWay(evaluation: EvaluationRecord, slice: { started: number; checkedAt: number; givingWay: boolean }): Promise<void> {
+    const { evaluationSliceMs, evaluations } = this.deps.config.limits;
+    const now = Date.now();
+    if (slice.givingWay || now - slice.started < evaluationSliceMs || this.active.size < evaluations || now - slice.checkedAt < GIVE_WAY_CHECK_MS) return;
+    slice.checkedAt = now;
+    try {
+      slice.givingWay = await this.deps.store.evaluations.othersQueued(evaluation.keyId);
+    } catch (error) {
+      // Not the evaluation's failure: it keeps its slot and asks again later.
+      this.deps.logger.warn({ err: { message: (error as Error).message }, evaluationId: evaluation.id }, "could not ask whether another key's evaluation waits");
     }
   }
 
@@ -162,9 +190,9 @@ export class EvaluationExecutor {
     const finishedAt = this.deps.now().toISOString();
     let event: Omit<EventRecord, "status" | "attempts"> | undefined;
     if (target.callback) {
-      const report = { ...reportOf({ ...evaluation, status: problem ? "failed" : "completed" }, items) };
+      const report = { ...reportOf({ ...evaluation, status: problem ? "failed" : "completed" }, document, items) };
       const baseline = target.baselineId ? await store.evaluations.get(target.baselineId) : null;
-      const diff = baseline ? compareWithBaseline(report, reportOf(baseline, await store.evaluations.items(baseline.id))) : null;
+      const diff = baseline ? compareWithBaseline(report, reportOf(baseline, await this.deps.snapshots.document(baseline.snapshotId), await store.evaluations.items(baseline.id))) : null;
       const id = `evt_${evaluation.id.replace(/^eval_/, "")}`;
       const payload = JSON.stringify({
         type: problem ? "evaluation.failed" : "evaluation.completed",

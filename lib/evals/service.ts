@@ -5,7 +5,7 @@ import type { Catalog } from "../catalog/catalog";
 import type { Config } from "../config/types";
 import { callbackUrlProblem } from "../delivery/address-policy";
 import { GenserveError, validationError, type FieldError } from "../errors";
-import { newEvaluationId } from "../ids";
+import { newEvaluationId, newSnapshotId } from "../ids";
 import { escapePointerSegment } from "../json/pointer";
 import { assertWorkflowAllowed, mayRead } from "../keys/access";
 import type { Principal } from "../keys/keys";
@@ -16,6 +16,7 @@ import { readableSuite } from "./access";
 import { CaseRunner } from "./case-run";
 import { EvaluationExecutor } from "./executor";
 import { compareWithBaseline, reportOf, totalsOf } from "./report";
+import { SuiteSnapshots } from "./snapshots";
 
 export interface EvaluationServiceDeps {
   config: Config;
@@ -32,26 +33,32 @@ export interface EvaluationServiceDeps {
   now?: () => Date;
 }
 
+/** What a key refused for queueing too many evaluations is told to wait, in seconds (queued ones start as slots free; no end can be foreseen). */
+const QUEUE_FULL_RETRY_AFTER_S = 30;
+
 /**
- * Evaluations of test suites. An evaluation is stored queued with the suite as it is then;
- * `EvaluationExecutor` claims and executes it case run by case run through the ordinary run
- * pipeline (`CaseRunner`). Ended evaluations that gate a promotion move the label (or record the
- * refusal), once.
+ * Evaluations of test suites. An evaluation is stored queued, pointing at the suite as it is then
+ * (a snapshot stored once per suite version); `EvaluationExecutor` claims and executes it case run
+ * by case run through the ordinary run pipeline, keys taking turns for the process's slots. Ended
+ * evaluations that gate a promotion move the label (or record the refusal), once.
  */
 export class EvaluationService {
   private readonly now: () => Date;
   private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly snapshots: SuiteSnapshots;
   private readonly executor: EvaluationExecutor;
 
   constructor(private readonly deps: EvaluationServiceDeps) {
     const now = (this.now = deps.now ?? (() => new Date()));
     const { config, store, logger, runs, replicaId } = deps;
+    this.snapshots = new SuiteSnapshots(store);
     this.executor = new EvaluationExecutor({
       config,
       store,
       logger,
       replicaId,
       now,
+      snapshots: this.snapshots,
       caseRuns: (closed) => new CaseRunner({ store, runs, logger, now, closed }),
       changed: (id) => this.notify(id),
       ended: (evaluation, passRate, failed) => this.decidePromotion(evaluation, passRate, failed),
@@ -87,7 +94,11 @@ export class EvaluationService {
     }
   }
 
-  /** Checks an evaluation request against the suite, stores it queued and starts it. */
+  /**
+   * Checks an evaluation request against the suite, stores it queued and starts it. Refused: a
+   * workflow the key may not use (403), more case runs than `limits.evaluationRuns` (400),
+   * and a key with `limits.evaluationsQueuedPerKey` evaluations queued already (429).
+   */
   async create(caller: Principal, slug: string, request: CreateEvaluationRequest, promotion?: EvaluationTarget["promotion"]): Promise<EvaluationRecord> {
     const { store, catalog, config } = this.deps;
     const suite = await readableSuite(store, caller, slug);
@@ -108,6 +119,12 @@ export class EvaluationService {
     if (unknownModel) errors.push(unknownModel);
     const most = config.limits.evaluationConcurrency;
     if (request.concurrency !== undefined && request.concurrency > most) errors.push({ path: "/concurrency", message: `must be at most ${most} (limits.evaluationConcurrency)` });
+    const repeat = request.repeat ?? document.repeat ?? 1;
+    const runs = document.cases.length * repeat;
+    if (runs > config.limits.evaluationRuns) {
+      const message = `makes ${document.cases.length} cases × ${repeat} repeats = ${runs} case runs; the most one evaluation may make is ${config.limits.evaluationRuns} (limits.evaluationRuns)`;
+      errors.push({ path: request.repeat !== undefined ? "/repeat" : "/suite/cases", message });
+    }
     const refused = request.callback ? await callbackUrlProblem(store, request.callback.url, { allowPrivate: config.network.allowPrivate, publicUrl: this.deps.publicUrl }) : null;
     if (refused) errors.push(refused);
     if (errors.length > 0) throw validationError(errors);
@@ -116,14 +133,24 @@ export class EvaluationService {
       workflowSlug,
       model: request.model ?? null,
       operation: document.schema || workflow.schema ? "generate.object" : "generate.text",
-      repeat: request.repeat ?? document.repeat ?? 1,
+      repeat,
       concurrency: request.concurrency ?? most,
       baselineId,
       callback: request.callback ?? null,
       ...(promotion && { promotion }),
     };
-    const evaluation = { id: newEvaluationId(), suiteSlug: slug, suiteVersion: suite.version, keyId: caller.keyId, target, document: suite.document, createdAt: this.now().toISOString() };
-    await store.evaluations.insert(evaluation);
+    const maxQueued = config.limits.evaluationsQueuedPerKey;
+    // Asked first too, so that a refused evaluation stores no snapshot; the insert is the atomic check.
+    const queueFull = () =>
+      new GenserveError("evaluation_queue_full", {
+        detail: `This key has ${maxQueued} evaluations queued, the most it may have (limits.evaluationsQueuedPerKey); start another once one of them has started.`,
+        headers: { "Retry-After": String(QUEUE_FULL_RETRY_AFTER_S) },
+      });
+    if ((await store.evaluations.list({ keyId: caller.keyId, status: "queued", limit: maxQueued })).length >= maxQueued) throw queueFull();
+    const createdAt = this.now().toISOString();
+    const snapshotId = await store.evaluations.saveSnapshot({ id: newSnapshotId(), suiteSlug: slug, suiteVersion: suite.version, document: suite.document, createdAt });
+    const evaluation = { id: newEvaluationId(), suiteSlug: slug, suiteVersion: suite.version, keyId: caller.keyId, target, snapshotId, createdAt };
+    if (!(await store.evaluations.insert(evaluation, { maxQueued }))) throw queueFull();
     this.deps.logger.info({ evaluationId: evaluation.id, suite: slug, workflow: workflowSlug, cases: document.cases.length, repeat: target.repeat }, "evaluation queued");
     this.executor.kick();
     return { ...evaluation, status: "queued", summary: null, error: null, startedAt: null, finishedAt: null };
@@ -176,17 +203,23 @@ export class EvaluationService {
 
   /** The report of an evaluation already found readable (or shared by its owner). */
   async reportFor(evaluation: EvaluationRecord): Promise<EvaluationReport> {
-    const id = evaluation.id;
-    const report = reportOf(evaluation, await this.deps.store.evaluations.items(id));
+    const { store } = this.deps;
+    const report = reportOf(evaluation, await this.snapshots.document(evaluation.snapshotId), await store.evaluations.items(evaluation.id));
     const baselineId = (evaluation.target as EvaluationTarget).baselineId;
-    const baseline = baselineId ? await this.deps.store.evaluations.get(baselineId) : null;
-    return { ...report, baseline: baseline ? compareWithBaseline(report, reportOf(baseline, await this.deps.store.evaluations.items(baseline.id))) : null };
+    const baseline = baselineId ? await store.evaluations.get(baselineId) : null;
+    const before = baseline && reportOf(baseline, await this.snapshots.document(baseline.snapshotId), await store.evaluations.items(baseline.id));
+    return { ...report, baseline: before ? compareWithBaseline(report, before) : null };
   }
 
   /** Totals as they stand: stored when it ended, else from the results so far. */
   async totals(evaluation: EvaluationRecord): Promise<EvaluationTotals> {
     if (evaluation.summary) return evaluation.summary as EvaluationTotals;
-    return totalsOf(evaluation.document as SuiteDocument, evaluation.target as EvaluationTarget, await this.deps.store.evaluations.items(evaluation.id));
+    return totalsOf(await this.document(evaluation), evaluation.target as EvaluationTarget, await this.deps.store.evaluations.items(evaluation.id));
+  }
+
+  /** The suite as the evaluation runs it (its snapshot). */
+  document(evaluation: EvaluationRecord): Promise<SuiteDocument> {
+    return this.snapshots.document(evaluation.snapshotId);
   }
 
   /** Cancels a queued or running evaluation: no case run starts after this, those in flight are cancelled. */

@@ -1,5 +1,6 @@
 import "server-only";
 import { suiteDocumentSchema, type SuiteDocument } from "../api/suites";
+import type { Config } from "../config/types";
 import { dedupeFieldErrors, GenserveError, validationError, zodFieldErrors, type FieldError } from "../errors";
 import { escapePointerSegment } from "../json/pointer";
 import { mayRead } from "../keys/access";
@@ -42,8 +43,26 @@ export async function parseSuite(raw: unknown, options: { slug?: string; schemas
   return result.data;
 }
 
-/** Creates or replaces a suite; another key's suite of the same slug is refused (409), not overwritten. */
-export async function putSuite(store: Store, schemas: Pick<SchemaCompiler, "problems">, caller: Principal, slug: string, raw: unknown, at: Date): Promise<{ suite: SuiteRecord; created: boolean }> {
+/**
+ * Creates or replaces a suite; another key's suite of the same slug is refused (409), not
+ * overwritten, and one larger than `limits.suiteBytes` as stored (413) before it is checked.
+ */
+export async function putSuite(
+  store: Store,
+  schemas: Pick<SchemaCompiler, "problems">,
+  limits: Pick<Config["limits"], "suiteBytes">,
+  caller: Principal,
+  slug: string,
+  raw: unknown,
+  at: Date,
+): Promise<{ suite: SuiteRecord; created: boolean }> {
+  const bytes = Buffer.byteLength(JSON.stringify(raw !== null && typeof raw === "object" && !Array.isArray(raw) ? { ...raw, suite: slug } : raw));
+  if (bytes > limits.suiteBytes) {
+    throw new GenserveError("payload_too_large", {
+      detail: `The suite is ${bytes} bytes as stored; the most a suite may be is ${limits.suiteBytes} bytes (limits.suiteBytes).`,
+      errors: [{ path: "", message: `is ${bytes} bytes; a suite may be at most ${limits.suiteBytes} bytes (limits.suiteBytes)` }],
+    });
+  }
   const document = await parseSuite(raw, { slug, schemas });
   const existing = await store.suites.get(slug);
   if (existing && !mayRead(caller, existing.keyId)) throw new GenserveError("conflict", { detail: `The suite slug "${slug}" is taken by another key; choose another.` });

@@ -11,6 +11,7 @@ import {
   type EvaluationReport,
   type EvaluationSummary,
   type EvaluationTarget,
+  type EvaluationTotals,
   type SuiteDocument,
 } from "../api/suites";
 import { SLUG } from "../domain/names";
@@ -29,20 +30,21 @@ const maskTarget = (target: EvaluationTarget): EvaluationTarget => ({ ...target,
 
 const suiteView = (suite: SuiteRecord) => ({ slug: suite.slug, version: suite.version, keyId: suite.keyId, createdAt: suite.createdAt, updatedAt: suite.updatedAt, document: suite.document as SuiteDocument });
 
-async function summaryView(service: EvaluationService, evaluation: EvaluationRecord): Promise<EvaluationSummary> {
-  return {
-    id: evaluation.id,
-    suite: evaluation.suiteSlug,
-    suiteVersion: evaluation.suiteVersion,
-    status: evaluation.status,
-    target: maskTarget(evaluation.target as EvaluationTarget),
-    totals: await service.totals(evaluation),
-    error: evaluation.error && { code: evaluation.error.code, detail: evaluation.error.detail },
-    createdAt: evaluation.createdAt,
-    startedAt: evaluation.startedAt,
-    finishedAt: evaluation.finishedAt,
-  };
-}
+/** An evaluation as lists, a cancel and the end of its event stream show it, with its totals. */
+const summaryView = (evaluation: EvaluationRecord, totals: EvaluationTotals): EvaluationSummary => ({
+  id: evaluation.id,
+  suite: evaluation.suiteSlug,
+  suiteVersion: evaluation.suiteVersion,
+  status: evaluation.status,
+  target: maskTarget(evaluation.target as EvaluationTarget),
+  totals,
+  error: evaluation.error && { code: evaluation.error.code, detail: evaluation.error.detail },
+  createdAt: evaluation.createdAt,
+  startedAt: evaluation.startedAt,
+  finishedAt: evaluation.finishedAt,
+});
+
+const summaryOf = async (service: EvaluationService, evaluation: EvaluationRecord) => summaryView(evaluation, await service.totals(evaluation));
 
 const checkSlug = (slug: string) => {
   if (!SLUG.test(slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
@@ -67,7 +69,7 @@ export const suiteRoutes = {
     const caller = await principal();
     checkSlug(params.slug);
     const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
-    const { suite, created } = await putSuite(runtime.store, runtime.schemas, caller, params.slug, body, new Date());
+    const { suite, created } = await putSuite(runtime.store, runtime.schemas, runtime.config.limits, caller, params.slug, body, new Date());
     return reply(suiteSchema, suiteView(suite), { status: created ? 201 : 200 });
   }),
   DELETE: route<{ slug: string }>(async ({ runtime, principal, params }) => {
@@ -93,7 +95,7 @@ export const suiteEvaluationRoutes = {
     const limit = Number(query.get("limit") ?? "20");
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw validationError([{ path: "?limit", message: "must be a whole number from 1 to 100" }]);
     const rows = await runtime.store.evaluations.list({ suiteSlug: params.slug, keyId: caller.admin ? undefined : caller.keyId, status: status as EvaluationStatus | undefined, limit });
-    return reply(evaluationListSchema, { evaluations: await Promise.all(rows.map((e) => summaryView(runtime.evaluations, e))) });
+    return reply(evaluationListSchema, { evaluations: await Promise.all(rows.map((e) => summaryOf(runtime.evaluations, e))) });
   }),
 };
 
@@ -106,7 +108,7 @@ export const getEvaluation = route<{ id: string }>(async ({ runtime, principal, 
 /** POST /api/v1/evaluations/{id}/cancel. */
 export const cancelEvaluation = route<{ id: string }>(async ({ runtime, principal, params }) => {
   const evaluation = await runtime.evaluations.cancel(await principal(), params.id);
-  return reply(evaluationSummarySchema, await summaryView(runtime.evaluations, evaluation));
+  return reply(evaluationSummarySchema, await summaryOf(runtime.evaluations, evaluation));
 });
 
 const ENDED: readonly EvaluationStatus[] = ["completed", "cancelled", "failed"];
@@ -123,7 +125,7 @@ export const evaluationEvents = route<{ id: string }>(async ({ request, runtime,
   const lastEventId = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId") ?? "0";
   if (!/^\d{1,15}$/.test(lastEventId)) throw validationError([{ path: "Last-Event-ID", message: "must be the id of an event this stream sent" }]);
   const { store } = runtime;
-  const document = evaluation.document as SuiteDocument;
+  const document = await runtime.evaluations.document(evaluation);
   const total = document.cases.length * (evaluation.target as EvaluationTarget).repeat;
   const encoder = new TextEncoder();
   let stop = () => {};
@@ -162,7 +164,7 @@ export const evaluationEvents = route<{ id: string }>(async ({ request, runtime,
           }
           if (items.length > 0) send(`event: progress\ndata: ${JSON.stringify({ ...counts, total })}\n\n`);
           if (!current || ENDED.includes(current.status)) {
-            send(`event: end\ndata: ${JSON.stringify(current ? await summaryView(runtime.evaluations, current) : { id: evaluation.id, status: "failed" })}\n\n`);
+            send(`event: end\ndata: ${JSON.stringify(current ? await summaryOf(runtime.evaluations, current) : { id: evaluation.id, status: "failed" })}\n\n`);
             break;
           }
           await new Promise<void>((resolve) => {

@@ -357,6 +357,35 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX events_due ON events (next_attempt_at, id) WHERE status = 'pending';
     `,
   },
+  // 18 and 20 are numbered by other branches; the runners apply each migration not yet recorded, by
+  // its version, so a gap in the numbers is harmless.
+  {
+    version: 19,
+    name: "evaluations share one stored copy of each suite version they ran (suite_snapshots) instead of a copy each; when each was last claimed (fair shares between keys)",
+    // Every distinct (suite, version, document) becomes one snapshot, named after the first
+    // evaluation that held it; each evaluation then points at its snapshot and its own copy goes.
+    sql: `
+      CREATE TABLE suite_snapshots (
+        id TEXT PRIMARY KEY,
+        suite_slug TEXT NOT NULL,
+        suite_version INTEGER NOT NULL,
+        document TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      INSERT INTO suite_snapshots (id, suite_slug, suite_version, document, created_at)
+        SELECT 'snap_' || MIN(id), suite_slug, suite_version, document, MIN(created_at) FROM evaluations GROUP BY suite_slug, suite_version, document;
+      CREATE INDEX suite_snapshots_version ON suite_snapshots (suite_slug, suite_version);
+      ALTER TABLE evaluations ADD COLUMN snapshot_id TEXT;
+      UPDATE evaluations SET snapshot_id = (
+        SELECT s.id FROM suite_snapshots s
+        WHERE s.suite_slug = evaluations.suite_slug AND s.suite_version = evaluations.suite_version AND s.document = evaluations.document
+      );
+      ALTER TABLE evaluations DROP COLUMN document;
+      ALTER TABLE evaluations ADD COLUMN claimed_at TEXT;
+      UPDATE evaluations SET claimed_at = started_at;
+      CREATE INDEX evaluations_key ON evaluations (key_id, claimed_at);
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */
@@ -378,6 +407,7 @@ export const TRANSFER_TABLES = [
   "key_usage",
   "usage_reservations",
   "suites",
+  "suite_snapshots",
   "evaluations",
   "evaluation_items",
   "workflow_label_moves",
