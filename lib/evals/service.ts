@@ -15,6 +15,7 @@ import type { EvaluationRecord, Store } from "../store/types";
 import { readableSuite } from "./access";
 import { CaseRunner } from "./case-run";
 import { EvaluationExecutor } from "./executor";
+import { EvaluationFollowers, type FollowerSink } from "./followers";
 import { compareWithBaseline, reportOf, totalsOf } from "./report";
 import { SuiteSnapshots } from "./snapshots";
 
@@ -31,6 +32,8 @@ export interface EvaluationServiceDeps {
   /** Told when an evaluation queued its callback event. */
   onEventQueued?: () => void;
   now?: () => Date;
+  /** How often followers' readers look for results other processes recorded (default 1 s). */
+  followPollMs?: number;
 }
 
 /** What a key refused for queueing too many evaluations is told to wait, in seconds (queued ones start as slots free; no end can be foreseen). */
@@ -39,7 +42,8 @@ const QUEUE_FULL_RETRY_AFTER_S = 30;
 /**
  * Evaluations of test suites. An evaluation is stored queued, pointing at the suite as it is then
  * (a snapshot stored once per suite version); `EvaluationExecutor` claims and executes it case run
- * by case run through the ordinary run pipeline, keys taking turns for the process's slots. Ended
+ * by case run through the ordinary run pipeline, keys taking turns for the process's slots;
+ * followers of its progress share one reader per evaluation (`EvaluationFollowers`). Ended
  * evaluations that gate a promotion move the label (or record the refusal), once.
  */
 export class EvaluationService {
@@ -47,6 +51,7 @@ export class EvaluationService {
   private readonly listeners = new Map<string, Set<() => void>>();
   private readonly snapshots: SuiteSnapshots;
   private readonly executor: EvaluationExecutor;
+  private readonly followers: EvaluationFollowers;
 
   constructor(private readonly deps: EvaluationServiceDeps) {
     const now = (this.now = deps.now ?? (() => new Date()));
@@ -64,6 +69,7 @@ export class EvaluationService {
       ended: (evaluation, passRate, failed) => this.decidePromotion(evaluation, passRate, failed),
       onEventQueued: deps.onEventQueued,
     });
+    this.followers = new EvaluationFollowers({ store, snapshots: this.snapshots, logger, pollMs: deps.followPollMs, totals: (evaluation, document) => this.totalsOf(evaluation, document) });
   }
 
   /**
@@ -214,12 +220,12 @@ export class EvaluationService {
   /** Totals as they stand: stored when it ended, else from the results so far. */
   async totals(evaluation: EvaluationRecord): Promise<EvaluationTotals> {
     if (evaluation.summary) return evaluation.summary as EvaluationTotals;
-    return totalsOf(await this.document(evaluation), evaluation.target as EvaluationTarget, await this.deps.store.evaluations.items(evaluation.id));
+    return this.totalsOf(evaluation, await this.snapshots.document(evaluation.snapshotId));
   }
 
-  /** The suite as the evaluation runs it (its snapshot). */
-  document(evaluation: EvaluationRecord): Promise<SuiteDocument> {
-    return this.snapshots.document(evaluation.snapshotId);
+  private async totalsOf(evaluation: EvaluationRecord, document: SuiteDocument): Promise<EvaluationTotals> {
+    if (evaluation.summary) return evaluation.summary as EvaluationTotals;
+    return totalsOf(document, evaluation.target as EvaluationTarget, await this.deps.store.evaluations.items(evaluation.id));
   }
 
   /** Cancels a queued or running evaluation: no case run starts after this, those in flight are cancelled. */
@@ -234,6 +240,14 @@ export class EvaluationService {
     return (await this.deps.store.evaluations.get(id))!;
   }
 
+  /**
+   * Follows an evaluation's progress from after result `after` (its results, counts and end),
+   * through this process's one reader of it; the returned function stops following.
+   */
+  follow(evaluation: EvaluationRecord, after: number, sink: FollowerSink): () => void {
+    return this.followers.follow(evaluation, after, sink);
+  }
+
   /** Calls `listener` whenever this process records a result of the evaluation or ends it. */
   subscribe(id: string, listener: () => void): () => void {
     const set = this.listeners.get(id) ?? new Set();
@@ -245,7 +259,9 @@ export class EvaluationService {
     };
   }
 
-  private notify(id: string): void {
+  /** Tells this process's listeners and followers of the evaluation that it changed (a result recorded here, its end). */
+  notify(id: string): void {
     for (const listener of this.listeners.get(id) ?? []) listener();
+    this.followers.wake(id);
   }
 }

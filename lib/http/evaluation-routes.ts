@@ -111,82 +111,61 @@ export const cancelEvaluation = route<{ id: string }>(async ({ runtime, principa
   return reply(evaluationSummarySchema, await summaryOf(runtime.evaluations, evaluation));
 });
 
-const ENDED: readonly EvaluationStatus[] = ["completed", "cancelled", "failed"];
-
 /**
  * GET /api/v1/evaluations/{id}/events: progress as server-sent events. Each case result is an
  * `event: result` whose `id:` is its order of recording (Last-Event-ID resumes after it), followed
  * by `event: progress` with the counts; the stream ends with `event: end` (status and totals).
- * Results are read from storage, so any replica can serve the stream; this process's own results
- * wake it at once, others' within a second.
+ * Results are read from storage, so any replica can serve the stream; every follower of an
+ * evaluation in this process shares one reader of it (`EvaluationFollowers`), woken at once by this
+ * process's own results and looking for others' every second.
  */
 export const evaluationEvents = route<{ id: string }>(async ({ request, runtime, principal, params }) => {
   const evaluation = await runtime.evaluations.readable(await principal(), params.id);
   const lastEventId = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId") ?? "0";
   if (!/^\d{1,15}$/.test(lastEventId)) throw validationError([{ path: "Last-Event-ID", message: "must be the id of an event this stream sent" }]);
-  const { store } = runtime;
-  const document = await runtime.evaluations.document(evaluation);
-  const total = document.cases.length * (evaluation.target as EvaluationTarget).repeat;
   const encoder = new TextEncoder();
   let stop = () => {};
   const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
+    start(controller) {
       let open = true;
-      let wake = () => {};
-      const unsubscribe = runtime.evaluations.subscribe(evaluation.id, () => wake());
-      const onAbort = () => {
-        open = false;
-        wake();
-      };
-      request.signal.addEventListener("abort", onAbort, { once: true });
-      stop = onAbort;
+      let quiet = true;
       const send = (text: string) => {
-        if (open) controller.enqueue(encoder.encode(text));
+        if (!open) return;
+        quiet = false;
+        controller.enqueue(encoder.encode(text));
       };
-      try {
-        const counts = { done: 0, passed: 0, failed: 0, errors: 0 };
-        let after = Number(lastEventId);
-        for (const item of await store.evaluations.items(evaluation.id)) {
-          if (item.seq > after) break;
-          counts.done++;
-          counts[item.status === "passed" ? "passed" : item.status === "failed" ? "failed" : "errors"]++;
-        }
-        let idle = 0;
-        while (open) {
-          const current = await store.evaluations.get(evaluation.id);
-          const items = await store.evaluations.items(evaluation.id, after);
-          for (const item of items) {
-            counts.done++;
-            counts[item.status === "passed" ? "passed" : item.status === "failed" ? "failed" : "errors"]++;
-            after = item.seq;
-            const failing = (item.checks as { pass: boolean }[]).filter((c) => !c.pass);
-            send(`id: ${item.seq}\nevent: result\ndata: ${JSON.stringify({ case: document.cases[item.caseIndex]?.name, caseIndex: item.caseIndex, repeat: item.repeat, runId: item.runId, status: item.status, durationMs: item.durationMs, failing, error: item.error && { code: item.error.code, detail: item.error.detail } })}\n\n`);
-          }
-          if (items.length > 0) send(`event: progress\ndata: ${JSON.stringify({ ...counts, total })}\n\n`);
-          if (!current || ENDED.includes(current.status)) {
-            send(`event: end\ndata: ${JSON.stringify(current ? await summaryOf(runtime.evaluations, current) : { id: evaluation.id, status: "failed" })}\n\n`);
-            break;
-          }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 1_000);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          idle = items.length > 0 ? 0 : idle + 1;
-          if (idle * 1_000 >= runtime.config.limits.streamKeepAliveMs) {
-            send(": ping\n\n");
-            idle = 0;
-          }
-        }
-      } catch (error) {
-        runtime.logger.warn({ err: { message: (error as Error).message }, evaluationId: evaluation.id }, "evaluation event stream failed");
-      } finally {
-        unsubscribe();
+      const keepAlive = setInterval(() => {
+        if (quiet) send(": ping\n\n");
+        quiet = true;
+      }, runtime.config.limits.streamKeepAliveMs);
+      keepAlive.unref();
+      let unfollow = () => {};
+      /** Stops following; the stream ends unless the client cancelled it (then it has ended). */
+      const close = (cancelled = false) => {
+        if (!open) return;
+        open = false;
+        clearInterval(keepAlive);
+        unfollow();
         request.signal.removeEventListener("abort", onAbort);
-        if (open) controller.close();
-      }
+        if (cancelled) return;
+        try {
+          controller.close();
+        } catch {
+          // Cancelled by the client in the meantime: it has ended already.
+        }
+      };
+      const onAbort = () => close();
+      stop = () => close(true);
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      unfollow = runtime.evaluations.follow(evaluation, Number(lastEventId), {
+        result: (seq, data) => send(`id: ${seq}\nevent: result\ndata: ${data}\n\n`),
+        progress: (progress) => send(`event: progress\ndata: ${JSON.stringify(progress)}\n\n`),
+        end: (current, totals) => {
+          send(`event: end\ndata: ${JSON.stringify(current && totals ? summaryView(current, totals) : { id: evaluation.id, status: "failed" })}\n\n`);
+          close();
+        },
+      });
+      if (request.signal.aborted) close();
     },
     cancel() {
       stop();
