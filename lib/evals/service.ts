@@ -7,7 +7,7 @@ import { callbackUrlProblem } from "../delivery/address-policy";
 import { GenserveError, validationError, type FieldError } from "../errors";
 import { newEvaluationId, newSnapshotId } from "../ids";
 import { escapePointerSegment } from "../json/pointer";
-import { assertWorkflowAllowed, mayRead } from "../keys/access";
+import { assertModelAllowed, assertWorkflowAllowed, mayRead } from "../keys/access";
 import type { Principal } from "../keys/keys";
 import type { RunService } from "../runs/service";
 import { modelProblem } from "../runs/plan";
@@ -102,7 +102,7 @@ export class EvaluationService {
 
   /**
    * Checks an evaluation request against the suite, stores it queued and starts it. Refused: a
-   * workflow the key may not use (403), more case runs than `limits.evaluationRuns` (400),
+   * workflow or model the key may not use (403), more case runs than `limits.evaluationRuns` (400),
    * and a key with `limits.evaluationsQueuedPerKey` evaluations queued already (429).
    */
   async create(caller: Principal, slug: string, request: CreateEvaluationRequest, promotion?: EvaluationTarget["promotion"]): Promise<EvaluationRecord> {
@@ -114,6 +114,8 @@ export class EvaluationService {
     if (workflowSlug === undefined) throw validationError([{ path: "/workflowSlug", message: "is required: the suite names no workflow" }]);
     const workflow = await catalog.resolve(workflowSlug, request.workflowSlug ? "/workflowSlug" : "/suite/workflow");
     assertWorkflowAllowed(caller, workflowSlug, "/workflowSlug");
+    // As for a run: a key limited to workflows runs them on their own models (and is not told which aliases exist).
+    assertModelAllowed(caller, request.model, workflow.model);
     for (const [i, c] of document.cases.entries()) {
       for (const [pointer, e] of Object.entries(c.expect ?? {})) {
         if (e.judge === undefined) continue;
