@@ -30,6 +30,9 @@ export const runIdAt = (ms: number): string => `run_${encodeTime(Math.max(0, Mat
 /** Evaluations of test suites sort by creation too (the suite's newest is its baseline "latest"). */
 export const newEvaluationId = (): string => `eval_${nextUlid()}`;
 
+/** A stored copy of a suite version that evaluations share (suite_snapshots). */
+export const newSnapshotId = (): string => `snap_${nextUlid()}`;
+
 /** Callback event ids sort by creation too (the Standard Webhooks `webhook-id`). */
 export const newEventId = (): string => `evt_${nextUlid()}`;
 

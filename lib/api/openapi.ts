@@ -280,7 +280,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           responses: {
             "200": body("Moved.", "LabelMove"),
             "202": body("The evaluation deciding the promotion is queued.", "PromotionStarted", { Location: { description: "The evaluation.", schema: { type: "string" } } }),
-            ...problemResponses(["validation_failed", "unauthorized", "forbidden", "workflow_not_found", "suite_not_found", "unsupported_media_type"]),
+            ...problemResponses(["validation_failed", "unauthorized", "forbidden", "workflow_not_found", "suite_not_found", "unsupported_media_type", "evaluation_queue_full"]),
           },
         },
         delete: {
@@ -507,7 +507,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           requestBody: { required: true, content: { "application/json": { schema: ref("CreateEvaluationRequest") } } },
           responses: {
             "202": body("Queued.", "QueuedEvaluation", { Location: { description: "The evaluation.", schema: { type: "string" } } }),
-            ...problemResponses(["validation_failed", "unauthorized", "forbidden", "suite_not_found", "workflow_not_found", "evaluation_not_found", "unsupported_media_type"]),
+            ...problemResponses(["validation_failed", "unauthorized", "forbidden", "suite_not_found", "workflow_not_found", "evaluation_not_found", "unsupported_media_type", "evaluation_queue_full"]),
           },
         },
         get: {

@@ -209,7 +209,7 @@ async function inProcessBackend(options: EvalOptions, env: NodeJS.ProcessEnv, cw
   }
   return {
     async putSuite(slug, document) {
-      await putSuite(runtime.store, runtime.schemas, principal, slug, document, new Date());
+      await putSuite(runtime.store, runtime.schemas, runtime.config.limits, principal, slug, document, new Date());
     },
     async start(slug, request) {
       return (await runtime.evaluations.create(principal, slug, request)).id;

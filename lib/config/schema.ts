@@ -146,6 +146,19 @@ export const limitsSchema = z
     evaluations: z.number().int().positive().default(2),
     /** Case runs one evaluation makes at once (the default and the most a request may ask for). */
     evaluationConcurrency: z.number().int().min(1).max(64).default(4),
+    // Evaluations: fair shares and caps (issue 31)
+    /** Evaluations one key may have queued at once; past it, 429 evaluation_queue_full (Retry-After). */
+    evaluationsQueuedPerKey: z.number().int().min(1).default(10),
+    /** Case runs one evaluation may plan, cases × repeat (judge runs not counted); past it, 400 naming the field. */
+    evaluationRuns: z.number().int().min(1).default(20_000),
+    /** A suite document's size as stored (its JSON); past it, 413 when it is put. */
+    suiteBytes: z.number().int().min(1_024).default(8 * MiB),
+    /**
+     * How long an evaluation keeps its slot while another key's evaluation waits for one: past it,
+     * it starts no more case runs, and once those in flight end it goes back to the queue (resuming
+     * where it was when its turn comes again). 0: give way after each case run.
+     */
+    evaluationSliceMs: z.number().int().min(0).default(30_000),
     /**
      * Runs a key may start per minute, for keys without an rpm limit of their own (`genserve keys
      * update --rpm`); counted in fixed UTC minutes in the store, so shared by replicas. 0, the default, disables it. Off by default:

@@ -104,9 +104,8 @@ export function totalsOf(document: SuiteDocument, target: EvaluationTarget, item
   };
 }
 
-/** The full report of an evaluation from its record and case results (without the baseline). */
-export function reportOf(evaluation: EvaluationRecord, items: readonly EvaluationItemRecord[]): Omit<EvaluationReport, "baseline"> {
-  const document = evaluation.document as SuiteDocument;
+/** The full report of an evaluation from its record, the suite it ran and its case results (without the baseline). */
+export function reportOf(evaluation: EvaluationRecord, document: SuiteDocument, items: readonly EvaluationItemRecord[]): Omit<EvaluationReport, "baseline"> {
   const target = evaluation.target as EvaluationTarget;
   const runsByCase = new Map<number, CaseRun[]>();
   for (const item of items) runsByCase.set(item.caseIndex, [...(runsByCase.get(item.caseIndex) ?? []), caseRunOf(item)]);

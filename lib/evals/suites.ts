@@ -1,5 +1,6 @@
 import "server-only";
 import { suiteDocumentSchema, type SuiteDocument } from "../api/suites";
+import type { Config } from "../config/types";
 import { dedupeFieldErrors, GenserveError, validationError, zodFieldErrors, type FieldError } from "../errors";
 import { escapePointerSegment } from "../json/pointer";
 import { mayRead } from "../keys/access";
@@ -45,14 +46,30 @@ export async function parseSuite(raw: unknown, options: { slug?: string; schemas
 
 /**
  * Creates or replaces a suite; another key's suite of the same slug is refused (409), not
- * overwritten, and so is a new one past `suitesPerKey` (409 quota_exceeded; the API's cap).
+ * overwritten, and one larger than `limits.suiteBytes` as stored (413) before it is checked, and a new one past
+ * `limits.suitesPerKey` (409 quota_exceeded; the API's cap).
  */
-export async function putSuite(store: Store, schemas: Pick<SchemaCompiler, "problems">, caller: Principal, slug: string, raw: unknown, at: Date, suitesPerKey?: number): Promise<{ suite: SuiteRecord; created: boolean }> {
+export async function putSuite(
+  store: Store,
+  schemas: Pick<SchemaCompiler, "problems">,
+  limits: Pick<Config["limits"], "suiteBytes" | "suitesPerKey">,
+  caller: Principal,
+  slug: string,
+  raw: unknown,
+  at: Date,
+): Promise<{ suite: SuiteRecord; created: boolean }> {
+  const bytes = Buffer.byteLength(JSON.stringify(raw !== null && typeof raw === "object" && !Array.isArray(raw) ? { ...raw, suite: slug } : raw));
+  if (bytes > limits.suiteBytes) {
+    throw new GenserveError("payload_too_large", {
+      detail: `The suite is ${bytes} bytes as stored; the most a suite may be is ${limits.suiteBytes} bytes (limits.suiteBytes).`,
+      errors: [{ path: "", message: `is ${bytes} bytes; a suite may be at most ${limits.suiteBytes} bytes (limits.suiteBytes)` }],
+    });
+  }
   const document = await parseSuite(raw, { slug, schemas });
   const existing = await store.suites.get(slug);
   if (existing && !mayRead(caller, existing.keyId)) throw new GenserveError("conflict", { detail: `The suite slug "${slug}" is taken by another key; choose another.` });
   // A new suite needs room under the key's cap (suites put at the same moment can pass it by as many as are in flight).
-  if (!existing && suitesPerKey !== undefined) assertRoom({ resource: "suites", limit: suitesPerKey }, (await store.quotas.usage(caller.keyId, at.toISOString())).suites);
+  if (!existing) assertRoom({ resource: "suites", limit: limits.suitesPerKey }, (await store.quotas.usage(caller.keyId, at.toISOString())).suites);
   return store.suites.put(slug, existing?.keyId ?? caller.keyId, { ...document, suite: slug }, at.toISOString());
 }
 

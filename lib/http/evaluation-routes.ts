@@ -11,6 +11,7 @@ import {
   type EvaluationReport,
   type EvaluationSummary,
   type EvaluationTarget,
+  type EvaluationTotals,
   type SuiteDocument,
 } from "../api/suites";
 import { SLUG } from "../domain/names";
@@ -29,20 +30,21 @@ const maskTarget = (target: EvaluationTarget): EvaluationTarget => ({ ...target,
 
 const suiteView = (suite: SuiteRecord) => ({ slug: suite.slug, version: suite.version, keyId: suite.keyId, createdAt: suite.createdAt, updatedAt: suite.updatedAt, document: suite.document as SuiteDocument });
 
-async function summaryView(service: EvaluationService, evaluation: EvaluationRecord): Promise<EvaluationSummary> {
-  return {
-    id: evaluation.id,
-    suite: evaluation.suiteSlug,
-    suiteVersion: evaluation.suiteVersion,
-    status: evaluation.status,
-    target: maskTarget(evaluation.target as EvaluationTarget),
-    totals: await service.totals(evaluation),
-    error: evaluation.error && { code: evaluation.error.code, detail: evaluation.error.detail },
-    createdAt: evaluation.createdAt,
-    startedAt: evaluation.startedAt,
-    finishedAt: evaluation.finishedAt,
-  };
-}
+/** An evaluation as lists, a cancel and the end of its event stream show it, with its totals. */
+const summaryView = (evaluation: EvaluationRecord, totals: EvaluationTotals): EvaluationSummary => ({
+  id: evaluation.id,
+  suite: evaluation.suiteSlug,
+  suiteVersion: evaluation.suiteVersion,
+  status: evaluation.status,
+  target: maskTarget(evaluation.target as EvaluationTarget),
+  totals,
+  error: evaluation.error && { code: evaluation.error.code, detail: evaluation.error.detail },
+  createdAt: evaluation.createdAt,
+  startedAt: evaluation.startedAt,
+  finishedAt: evaluation.finishedAt,
+});
+
+const summaryOf = async (service: EvaluationService, evaluation: EvaluationRecord) => summaryView(evaluation, await service.totals(evaluation));
 
 const checkSlug = (slug: string) => {
   if (!SLUG.test(slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
@@ -67,7 +69,7 @@ export const suiteRoutes = {
     const caller = await principal();
     checkSlug(params.slug);
     const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
-    const { suite, created } = await putSuite(runtime.store, runtime.schemas, caller, params.slug, body, new Date(), runtime.config.limits.suitesPerKey);
+    const { suite, created } = await putSuite(runtime.store, runtime.schemas, runtime.config.limits, caller, params.slug, body, new Date());
     return reply(suiteSchema, suiteView(suite), { status: created ? 201 : 200 });
   }),
   DELETE: route<{ slug: string }>(async ({ runtime, principal, params }) => {
@@ -93,7 +95,7 @@ export const suiteEvaluationRoutes = {
     const limit = Number(query.get("limit") ?? "20");
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw validationError([{ path: "?limit", message: "must be a whole number from 1 to 100" }]);
     const rows = await runtime.store.evaluations.list({ suiteSlug: params.slug, keyId: caller.admin ? undefined : caller.keyId, status: status as EvaluationStatus | undefined, limit });
-    return reply(evaluationListSchema, { evaluations: await Promise.all(rows.map((e) => summaryView(runtime.evaluations, e))) });
+    return reply(evaluationListSchema, { evaluations: await Promise.all(rows.map((e) => summaryOf(runtime.evaluations, e))) });
   }),
 };
 
@@ -106,85 +108,64 @@ export const getEvaluation = route<{ id: string }>(async ({ runtime, principal, 
 /** POST /api/v1/evaluations/{id}/cancel. */
 export const cancelEvaluation = route<{ id: string }>(async ({ runtime, principal, params }) => {
   const evaluation = await runtime.evaluations.cancel(await principal(), params.id);
-  return reply(evaluationSummarySchema, await summaryView(runtime.evaluations, evaluation));
+  return reply(evaluationSummarySchema, await summaryOf(runtime.evaluations, evaluation));
 });
-
-const ENDED: readonly EvaluationStatus[] = ["completed", "cancelled", "failed"];
 
 /**
  * GET /api/v1/evaluations/{id}/events: progress as server-sent events. Each case result is an
  * `event: result` whose `id:` is its order of recording (Last-Event-ID resumes after it), followed
  * by `event: progress` with the counts; the stream ends with `event: end` (status and totals).
- * Results are read from storage, so any replica can serve the stream; this process's own results
- * wake it at once, others' within a second.
+ * Results are read from storage, so any replica can serve the stream; every follower of an
+ * evaluation in this process shares one reader of it (`EvaluationFollowers`), woken at once by this
+ * process's own results and looking for others' every second.
  */
 export const evaluationEvents = route<{ id: string }>(async ({ request, runtime, principal, params }) => {
   const evaluation = await runtime.evaluations.readable(await principal(), params.id);
   const lastEventId = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId") ?? "0";
   if (!/^\d{1,15}$/.test(lastEventId)) throw validationError([{ path: "Last-Event-ID", message: "must be the id of an event this stream sent" }]);
-  const { store } = runtime;
-  const document = evaluation.document as SuiteDocument;
-  const total = document.cases.length * (evaluation.target as EvaluationTarget).repeat;
   const encoder = new TextEncoder();
   let stop = () => {};
   const body = new ReadableStream<Uint8Array>({
-    async start(controller) {
+    start(controller) {
       let open = true;
-      let wake = () => {};
-      const unsubscribe = runtime.evaluations.subscribe(evaluation.id, () => wake());
-      const onAbort = () => {
-        open = false;
-        wake();
-      };
-      request.signal.addEventListener("abort", onAbort, { once: true });
-      stop = onAbort;
+      let quiet = true;
       const send = (text: string) => {
-        if (open) controller.enqueue(encoder.encode(text));
+        if (!open) return;
+        quiet = false;
+        controller.enqueue(encoder.encode(text));
       };
-      try {
-        const counts = { done: 0, passed: 0, failed: 0, errors: 0 };
-        let after = Number(lastEventId);
-        for (const item of await store.evaluations.items(evaluation.id)) {
-          if (item.seq > after) break;
-          counts.done++;
-          counts[item.status === "passed" ? "passed" : item.status === "failed" ? "failed" : "errors"]++;
-        }
-        let idle = 0;
-        while (open) {
-          const current = await store.evaluations.get(evaluation.id);
-          const items = await store.evaluations.items(evaluation.id, after);
-          for (const item of items) {
-            counts.done++;
-            counts[item.status === "passed" ? "passed" : item.status === "failed" ? "failed" : "errors"]++;
-            after = item.seq;
-            const failing = (item.checks as { pass: boolean }[]).filter((c) => !c.pass);
-            send(`id: ${item.seq}\nevent: result\ndata: ${JSON.stringify({ case: document.cases[item.caseIndex]?.name, caseIndex: item.caseIndex, repeat: item.repeat, runId: item.runId, status: item.status, durationMs: item.durationMs, failing, error: item.error && { code: item.error.code, detail: item.error.detail } })}\n\n`);
-          }
-          if (items.length > 0) send(`event: progress\ndata: ${JSON.stringify({ ...counts, total })}\n\n`);
-          if (!current || ENDED.includes(current.status)) {
-            send(`event: end\ndata: ${JSON.stringify(current ? await summaryView(runtime.evaluations, current) : { id: evaluation.id, status: "failed" })}\n\n`);
-            break;
-          }
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 1_000);
-            wake = () => {
-              clearTimeout(timer);
-              resolve();
-            };
-          });
-          idle = items.length > 0 ? 0 : idle + 1;
-          if (idle * 1_000 >= runtime.config.limits.streamKeepAliveMs) {
-            send(": ping\n\n");
-            idle = 0;
-          }
-        }
-      } catch (error) {
-        runtime.logger.warn({ err: { message: (error as Error).message }, evaluationId: evaluation.id }, "evaluation event stream failed");
-      } finally {
-        unsubscribe();
+      const keepAlive = setInterval(() => {
+        if (quiet) send(": ping\n\n");
+        quiet = true;
+      }, runtime.config.limits.streamKeepAliveMs);
+      keepAlive.unref();
+      let unfollow = () => {};
+      /** Stops following; the stream ends unless the client cancelled it (then it has ended). */
+      const close = (cancelled = false) => {
+        if (!open) return;
+        open = false;
+        clearInterval(keepAlive);
+        unfollow();
         request.signal.removeEventListener("abort", onAbort);
-        if (open) controller.close();
-      }
+        if (cancelled) return;
+        try {
+          controller.close();
+        } catch {
+          // Cancelled by the client in the meantime: it has ended already.
+        }
+      };
+      const onAbort = () => close();
+      stop = () => close(true);
+      request.signal.addEventListener("abort", onAbort, { once: true });
+      unfollow = runtime.evaluations.follow(evaluation, Number(lastEventId), {
+        result: (seq, data) => send(`id: ${seq}\nevent: result\ndata: ${data}\n\n`),
+        progress: (progress) => send(`event: progress\ndata: ${JSON.stringify(progress)}\n\n`),
+        end: (current, totals) => {
+          send(`event: end\ndata: ${JSON.stringify(current && totals ? summaryView(current, totals) : { id: evaluation.id, status: "failed" })}\n\n`);
+          close();
+        },
+      });
+      if (request.signal.aborted) close();
     },
     cancel() {
       stop();

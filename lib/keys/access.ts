@@ -20,3 +20,16 @@ export function assertWorkflowAllowed(caller: Principal, ref: string, path: stri
     errors: [{ path, message: `workflow "${slug}" is not allowed for this key` }],
   });
 }
+
+/**
+ * Refuses (403 `forbidden`, naming `path`) a model alias named by a key limited to some workflows,
+ * unless it is the workflow's own: such a key runs those workflows as they are configured, their
+ * model included — otherwise an allowed workflow would reach any configured model, a priced one too.
+ */
+export function assertModelAllowed(caller: Principal, model: string | undefined, workflowModel: string, path = "/model"): void {
+  if (model === undefined || model === workflowModel || caller.limits.workflows === null) return;
+  throw new GenserveError("forbidden", {
+    detail: `This key is limited to workflows, which run on their own models: it may not choose model "${model}".`,
+    errors: [{ path, message: `model "${model}" is not allowed for this key (it may run its workflows only on their own models)` }],
+  });
+}

@@ -8,7 +8,7 @@ import type { RunOperation } from "../domain/runs";
 import { GenserveError, validationError, type FieldError } from "../errors";
 import { newRunId } from "../ids";
 import type { Principal } from "../keys/keys";
-import { assertWorkflowAllowed } from "../keys/access";
+import { assertModelAllowed, assertWorkflowAllowed } from "../keys/access";
 import { windowExceeded } from "../models/errors";
 import type { ModelRegistry } from "../models/registry";
 import { canonicalJson, sha256 } from "../schema/canonical";
@@ -66,6 +66,8 @@ export class Planner {
     if (operation !== "generate.text" && schema === undefined) {
       throw validationError([{ path: "/schema", message: `is required: workflow "${named.slug}" (version ${named.version}) has no default schema` }]);
     }
+    // Before the alias is looked up: a key limited to workflows is not told which aliases exist.
+    assertModelAllowed(principal, request.model, named.model);
     const unknown = request.model === undefined ? null : modelProblem(config, request.model);
     if (unknown) throw validationError([unknown]);
     const workflow = request.model === undefined ? named : { ...named, model: request.model };

@@ -12,24 +12,11 @@ import type { NewRun, Store, TransferRow, TransferTable } from "./types";
  */
 export function storeContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; another(): Promise<Store>; cleanup?(): Promise<void> }) {
   let store: Store;
+  let firstKeys: boolean[] = [];
   let keyId: string;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
   const keyRow = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, created_at: at(0), webhook_secret: "whsec_test" });
   const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
-  let firstKeys: boolean[] = [];
-  beforeEach(async () => {
-    store = await open.first();
-    // Two processes starting on an empty store both try to create the first key: one does.
-    const other = await open.second();
-    firstKeys = await Promise.all([store.keys.insertFirst(key("key_contract")), other.keys.insertFirst(key("key_contract_other"))]);
-    await other.close();
-    keyId = firstKeys[0] ? "key_contract" : "key_contract_other";
-  });
-  afterEach(async () => {
-    await store.close();
-    await open.cleanup?.();
-  });
-
   const run = (id: string, extra: Partial<NewRun> = {}): NewRun => ({
     id,
     operation: "generate.text",
@@ -48,6 +35,20 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
   const event = (id: string, runId: string) => ({ id, runId, keyId, url: "https://example.com/h", headers: { "X-A": "1" }, payload: "{}", nextAttemptAt: at(0), createdAt: at(0) });
 
   describe(`${name} store`, () => {
+    // Inside the describe: other contracts run beside this one in the same file have their own.
+    beforeEach(async () => {
+      store = await open.first();
+      // Two processes starting on an empty store both try to create the first key: one does.
+      const other = await open.second();
+      firstKeys = await Promise.all([store.keys.insertFirst(key("key_contract")), other.keys.insertFirst(key("key_contract_other"))]);
+      await other.close();
+      keyId = firstKeys[0] ? "key_contract" : "key_contract_other";
+    });
+    afterEach(async () => {
+      await store.close();
+      await open.cleanup?.();
+    });
+
     it("creates the first key once, however many processes start together, and never again", async () => {
       expect(firstKeys.filter(Boolean)).toHaveLength(1);
       expect(await store.keys.insertFirst(key("key_later"))).toBe(false);
@@ -209,7 +210,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
     });
 
     it("finds ended evaluations whose promotion no label move records yet", async () => {
-      const gated = { id: "eval_01P", suiteSlug: "s", suiteVersion: 1, keyId, target: { workflowSlug: "w@2", promotion: { slug: "w", label: "production", version: "2", minPass: 1 } }, document: { suite: "s" }, createdAt: at(0) };
+      const gated = { id: "eval_01P", suiteSlug: "s", suiteVersion: 1, keyId, target: { workflowSlug: "w@2", promotion: { slug: "w", label: "production", version: "2", minPass: 1 } }, snapshotId: "snap_1", createdAt: at(0) };
       await store.evaluations.insert(gated);
       await store.evaluations.insert({ ...gated, id: "eval_01Q", target: { workflowSlug: "w" } });
       for (const id of ["eval_01P", "eval_01Q"]) {
@@ -459,62 +460,6 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.runs.get("run_01E1"))?.evaluationId).toBe("eval_01X");
       expect((await store.runs.get("run_01E2"))?.evaluationId).toBeNull();
       expect((await store.runs.list({ evaluationId: "eval_01X", limit: 10 }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01E3", "run_01E1"]);
-    });
-
-    it("claims an evaluation once, records case results only under its lease, cancels it, and finishes it with its event once", async () => {
-      const evaluation = (id: string) => ({ id, suiteSlug: "s", suiteVersion: 3, keyId, target: { workflowSlug: "w", repeat: 2 }, document: { suite: "s" }, createdAt: at(0) });
-      await store.evaluations.insert(evaluation("eval_01A"));
-      await store.evaluations.insert(evaluation("eval_01B"));
-      const other = await open.second();
-      try {
-        const [a, b] = await Promise.all([store.evaluations.claim(at(1), { owner: "p1", until: at(1000) }), other.evaluations.claim(at(1), { owner: "p2", until: at(1000) })]);
-        expect([a?.id, b?.id].sort()).toEqual(["eval_01A", "eval_01B"]);
-        const mine = a!.id === "eval_01A" ? "p1" : "p2";
-        const theirs = mine === "p1" ? "p2" : "p1";
-        expect(await store.evaluations.claim(at(2), { owner: "p3", until: at(1000) })).toBeNull();
-        const item = (caseIndex: number, repeat: number) => ({ caseIndex, repeat, runId: `run_${caseIndex}_${repeat}`, status: "passed" as const, output: { n: 1 }, checks: [{ path: "/n", pass: true }], error: null, durationMs: 12, inputTokens: 3, outputTokens: 4, cost: "0.001", createdAt: at(3) });
-        expect(await store.evaluations.recordItem("eval_01A", mine, item(0, 0))).toBe(true);
-        expect(await store.evaluations.recordItem("eval_01A", theirs, item(1, 0))).toBe(false);
-        // The same case and repeat again (a retry after a crash): the first result stays.
-        expect(await store.evaluations.recordItem("eval_01A", mine, { ...item(0, 0), status: "failed" })).toBe(true);
-        expect(await store.evaluations.recordItem("eval_01A", mine, item(0, 1))).toBe(true);
-        const items = await store.evaluations.items("eval_01A");
-        expect(items.map((i) => [i.caseIndex, i.repeat, i.status])).toEqual([[0, 0, "passed"], [0, 1, "passed"]]);
-        expect(items[0]).toMatchObject({ runId: "run_0_0", output: { n: 1 }, checks: [{ path: "/n", pass: true }], durationMs: 12, inputTokens: 3, outputTokens: 4, cost: "0.001" });
-        expect((await store.evaluations.items("eval_01A", items[0]!.seq)).map((i) => i.repeat)).toEqual([1]);
-
-        // A lease that ran out: another process takes the evaluation over, with its results so far.
-        expect(await store.evaluations.renewLeases(mine, ["eval_01A"], at(500))).toEqual(["eval_01A"]);
-        const taken = await other.evaluations.claim(at(600), { owner: "p9", until: at(5000) });
-        expect(taken).toMatchObject({ id: "eval_01A", status: "running", startedAt: at(1), target: { workflowSlug: "w", repeat: 2 }, document: { suite: "s" } });
-        expect(await store.evaluations.renewLeases(mine, ["eval_01A"], at(700))).toEqual([]);
-        expect(await store.evaluations.recordItem("eval_01A", mine, item(1, 0))).toBe(false);
-
-        const evt = { ...event("evt_eval_01A", "eval_01A"), payload: '{"type":"evaluation.completed"}' };
-        const done = { status: "completed" as const, summary: { passRate: 1 }, error: null, finishedAt: at(900) };
-        expect(await store.evaluations.finish("eval_01A", mine, done, evt)).toBe(false);
-        expect(await store.events.forRun("eval_01A")).toBeNull();
-        expect(await store.evaluations.finish("eval_01A", "p9", done, evt)).toBe(true);
-        expect(await store.evaluations.finish("eval_01A", "p9", done, evt)).toBe(false);
-        expect((await store.events.forRun("eval_01A"))?.payload).toBe('{"type":"evaluation.completed"}');
-        expect(await store.evaluations.get("eval_01A")).toMatchObject({ status: "completed", summary: { passRate: 1 }, finishedAt: at(900) });
-
-        expect(await store.evaluations.cancel("eval_01A", at(950))).toBe(false);
-        expect(await store.evaluations.cancel("eval_01B", at(950))).toBe(true);
-        expect(await store.evaluations.recordItem("eval_01B", theirs, item(0, 0))).toBe(false);
-        expect((await store.evaluations.get("eval_01B"))?.status).toBe("cancelled");
-        expect((await store.evaluations.list({ suiteSlug: "s", limit: 10 })).map((e) => e.id)).toEqual(["eval_01B", "eval_01A"]);
-        expect((await store.evaluations.list({ status: "completed", keyId, limit: 10 })).map((e) => e.id)).toEqual(["eval_01A"]);
-        expect((await store.evaluations.list({ beforeId: "eval_01B", limit: 10 })).map((e) => e.id)).toEqual(["eval_01A"]);
-
-        // A process that owns the store alone frees every lease at start.
-        await store.evaluations.insert(evaluation("eval_01C"));
-        expect((await store.evaluations.claim(at(1000), { owner: "p1", until: at(999_999) }))?.id).toBe("eval_01C");
-        await store.evaluations.releaseLeases();
-        expect((await store.evaluations.claim(at(1001), { owner: "p2", until: at(999_999) }))?.id).toBe("eval_01C");
-      } finally {
-        await other.close();
-      }
     });
 
     pagesContract(() => ({ store, keyId }));

@@ -1,6 +1,6 @@
 import "server-only";
 import type { ProblemBody } from "../errors";
-import type { EvaluationItemRecord, EvaluationRecord, EvaluationStatus, Store, SuiteRecord } from "./types";
+import type { EvaluationItemRecord, EvaluationRecord, EvaluationStatus, Store, SuiteRecord, SuiteSnapshot } from "./types";
 
 /**
  * Suites and evaluations, written once for both backends: every operation is a single statement
@@ -32,7 +32,7 @@ interface EvaluationRow {
   key_id: string;
   status: EvaluationStatus;
   target_json: string;
-  document: string;
+  snapshot_id: string;
   summary_json: string | null;
   error_json: string | null;
   created_at: string;
@@ -72,7 +72,7 @@ const toEvaluation = (row: EvaluationRow): EvaluationRecord => ({
   keyId: row.key_id,
   status: row.status,
   target: JSON.parse(row.target_json) as Record<string, unknown>,
-  document: JSON.parse(row.document) as Record<string, unknown>,
+  snapshotId: row.snapshot_id,
   summary: row.summary_json === null ? null : (JSON.parse(row.summary_json) as unknown),
   error: row.error_json === null ? null : (JSON.parse(row.error_json) as ProblemBody),
   createdAt: row.created_at,
@@ -95,6 +95,25 @@ const toItem = (row: ItemRow): EvaluationItemRecord => ({
   cost: row.cost,
   createdAt: row.created_at,
 });
+
+interface SnapshotRow {
+  id: string;
+  suite_slug: string;
+  suite_version: number | string;
+  document: string;
+  created_at: string;
+}
+
+const toSnapshot = (row: SnapshotRow): SuiteSnapshot => ({
+  id: row.id,
+  suiteSlug: row.suite_slug,
+  suiteVersion: Number(row.suite_version),
+  document: JSON.parse(row.document) as Record<string, unknown>,
+  createdAt: row.created_at,
+});
+
+/** An evaluation `$n` may claim: queued, or running under a lease that ran out by `$n` (`e`: the table's alias). */
+const claimable = (e: string, now: string) => `(${e}.status = 'queued' OR (${e}.status = 'running' AND (${e}.lease_until IS NULL OR ${e}.lease_until < ${now})))`;
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
@@ -125,12 +144,33 @@ export function evaluationStore(db: SqlRunner): Pick<Store, "suites" | "evaluati
       },
     },
     evaluations: {
-      async insert(e) {
-        await db.run(
-          `INSERT INTO evaluations (id, suite_slug, suite_version, key_id, status, target_json, document, created_at)
-           VALUES ($1, $2, $3, $4, 'queued', $5, $6, $7)`,
-          [e.id, e.suiteSlug, e.suiteVersion, e.keyId, JSON.stringify(e.target), JSON.stringify(e.document), e.createdAt],
+      async saveSnapshot(snapshot) {
+        const text = JSON.stringify(snapshot.document);
+        // The document is compared in the database: an unchanged version is found, never written again.
+        const find = "SELECT id FROM suite_snapshots WHERE suite_slug = $1 AND suite_version = $2 AND document = $3 ORDER BY id LIMIT 1";
+        const [found] = await db.all<{ id: string }>(find, [snapshot.suiteSlug, snapshot.suiteVersion, text]);
+        if (found) return found.id;
+        await db.run("INSERT INTO suite_snapshots (id, suite_slug, suite_version, document, created_at) VALUES ($1, $2, $3, $4, $5)", [
+          snapshot.id,
+          snapshot.suiteSlug,
+          snapshot.suiteVersion,
+          text,
+          snapshot.createdAt,
+        ]);
+        return snapshot.id;
+      },
+      async snapshot(id) {
+        const [row] = await db.all<SnapshotRow>("SELECT * FROM suite_snapshots WHERE id = $1", [id]);
+        return row ? toSnapshot(row) : null;
+      },
+      async insert(e, options = {}) {
+        const inserted = await db.run(
+          `INSERT INTO evaluations (id, suite_slug, suite_version, key_id, status, target_json, snapshot_id, created_at)
+           SELECT CAST($1 AS TEXT), CAST($2 AS TEXT), CAST($3 AS INTEGER), CAST($4 AS TEXT), 'queued', CAST($5 AS TEXT), CAST($6 AS TEXT), CAST($7 AS TEXT)
+           WHERE (SELECT COUNT(*) FROM evaluations WHERE key_id = $4 AND status = 'queued') < CAST($8 AS BIGINT)`,
+          [e.id, e.suiteSlug, e.suiteVersion, e.keyId, JSON.stringify(e.target), e.snapshotId, e.createdAt, options.maxQueued ?? Number.MAX_SAFE_INTEGER],
         );
+        return inserted > 0;
       },
       async get(id) {
         const [row] = await db.all<EvaluationRow>("SELECT * FROM evaluations WHERE id = $1", [id]);
@@ -152,14 +192,28 @@ export function evaluationStore(db: SqlRunner): Pick<Store, "suites" | "evaluati
         return rows.map(toEvaluation);
       },
       async claim(now, lease) {
-        const claimable = "(status = 'queued' OR (status = 'running' AND (lease_until IS NULL OR lease_until < $3)))";
+        // Keys take turns, in one statement so replicas claiming together share the same order: the
+        // key with the fewest evaluations running under a live lease first, then the key served
+        // longest ago (never: '' sorts first), then that key's oldest evaluation.
         const [row] = await db.all<EvaluationRow>(
-          `UPDATE evaluations SET status = 'running', lease_owner = $1, lease_until = $2, started_at = COALESCE(started_at, $3)
-           WHERE id = (SELECT id FROM evaluations WHERE ${claimable} ORDER BY id LIMIT 1${db.lockClause}) AND ${claimable}
+          `UPDATE evaluations SET status = 'running', lease_owner = $1, lease_until = $2, started_at = COALESCE(started_at, $3), claimed_at = $3
+           WHERE id = (
+             SELECT e.id FROM evaluations e WHERE ${claimable("e", "$3")}
+             ORDER BY (SELECT COUNT(*) FROM evaluations r WHERE r.key_id = e.key_id AND r.status = 'running' AND r.lease_until >= $3),
+                      (SELECT COALESCE(MAX(c.claimed_at), '') FROM evaluations c WHERE c.key_id = e.key_id),
+                      e.id
+             LIMIT 1${db.lockClause}
+           ) AND ${claimable("evaluations", "$3")}
            RETURNING *`,
           [lease.owner, lease.until, now],
         );
         return row ? toEvaluation(row) : null;
+      },
+      async requeue(id, owner) {
+        return (await db.run(`UPDATE evaluations SET status = 'queued', lease_owner = NULL, lease_until = NULL WHERE id = $1 AND ${heldBy}`, [id, owner])) > 0;
+      },
+      async othersQueued(keyId) {
+        return (await db.all("SELECT 1 FROM evaluations WHERE status = 'queued' AND key_id <> $1 LIMIT 1", [keyId])).length > 0;
       },
       async renewLeases(owner, ids, until) {
         const held: string[] = [];

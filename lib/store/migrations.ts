@@ -370,6 +370,33 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 19,
+    name: "evaluations share one stored copy of each suite version they ran (suite_snapshots) instead of a copy each; when each was last claimed (fair shares between keys)",
+    // Every distinct (suite, version, document) becomes one snapshot, named after the first
+    // evaluation that held it; each evaluation then points at its snapshot and its own copy goes.
+    sql: `
+      CREATE TABLE suite_snapshots (
+        id TEXT PRIMARY KEY,
+        suite_slug TEXT NOT NULL,
+        suite_version INTEGER NOT NULL,
+        document TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      INSERT INTO suite_snapshots (id, suite_slug, suite_version, document, created_at)
+        SELECT 'snap_' || MIN(id), suite_slug, suite_version, document, MIN(created_at) FROM evaluations GROUP BY suite_slug, suite_version, document;
+      CREATE INDEX suite_snapshots_version ON suite_snapshots (suite_slug, suite_version);
+      ALTER TABLE evaluations ADD COLUMN snapshot_id TEXT;
+      UPDATE evaluations SET snapshot_id = (
+        SELECT s.id FROM suite_snapshots s
+        WHERE s.suite_slug = evaluations.suite_slug AND s.suite_version = evaluations.suite_version AND s.document = evaluations.document
+      );
+      ALTER TABLE evaluations DROP COLUMN document;
+      ALTER TABLE evaluations ADD COLUMN claimed_at TEXT;
+      UPDATE evaluations SET claimed_at = started_at;
+      CREATE INDEX evaluations_key ON evaluations (key_id, claimed_at);
+    `,
+  },
+  {
     version: 20,
     name: "storage quotas counted per key, inbox deliveries' sizes, and a row readiness writes to see whether the store takes writes",
     sql: `
@@ -401,6 +428,7 @@ export const TRANSFER_TABLES = [
   "key_usage",
   "usage_reservations",
   "suites",
+  "suite_snapshots",
   "evaluations",
   "evaluation_items",
   "workflow_label_moves",

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, postgresAvailable } from "../../test/helpers/postgres";
 import { storeContract } from "./contract";
+import { evaluationContract } from "./contract-evaluations";
+import { forPostgres, MIGRATIONS } from "./migrations";
 import { openPostgresStore } from "./postgres";
 import type { Store } from "./types";
 
@@ -19,7 +21,7 @@ describe.runIf(available)("PostgreSQL", () => {
     await store.migrate();
     return store;
   };
-  storeContract("PostgreSQL", {
+  const stores = {
     first: async () => {
       database = await freshDatabase();
       return openOne();
@@ -30,12 +32,33 @@ describe.runIf(available)("PostgreSQL", () => {
       others.push(other);
       return openOne(other.url);
     },
+    upgraded: async (version: number, seed: readonly string[]) => {
+      // An install of an older version: its migrations applied as the store applies them, its rows, then the store opened (migrating the rest).
+      const old = await freshDatabase();
+      others.push(old);
+      const { default: pg } = await import("pg");
+      const client = new pg.Client({ connectionString: old.url });
+      await client.connect();
+      try {
+        await client.query("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+        for (const migration of MIGRATIONS.filter((m) => m.version <= version)) {
+          await client.query(forPostgres(migration.sql));
+          await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [migration.version, migration.name, new Date().toISOString()]);
+        }
+        for (const sql of seed) await client.query(sql);
+      } finally {
+        await client.end();
+      }
+      return openOne(old.url);
+    },
     cleanup: async () => {
       await Promise.all(opened.splice(0).map((s) => s.close().catch(() => undefined)));
       await database?.drop();
       await Promise.all(others.splice(0).map((d) => d.drop()));
     },
-  });
+  };
+  storeContract("PostgreSQL", stores);
+  evaluationContract("PostgreSQL", stores);
 
   describe("migrations", () => {
     let db: Awaited<ReturnType<typeof freshDatabase>>;

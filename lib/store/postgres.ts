@@ -3,7 +3,7 @@ import pg from "pg";
 import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NUMBERED_TABLES } from "./migrations";
-import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
+import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
 import { keyPatch, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
@@ -650,7 +650,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             counts[table] = (counts[table] ?? 0) + rows.length;
             batch = null;
           };
-          for await (const { table, row } of source) {
+          for await (const { table, row } of upgradedRows(source)) {
             checkTransferRow(table, row, columnsOf);
             const names = Object.keys(row);
             if (!batch || batch.table !== table || batch.names.join() !== names.join() || batch.rows.length >= 200) {

@@ -4,18 +4,35 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { storeContract } from "./contract";
+import { evaluationContract } from "./contract-evaluations";
 import { NO_LIMITS } from "../domain/limits";
+import { MIGRATIONS } from "./migrations";
 import { CHECKPOINT_WORKER_FILE, openSqliteStore, SQLITE_FILE } from "./sqlite";
 import type { Store } from "./types";
 
 // The storage contract on a real SQLite file; the second handle is another connection to the same
 // file, as a CLI command next to the server would have.
 let dir = "";
-storeContract("SQLite", {
+const stores = {
   first: async () => openSqliteStore((dir = mkdtempSync(path.join(os.tmpdir(), "genserve-store-")))),
   second: async () => openSqliteStore(dir),
   another: async () => openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-store-"))),
-});
+  upgraded: async (version: number, seed: readonly string[]) => {
+    // An install of an older version: its migrations applied as the store applies them, its rows, then the store opened (migrating the rest).
+    const dataDir = mkdtempSync(path.join(os.tmpdir(), "genserve-store-"));
+    const db = new Database(path.join(dataDir, SQLITE_FILE));
+    db.exec("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)");
+    for (const migration of MIGRATIONS.filter((m) => m.version <= version)) {
+      db.exec(migration.sql);
+      db.prepare("INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)").run(migration.version, migration.name, new Date().toISOString());
+    }
+    for (const sql of seed) db.exec(sql);
+    db.close();
+    return openSqliteStore(dataDir);
+  },
+};
+storeContract("SQLite", stores);
+evaluationContract("SQLite", stores);
 
 describe("SQLite indexes", () => {
   it("serve the lookups for queued, running and stranded runs, due events and an evaluation's runs from partial indexes, and threads' sizes from theirs", () => {

@@ -7,7 +7,7 @@ import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { keyPatch, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
-import { checkTransferRow, ImportTargetNotEmpty, pagedRows } from "./transfer";
+import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
 import { sqliteAtomic, type AtomicRunner } from "./atomic";
 import { evaluationStore } from "./evaluations";
@@ -515,7 +515,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         db.exec("BEGIN IMMEDIATE");
         try {
           if (db.prepare("SELECT 1 FROM api_keys UNION ALL SELECT 1 FROM runs LIMIT 1").get()) throw new ImportTargetNotEmpty();
-          for await (const { table, row } of source) {
+          for await (const { table, row } of upgradedRows(source)) {
             checkTransferRow(table, row, columnsOf);
             const names = Object.keys(row);
             const values = names.map((n) => (typeof row[n] === "boolean" ? (row[n] ? 1 : 0) : row[n]));

@@ -1,4 +1,5 @@
 import "server-only";
+import { createHash } from "node:crypto";
 import { TRANSFER_TABLES, type TransferTable } from "./migrations";
 import type { TransferRow } from "./types";
 
@@ -17,6 +18,7 @@ const KEYS: Record<TransferTable, readonly string[]> = {
   key_usage: ["key_id", "meter"],
   usage_reservations: ["run_id", "meter"],
   suites: ["slug"],
+  suite_snapshots: ["id"],
   evaluations: ["id"],
   evaluation_items: ["seq"],
   workflow_label_moves: ["seq"],
@@ -49,6 +51,32 @@ export function checkTransferRow(table: string, row: TransferRow, columns: (tabl
   const known = columns(table as TransferTable);
   for (const column of Object.keys(row)) {
     if (!known.has(column)) throw new Error(`column "${column}" of table "${table}" is not known to this version of genserve (was the export made by a newer one?)`);
+  }
+}
+
+/**
+ * An export made before migration 19 as this version stores it: each evaluation's own copy of its
+ * suite becomes one `suite_snapshots` row per distinct suite, version and document — named, as the
+ * migration names it, after the first evaluation that held it (exports list evaluations by id) —
+ * and the evaluation points at it. Other rows pass through unchanged.
+ */
+export async function* upgradedRows(rows: AsyncIterable<{ table: TransferTable; row: TransferRow }>): AsyncGenerator<{ table: TransferTable; row: TransferRow }> {
+  // By a digest of slug, version and document: an export of large suites is not held in memory.
+  const snapshots = new Map<string, string>();
+  for await (const entry of rows) {
+    if (entry.table !== "evaluations" || !("document" in entry.row) || "snapshot_id" in entry.row) {
+      yield entry;
+      continue;
+    }
+    const { document, ...row } = entry.row;
+    const digest = createHash("sha256").update(`${String(row.suite_slug)}\u0000${String(row.suite_version)}\u0000${String(document)}`).digest("hex");
+    let id = snapshots.get(digest);
+    if (id === undefined) {
+      id = `snap_${String(row.id)}`;
+      snapshots.set(digest, id);
+      yield { table: "suite_snapshots", row: { id, suite_slug: row.suite_slug!, suite_version: row.suite_version!, document: document!, created_at: row.created_at! } };
+    }
+    yield { table: "evaluations", row: { ...row, snapshot_id: id, claimed_at: row.started_at ?? null } };
   }
 }
 

@@ -311,6 +311,18 @@ export interface SuiteRecord {
 
 export type EvaluationStatus = "queued" | "running" | "completed" | "cancelled" | "failed";
 
+/**
+ * A suite's document as evaluations ran it: stored once per suite, version and document, and
+ * shared by every evaluation of that version (immutable; kept when the suite changes or goes).
+ */
+export interface SuiteSnapshot {
+  id: string;
+  suiteSlug: string;
+  suiteVersion: number;
+  document: Record<string, unknown>;
+  createdAt: string;
+}
+
 /** One evaluation of a suite: the suite as it was when it started, what it ran against, and its outcome. */
 export interface EvaluationRecord {
   id: string;
@@ -320,8 +332,8 @@ export interface EvaluationRecord {
   status: EvaluationStatus;
   /** What the cases ran against (workflow, model, repeats, baseline, callback), as JSON. */
   target: Record<string, unknown>;
-  /** The suite document, frozen when the evaluation was created. */
-  document: Record<string, unknown>;
+  /** The suite document as it was when the evaluation was created (`evaluations.snapshot`). */
+  snapshotId: string;
   /** Totals written when it ended. */
   summary: unknown | null;
   error: ProblemBody | null;
@@ -512,20 +524,37 @@ export interface Store {
     get(slug: string): Promise<SuiteRecord | null>;
     /** By slug; only `keyId`'s when given. */
     list(keyId?: string): Promise<SuiteRecord[]>;
-    /** False when there was none. Its evaluations stay (each holds the suite it ran). */
+    /** False when there was none. Its evaluations stay (with the snapshots of the suite they ran). */
     delete(slug: string): Promise<boolean>;
   };
   evaluations: {
-    /** Stores a queued evaluation. */
-    insert(evaluation: NewEvaluation): Promise<void>;
+    /**
+     * Stores the suite's document for evaluations to run, once per suite, version and document: the
+     * id of the copy already stored when there is one, else `snapshot.id`, stored now.
+     */
+    saveSnapshot(snapshot: SuiteSnapshot): Promise<string>;
+    snapshot(id: string): Promise<SuiteSnapshot | null>;
+    /**
+     * Stores a queued evaluation — unless its key already has `maxQueued` queued (then false, and
+     * nothing is stored). Atomic on SQLite; on PostgreSQL keys racing their own inserts may pass it
+     * by the requests in flight.
+     */
+    insert(evaluation: NewEvaluation, options?: { maxQueued?: number }): Promise<boolean>;
+    /** The evaluation's row (its status, target and outcome; the suite stays in its snapshot). */
     get(id: string): Promise<EvaluationRecord | null>;
     /** Newest first. */
     list(filter: EvaluationFilter): Promise<EvaluationRecord[]>;
     /**
-     * Takes the oldest evaluation that is queued, or running under a lease that ran out by `now`
-     * (its process died), and marks it running under `lease` — each by one caller.
+     * Takes an evaluation that is queued, or running under a lease that ran out by `now` (its
+     * process died), and marks it running under `lease` — each by one caller. Keys take turns: the
+     * one with the fewest evaluations running (held by a live lease) goes first, then the one
+     * whose evaluations were claimed longest ago (never: first), then the key's oldest evaluation.
      */
     claim(now: string, lease: Lease): Promise<EvaluationRecord | null>;
+    /** Puts an evaluation `owner` holds back in the queue (its results stay); false when it no longer held it. */
+    requeue(id: string, owner: string): Promise<boolean>;
+    /** Whether an evaluation of another key than `keyId` is queued (waiting for a slot). */
+    othersQueued(keyId: string): Promise<boolean>;
     /** Extends the leases `owner` holds on these evaluations; returns those still running under it (the others were cancelled or taken). */
     renewLeases(owner: string, ids: readonly string[], until: string): Promise<string[]>;
     /** Frees every evaluation's lease (at the start of a process that owns the store alone). */

@@ -15,6 +15,8 @@ export interface FakeReply {
   usage?: { prompt_tokens: number; completion_tokens: number };
   model?: string;
   delayMs?: number;
+  /** Answer only once this settles: a test holds the model until what it checks is in place, instead of guessing a delay. */
+  waitFor?: Promise<unknown>;
   /** Streaming: size of each content chunk (default 8 characters). */
   chunkSize?: number;
   /** Streaming: destroy the connection after this many content chunks. */
@@ -94,6 +96,7 @@ export async function startFakeUpstream(
     const reply = queue.shift() ?? responder?.(body) ?? {};
     const delay = reply.delayMs ?? defaults.delayMs;
     if (delay) await new Promise((r) => setTimeout(r, delay));
+    if (reply.waitFor) await reply.waitFor;
     if (res.destroyed) return;
     if (reply.status) {
       res.writeHead(reply.status, { "content-type": "application/json" }).end(JSON.stringify({ error: { message: reply.errorMessage ?? `scripted ${reply.status}`, type: "server_error" } }));

@@ -255,6 +255,24 @@ describe("evaluations", () => {
     expect((await start("chat", { concurrency: 10 }, limited.key)).json).toMatchObject({ code: "validation_failed", errors: [{ path: "/concurrency", message: "must be at most 3 (limits.evaluationConcurrency)" }] });
   });
 
+  it("refuses another model to a key limited to workflows (403 naming /model)", async () => {
+    // Issue 31, 2.10: such a key runs its workflows as configured (the run API takes no model at
+    // all); an evaluation's model alias would reach any configured model, a priced one too.
+    const limited = await createKey("workflow-limited", { dataDir: ctx.server.dataDir });
+    await cli(["keys", "update", limited.id, "--workflows", "no-retry"], { dataDir: ctx.server.dataDir, configFile: ctx.server.configFile });
+    await put("limited", { workflow: "no-retry", cases: [{ name: "a", input: "limited case" }] }, limited.key);
+    const refused = await start("limited", { model: "fast" }, limited.key);
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ code: "forbidden", errors: [{ path: "/model", message: expect.stringContaining('model "fast" is not allowed for this key') }] });
+    // Refused before the alias is looked up: the key is not told which aliases exist.
+    expect((await start("limited", { model: "nope" }, limited.key)).json).toMatchObject({ code: "forbidden", errors: [{ path: "/model" }] });
+    expect(ctx.upstream.requests.some((r) => r.body.model === "fake-7b")).toBe(false);
+    // Naming the workflow's own model changes nothing, and is allowed.
+    const same = await start("limited", { model: "free" }, limited.key);
+    expect(same.status).toBe(202);
+    expect((await finished(same.json.id, limited.key)).status).toBe("completed");
+  });
+
   it("stops at once when the key's budget is spent, as a failed evaluation saying why", async () => {
     const poor = await createKey("poor", { dataDir: ctx.server.dataDir });
     await cli(["keys", "update", poor.id, "--budget-daily", "0.000000001"], { dataDir: ctx.server.dataDir, configFile: ctx.server.configFile });
