@@ -45,6 +45,7 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, title: "Too many requests", retryable: true },
   model_busy: { status: 429, title: "The local model is busy: too many runs are waiting for it", retryable: true },
   evaluation_queue_full: { status: 429, title: "Too many evaluations are queued for this key", retryable: true },
+  run_queue_full: { status: 429, title: "Too many asynchronous runs are queued for this key", retryable: true },
   internal: { status: 500, title: "Internal error", retryable: true },
   model_error: { status: 502, title: "The model provider failed", retryable: true },
   output_invalid: { status: 502, title: "The model did not produce valid output", retryable: true },

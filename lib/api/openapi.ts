@@ -94,7 +94,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           responses: {
             "200": body("The validated object and run metadata.", "GenerateObjectResponse", runIdHeader),
             "202": body("Prefer: respond-async — the run is queued.", "QueuedRun", runIdHeader),
-            ...problemResponses([...runErrors, "idempotency_in_progress", "idempotency_mismatch"]),
+            ...problemResponses([...runErrors, "idempotency_in_progress", "idempotency_mismatch", "run_queue_full"]),
           },
         },
       },
@@ -123,7 +123,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           responses: {
             "200": body("The text and run metadata.", "GenerateTextResponse", runIdHeader),
             "202": body("Prefer: respond-async — the run is queued.", "QueuedRun", runIdHeader),
-            ...problemResponses([...runErrors.filter((c) => !objectOnly.has(c)), "idempotency_in_progress", "idempotency_mismatch"]),
+            ...problemResponses([...runErrors.filter((c) => !objectOnly.has(c)), "idempotency_in_progress", "idempotency_mismatch", "run_queue_full"]),
           },
         },
       },

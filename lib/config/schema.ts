@@ -142,6 +142,11 @@ export const limitsSchema = z
     runLeaseMs: z.number().int().min(1_000).default(30_000),
     /** Asynchronous runs (Prefer: respond-async) executed at once; more wait queued. */
     asyncConcurrency: z.number().int().positive().default(4),
+    /**
+     * Asynchronous runs one key may have queued (429 run_queue_full past it). Keys take turns for
+     * the process's `asyncConcurrency` workers however many each has queued.
+     */
+    asyncQueuedPerKey: z.number().int().min(1).default(1_000),
     /** Test-suite evaluations a process executes at once; more wait queued (they survive restarts). */
     evaluations: z.number().int().positive().default(2),
     /** Case runs one evaluation makes at once (the default and the most a request may ask for). */

@@ -19,6 +19,7 @@ import path from "node:path";
 import { LRUCache } from "lru-cache";
 import type { ChatHistoryItem, ChatWrapper, Llama, LlamaContext, LlamaGrammar, LlamaModel } from "node-llama-cpp";
 import type { ModelConfig } from "../config/types";
+import { LaneQueue } from "./lanes";
 import { GenserveError } from "../errors";
 import { type CompiledGrammar, UnsatisfiableSchemaError } from "../grammar/compile";
 import type { GrammarCompiler } from "../grammar/grammar-pool";
@@ -81,11 +82,6 @@ interface Loaded {
   name: string;
 }
 
-interface Waiter {
-  resolve: (lane: number) => void;
-  reject: (error: unknown) => void;
-}
-
 export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOptions): LocalModelClient {
   let status: LocalModelState = options.file.ok ? { state: "loading" } : { state: "unavailable", detail: options.file.detail, fix: options.file.fix };
   let loading: Promise<Loaded> | undefined;
@@ -96,8 +92,8 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
   const compiledGrammars = new LRUCache<string, Promise<CompiledGrammar>>({ max: 256 });
   const grammars = new LRUCache<string, Promise<LlamaGrammar | null>>({ max: 256 });
 
-  const free: number[] = Array.from({ length: config.parallel }, (_, i) => i);
-  const waiting: Waiter[] = [];
+  // Lanes shared fairly between keys (lanes.ts).
+  const laneQueue = new LaneQueue({ lanes: config.parallel, queue: config.queue, alias: config.alias });
 
   const load = (): Promise<Loaded> => {
     if (!options.file.ok) return Promise.reject(unavailable(status));
@@ -123,42 +119,6 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       throw unavailable(status);
     });
     return loading;
-  };
-
-  /** Waits for a free lane (or fails at once when the queue is full); returns it and its release. */
-  const acquire = async (signal: AbortSignal): Promise<{ lane: number; release: () => void }> => {
-    const handOut = (lane: number) => ({
-      lane,
-      release: () => {
-        const next = waiting.shift();
-        if (next) next.resolve(lane);
-        else free.push(lane);
-      },
-    });
-    const lane = free.pop();
-    if (lane !== undefined) return handOut(lane);
-    if (waiting.length >= config.queue) {
-      throw new GenserveError("model_busy", {
-        detail: `All ${config.parallel} lanes of model "${config.alias}" are busy and ${waiting.length} runs are waiting; try again shortly.`,
-        headers: { "Retry-After": "1" },
-      });
-    }
-    const given = await new Promise<number>((resolve, reject) => {
-      const waiter: Waiter = { resolve, reject };
-      waiting.push(waiter);
-      signal.addEventListener(
-        "abort",
-        () => {
-          const i = waiting.indexOf(waiter);
-          if (i >= 0) {
-            waiting.splice(i, 1);
-            reject(signal.reason);
-          }
-        },
-        { once: true },
-      );
-    });
-    return handOut(given);
   };
 
   /**
@@ -219,7 +179,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
     // The grammar is ready before the run takes a lane: a slow compile never holds one.
     const entry = request.json ? await compiledFor(request.json) : undefined;
     const waitStarted = performance.now();
-    const { lane, release } = await acquire(request.abortSignal);
+    const { lane, release } = await laneQueue.acquire(request.owner ?? "", request.abortSignal);
     options.onLaneWait?.(config.alias, (performance.now() - waitStarted) / 1000);
     const sequence = loaded.lanes[lane]!.getSequence();
     // The same template instance that counted the prompt's tokens.
@@ -310,7 +270,7 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       const { text: _text, ...rest } = await finished;
       yield { type: "finish", ...rest };
     },
-    lanes: () => ({ parallel: config.parallel, busy: config.parallel - free.length, waiting: waiting.length }),
+    lanes: () => ({ parallel: config.parallel, busy: laneQueue.busyLanes, waiting: laneQueue.waitingRuns }),
     async dispose() {
       if (!loading) return;
       const loaded = await loading.catch(() => undefined);

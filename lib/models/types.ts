@@ -35,6 +35,8 @@ export interface ModelRequest {
   /** Present for object operations: ask the provider for native structured output. */
   json?: JsonOutputSpec;
   abortSignal: AbortSignal;
+  /** Whose run this is (the API key's id): a local model shares its lanes fairly between owners. */
+  owner?: string;
 }
 
 export interface TokenUsage {

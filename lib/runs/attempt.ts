@@ -213,6 +213,7 @@ export function modelRequest(plan: Plan, messages: ChatMessage[], signal: AbortS
     maxOutputTokens: plan.workflow.maxOutputTokens,
     json: plan.prepared && { schema: plan.prepared.schema, hash: plan.prepared.hash, name: "output" },
     abortSignal: signal,
+    owner: plan.principal.keyId,
   };
 }
 

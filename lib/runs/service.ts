@@ -124,6 +124,14 @@ export class RunService {
    * and the run record.
    */
   async startAsync(principal: Principal, operation: "generate.object" | "generate.text", request: RunRequest, origin: RunOrigin = {}): Promise<{ runId: string; quota: MeterState[] }> {
+    // A key's queue is bounded (counted before admission: requests racing at the cap can pass it by those in flight).
+    const cap = this.deps.config.limits.asyncQueuedPerKey;
+    if ((await this.deps.store.runs.queuedCount(principal.keyId, cap)) >= cap) {
+      throw new GenserveError("run_queue_full", {
+        detail: `This key already has ${cap} asynchronous runs queued (limits.asyncQueuedPerKey); retry once some have started.`,
+        headers: { "Retry-After": "5" },
+      });
+    }
     const run = await this.open(principal, operation, request, origin, "queued");
     // The submission's span ends here; the execution continues the same trace from the stored run.
     run.span.set({ "genserve.run.status": "queued" });

@@ -113,6 +113,33 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       ]);
     });
 
+    it("takes queued runs in turns by key: one key's flood waits behind another key's next run (issue 31)", async () => {
+      await store.keys.insert(key("key_flood"));
+      await store.keys.insert(key("key_late"));
+      for (let i = 1; i <= 5; i++) await store.runs.insert(run(`run_01F${i}`, { status: "queued", request: {}, keyId: "key_flood" }));
+      await store.runs.insert(run("run_01G1", { status: "queued", request: {}, keyId: "key_late" }));
+      await store.runs.insert(run("run_01G2", { status: "queued", request: {}, keyId: "key_late" }));
+      expect(await store.runs.queuedCount("key_flood", 100)).toBe(5);
+      expect(await store.runs.queuedCount("key_flood", 3)).toBe(3);
+      const lease = { owner: "p1", until: at(60_000) };
+      const claim = async (t: number) => (await store.runs.claimQueued(at(t), lease))!.id;
+      // One worker, runs ending between claims (nothing running at each claim): keys alternate,
+      // the key served longest ago first — not the flood's older runs five times over.
+      const order: string[] = [];
+      for (let t = 1; t <= 4; t++) {
+        const id = await claim(t);
+        order.push(id);
+        await store.runs.finish(id, outcome);
+      }
+      expect(order).toEqual(["run_01F1", "run_01G1", "run_01F2", "run_01G2"]);
+      // With runs still running, the key with fewer running goes first.
+      await store.runs.insert(run("run_01G3", { status: "queued", request: {}, keyId: "key_late" }));
+      expect(await claim(10)).toBe("run_01F3");
+      expect(await claim(11)).toBe("run_01G3");
+      expect(await claim(12)).toBe("run_01F4");
+      expect(await store.runs.queuedCount("key_flood", 100)).toBe(1);
+    });
+
     it("claims due events under a lease: one holder at a time, free again once the attempt is recorded or the lease ends", async () => {
       await store.runs.insert(run("run_01L"));
       await store.runs.finish("run_01L", outcome, event("evt_L", "run_01L"));

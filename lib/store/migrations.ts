@@ -407,6 +407,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE TABLE storage_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL, pad TEXT NOT NULL);
     `,
   },
+  {
+    version: 21,
+    name: "queued asynchronous runs taken in turns by key: each key's oldest queued run found from an index, and when the key was last served",
+    sql: `
+      CREATE INDEX runs_queued_key ON runs (key_id, id) WHERE status = 'queued';
+      ALTER TABLE api_keys ADD COLUMN queue_served_at TEXT;
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */
@@ -437,6 +445,22 @@ export const TRANSFER_TABLES = [
 export type TransferTable = (typeof TRANSFER_TABLES)[number];
 
 /** Tables whose `seq` column numbers rows itself (an import continues after the highest). */
+/**
+ * The queued asynchronous runs a process may take next, in the order keys take turns (SQLite and
+ * PostgreSQL alike; `$SELECT` is the column list): each key's oldest queued run whose key has a free
+ * concurrency slot, the key with the fewest runs running first, then the key served longest ago
+ * (never: '' sorts first), then the oldest. One key's flood of queued runs therefore waits behind
+ * every other key's next run. Each key's oldest queued run comes from `runs_queued_key`, and what
+ * is running from the partial index of running runs, so the cost grows with the keys waiting and
+ * the runs running, not with what is queued.
+ */
+export const NEXT_QUEUED_RUN = `WITH heads AS (SELECT key_id, MIN(id) AS id FROM runs WHERE status = 'queued' GROUP BY key_id),
+  busy AS (SELECT key_id, COUNT(*) AS n FROM runs WHERE status = 'running' GROUP BY key_id)
+SELECT $SELECT FROM heads h JOIN runs r ON r.id = h.id JOIN api_keys k ON k.id = h.key_id LEFT JOIN busy b ON b.key_id = h.key_id
+WHERE r.status = 'queued' AND (k.concurrency IS NULL OR
+      COALESCE((SELECT u.reserved FROM key_usage u WHERE u.key_id = h.key_id AND u.meter = 'concurrency'), 0) < k.concurrency)
+ORDER BY COALESCE(b.n, 0), COALESCE(k.queue_served_at, ''), r.id`;
+
 export const NUMBERED_TABLES: readonly TransferTable[] = ["thread_messages", "deliveries", "inbox_events", "evaluation_items", "workflow_label_moves"];
 
 export function forPostgres(sql: string): string {

@@ -2,7 +2,7 @@ import "server-only";
 import pg from "pg";
 import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
-import { forPostgres, MIGRATIONS, NUMBERED_TABLES } from "./migrations";
+import { forPostgres, MIGRATIONS, NEXT_QUEUED_RUN, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
 import { keyPatch, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
@@ -400,14 +400,15 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           await settleIn(client, id, {}, at, CONCURRENCY_METER);
         });
       },
+      async queuedCount(keyId, atMost) {
+        const { rows } = await query<{ n: string }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE status = 'queued' AND key_id = $1 LIMIT $2) q", [keyId, atMost]);
+        return Number(rows[0]!.n);
+      },
       async claimQueued(at, lease) {
         return transaction(async (client) => {
           // The oldest queued run whose key has a free slot, not already being claimed by another process.
           const { rows: candidates } = await client.query<{ id: string; key_id: string; concurrency: number | null }>(
-            `SELECT r.id, r.key_id, k.concurrency FROM runs r JOIN api_keys k ON k.id = r.key_id
-             WHERE r.status = 'queued' AND (k.concurrency IS NULL OR
-                   COALESCE((SELECT u.reserved FROM key_usage u WHERE u.key_id = r.key_id AND u.meter = 'concurrency'), 0) < k.concurrency)
-             ORDER BY r.id LIMIT 1 FOR UPDATE OF r SKIP LOCKED`,
+            `${NEXT_QUEUED_RUN.replace("$SELECT", "r.id, r.key_id, k.concurrency")} LIMIT 1 FOR UPDATE OF r SKIP LOCKED`,
           );
           const next = candidates[0];
           if (!next) return null;
@@ -416,6 +417,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             "UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = $2, lease_until = $3, updated_at = $1 WHERE id = $4 RETURNING *",
             [at, lease.owner, lease.until, next.id],
           );
+          await client.query("UPDATE api_keys SET queue_served_at = $1 WHERE id = $2", [at, next.key_id]);
           const row = rows[0]!;
           return { ...toRun(row), request: JSON.parse(row.request_json) as unknown };
         });

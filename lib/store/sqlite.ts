@@ -4,7 +4,7 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
-import { MIGRATIONS } from "./migrations";
+import { MIGRATIONS, NEXT_QUEUED_RUN } from "./migrations";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { keyPatch, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
@@ -91,12 +91,9 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     meterSweep: db.prepare<[{ prefix: string; before: string }]>(
       "DELETE FROM key_usage WHERE reserved = 0 AND substr(meter, 1, length(@prefix)) = @prefix AND updated_at < @before",
     ),
-    runNextWithSlot: db.prepare<[], RunRow & { request_json: string; concurrency: number | null }>(
-      `SELECT r.*, k.concurrency AS concurrency FROM runs r JOIN api_keys k ON k.id = r.key_id
-       WHERE r.status = 'queued' AND (k.concurrency IS NULL OR
-             COALESCE((SELECT u.reserved FROM key_usage u WHERE u.key_id = r.key_id AND u.meter = 'concurrency'), 0) < k.concurrency)
-       ORDER BY r.id LIMIT 1`,
-    ),
+    runNextWithSlot: db.prepare<[], RunRow & { request_json: string; concurrency: number | null }>(`${NEXT_QUEUED_RUN.replace("$SELECT", "r.*, k.concurrency AS concurrency")} LIMIT 1`),
+    keyServed: db.prepare<[string, string]>("UPDATE api_keys SET queue_served_at = ? WHERE id = ?"),
+    queuedOfKey: db.prepare<[string, number], { n: number }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE status = 'queued' AND key_id = ? LIMIT ?)"),
     keyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
     keyById: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE id = ?"),
     keyList: db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id"),
@@ -363,6 +360,9 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
           settleRun(id, {}, at, CONCURRENCY_METER);
         }).immediate();
       },
+      async queuedCount(keyId, atMost) {
+        return stmt.queuedOfKey.get(keyId, atMost)!.n;
+      },
       async claimQueued(at, lease) {
         return db
           .transaction(() => {
@@ -370,6 +370,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
             if (!row) return null;
             if (row.concurrency !== null && !reserve(row.id, row.key_id, [{ meter: CONCURRENCY_METER, amount: 1, limit: row.concurrency }], at).ok) return null;
             if (stmt.runClaim.run(lease.owner, lease.until, at, row.id).changes === 0) return null;
+            stmt.keyServed.run(at, row.key_id);
             return { ...toRun({ ...row, status: "running" }), request: JSON.parse(row.request_json) as unknown };
           })
           .immediate();

@@ -420,10 +420,14 @@ export interface Store {
     /** Queues a claimed stranded asynchronous run again (its concurrency slot is freed). */
     requeue(id: string, at: string): Promise<void>;
     /**
-     * Takes the oldest queued run whose key has a free concurrency slot, reserves the slot and marks
-     * the run running under `lease` (each by one caller); null when there is none.
+     * Takes a queued run whose key has a free concurrency slot, keys taking turns — the key with the
+     * fewest runs running first, then the key served longest ago, then that key's oldest run —
+     * reserves the slot and marks the run running under `lease` (each by one caller); null when
+     * there is none.
      */
     claimQueued(at: string, lease: Lease): Promise<(RunRecord & { request: unknown }) | null>;
+    /** How many runs the key has queued, counted up to `atMost`. */
+    queuedCount(keyId: string, atMost: number): Promise<number>;
   };
   events: {
     /** Pending events whose next attempt is due, oldest first (whoever holds them). */
