@@ -22,7 +22,7 @@ export default defineConfig({
     pool: "forks",
     projects: [
       { extends: true, test: { name: "unit", include: ["lib/**/*.test.ts", "components/**/*.test.{ts,tsx}"] } },
-      { extends: true, test: { name: "http", include: ["test/**/*.test.ts"], globalSetup: ["test/global-setup.ts"], testTimeout: 120_000 } },
+      { extends: true, test: { name: "http", include: ["test/**/*.test.ts"], globalSetup: ["test/global-setup.ts"], testTimeout: 180_000 } },
     ],
   },
 });

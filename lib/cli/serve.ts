@@ -70,7 +70,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
       res.end(JSON.stringify(toProblem(new GenserveError("service_unavailable", { detail: "The server is starting." }))));
       return;
     }
-    if (!originForm(req)) {
+    if (!toOriginForm(req)) {
       res.writeHead(400, { "Content-Type": "application/problem+json", Connection: "close" });
       res.end(JSON.stringify(toProblem(new GenserveError("validation_failed", { detail: "The request target must be a path (origin-form) or an absolute http(s) URL." }))));
       return;
@@ -154,7 +154,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
  * and query: its authority is never used — Next.js answered such a request with a redirect to
  * the host named in it. False for anything else (`*`, a bare authority), which is refused.
  */
-export function originForm(req: { url?: string }): boolean {
+export function toOriginForm(req: { url?: string }): boolean {
   const target = req.url ?? "";
   if (target.startsWith("/")) return true;
   if (!/^https?:\/\//i.test(target)) return false;

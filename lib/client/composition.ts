@@ -126,7 +126,8 @@ const COMPOSITION_FIELDS = {
   callbackUrl: z.string().max(8_192),
   customPropertiesText: z.string(),
   attachments: z
-    .array(z.strictObject({ name: z.string().max(1_000), mimeType: z.string().max(300), size: z.number().int().min(0), file: z.string() }))
+    // Only attachments by URL travel (a permalink never holds an attachment's bytes).
+    .array(z.strictObject({ name: z.string().max(1_000), mimeType: z.string().max(300), size: z.number().int().min(0), file: z.string().regex(/^https?:\/\//, "must be an http(s) URL") }))
     .max(100),
 } satisfies { [K in keyof Composition]: z.ZodType<Composition[K]> };
 

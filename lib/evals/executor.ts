@@ -4,7 +4,7 @@ import type { EvaluationTarget, SuiteDocument } from "../api/suites";
 import type { Config } from "../config/types";
 import { callbackHeaders } from "../delivery/events";
 import { NO_LIMITS } from "../domain/limits";
-import { GenserveError, toProblem } from "../errors";
+import { GenserveError, isGenserveError, toProblem } from "../errors";
 import type { Principal } from "../keys/keys";
 import type { EvaluationRecord, EventRecord, Store } from "../store/types";
 import { Stopped, type CaseRunner, type Job } from "./case-run";
@@ -116,7 +116,11 @@ export class EvaluationExecutor {
     const controller = new AbortController();
     this.active.set(evaluation.id, controller);
     try {
-      const document = await this.deps.snapshots.document(evaluation.snapshotId);
+      const document = await this.deps.snapshots.document(evaluation.snapshotId).catch(async (error: unknown) => {
+        // Nothing can run without it, now or after any number of takeovers: the evaluation fails.
+        if (isGenserveError(error) && error.code === "suite_not_found") await this.end(evaluation, { suite: evaluation.suiteSlug, cases: [] } as unknown as SuiteDocument, error);
+        throw error;
+      });
       const target = evaluation.target as EvaluationTarget;
       const key = await store.keys.get(evaluation.keyId);
       if (!key || key.revokedAt !== null) {

@@ -1,4 +1,5 @@
 import "server-only";
+import { GenserveError } from "../errors";
 import type { SuiteDocument } from "../api/suites";
 import type { Store } from "../store/types";
 
@@ -24,7 +25,7 @@ export class SuiteSnapshots {
       return found;
     }
     const read = this.store.evaluations.snapshot(snapshotId).then((snapshot) => {
-      if (!snapshot) throw new Error(`the suite snapshot ${snapshotId} is missing`);
+      if (!snapshot) throw new GenserveError("suite_not_found", { detail: `The suite snapshot ${snapshotId} this evaluation ran is missing.` });
       return snapshot.document as SuiteDocument;
     });
     this.kept.set(snapshotId, read);

@@ -8,10 +8,10 @@ interface Waiter {
 }
 
 /**
- * A local model's lanes (its parallel sequences) and the runs waiting for one, shared fairly
- * between keys: a freed lane goes to the waiting run whose key holds the fewest lanes, then whose
- * key was served longest ago, the oldest of those; and no key may hold more than half of the queue's places (rounded up), so another key
- * always finds one — one key's burst cannot answer everyone else 429 `model_busy`.
+ * A local model's lanes (its parallel sequences) and the runs waiting for one, shared between keys:
+ * a freed lane goes to the waiting run whose key holds the fewest lanes, then whose key was served
+ * longest ago, then the oldest; and no key may take more than half of the queue's places (rounded
+ * up), so one key's burst cannot fill the queue and answer every other key 429 `model_busy`.
  */
 export class LaneQueue {
   private readonly free: number[];
@@ -19,7 +19,7 @@ export class LaneQueue {
   /** Lanes held, and places in the queue taken, per key. */
   private readonly holding = new Map<string, number>();
   private readonly queued = new Map<string, number>();
-  /** When each key was last handed a lane (a tick of `handOuts`), for turns between keys holding as many. */
+  /** When each key was last handed a lane (a tick of `handOuts`), for turns between keys holding as many; one entry per key that used the model. */
   private readonly lastServed = new Map<string, number>();
   private handOuts = 0;
 
@@ -46,7 +46,10 @@ export class LaneQueue {
   async acquire(owner: string, signal: AbortSignal): Promise<{ lane: number; release: () => void }> {
     signal.throwIfAborted();
     const lane = this.free.pop();
-    if (lane !== undefined) return this.handOut(owner, lane);
+    if (lane !== undefined) {
+      this.assign(owner);
+      return this.handle(owner, lane);
+    }
     const mine = this.queued.get(owner) ?? 0;
     if (this.waiting.length >= this.options.queue || mine >= this.share) {
       const { lanes, alias } = this.options;
@@ -70,12 +73,16 @@ export class LaneQueue {
         { once: true },
       );
     });
-    return this.handOut(owner, given);
+    return this.handle(owner, given);
   }
 
-  private handOut(owner: string, lane: number): { lane: number; release: () => void } {
+  /** A lane goes to `owner`: counted at once (not when its waiter resumes), so two releases in one tick see it. */
+  private assign(owner: string): void {
     this.holding.set(owner, (this.holding.get(owner) ?? 0) + 1);
     this.lastServed.set(owner, ++this.handOuts);
+  }
+
+  private handle(owner: string, lane: number): { lane: number; release: () => void } {
     let released = false;
     return {
       lane,
@@ -83,11 +90,10 @@ export class LaneQueue {
         if (released) return;
         released = true;
         count(this.holding, owner, -1);
-        // A key with nothing held or waiting is forgotten (the map stays as small as the keys in play).
-        if (!this.holding.has(owner) && !this.queued.has(owner)) this.lastServed.delete(owner);
         const next = this.next();
         if (next) {
           this.dequeue(next);
+          this.assign(next.owner);
           next.resolve(lane);
         } else this.free.push(lane);
       },

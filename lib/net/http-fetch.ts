@@ -167,19 +167,25 @@ function bound(incoming: http.IncomingMessage, lines: boolean): void {
     size += chunk.length;
     if (size > MAX_BODY_BYTES) return incoming.destroy(tooLarge(`the response body is larger than ${MAX_BODY_BYTES} bytes`));
     if (!lines) return;
-    for (let start = 0; ; ) {
-      const end = lineEnd(chunk, start);
-      line += (end === -1 ? chunk.length : end) - start;
-      if (line > MAX_LINE_BYTES) return incoming.destroy(tooLarge(`a line of the response is longer than ${MAX_LINE_BYTES} bytes`));
-      if (end === -1) return;
-      line = 0;
-      start = end + 1;
+    // Linear in the chunk: the line it continues ends at its first line break, the line it leaves
+    // open starts after its last; a whole line between them can only pass the bound in a chunk
+    // larger than the bound, and only then is the chunk walked line by line.
+    const first = lineBreak(chunk, 0);
+    if (first === -1) line += chunk.length;
+    else {
+      let longest = line + first;
+      if (chunk.length > MAX_LINE_BYTES) {
+        for (let start = first + 1, end = lineBreak(chunk, start); end !== -1; start = end + 1, end = lineBreak(chunk, start)) longest = Math.max(longest, end - start);
+      }
+      if (longest > MAX_LINE_BYTES) return incoming.destroy(tooLarge(`a line of the response is longer than ${MAX_LINE_BYTES} bytes`));
+      line = chunk.length - 1 - Math.max(chunk.lastIndexOf(10), chunk.lastIndexOf(13));
     }
+    if (line > MAX_LINE_BYTES) incoming.destroy(tooLarge(`a line of the response is longer than ${MAX_LINE_BYTES} bytes`));
   });
 }
 
-/** Where the next line ends (LF or CR) at or after `from`, or -1. */
-function lineEnd(chunk: Buffer, from: number): number {
+/** The first line break (LF or CR) at or after `from`, or -1. */
+function lineBreak(chunk: Buffer, from: number): number {
   const lf = chunk.indexOf(10, from);
   const cr = chunk.indexOf(13, from);
   return lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);

@@ -53,6 +53,8 @@ export class Attempts {
     let lastText = "";
     const maxAttempts = plan.workflow.retries + 1;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      // An attempt left behind at the deadline (its call ignored the abort) starts no other.
+      signal.throwIfAborted();
       if (attempt > 1) await run.beforeAttempt?.(attempt);
       run.attempts = attempt;
       if (attempt > 1) streaming?.onRestart(attempt);
@@ -109,6 +111,7 @@ export class Attempts {
   /** The model's text; transient provider failures are retried within the budget. */
   async text(run: Execution, signal: AbortSignal): Promise<Attempted & { value: string }> {
     for (let attempt = 1; ; attempt++) {
+      signal.throwIfAborted();
       if (attempt > 1) await run.beforeAttempt?.(attempt);
       run.attempts = attempt;
       const call = callSpan(run, attempt);

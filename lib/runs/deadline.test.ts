@@ -2,7 +2,7 @@ import v8 from "node:v8";
 import vm from "node:vm";
 import { afterEach, describe, expect, it } from "vitest";
 import { isGenserveError } from "../errors";
-import { inProcess, type InProcess } from "../../test/helpers/in-process";
+import { IN_PROCESS_CONFIG, inProcess, type InProcess } from "../../test/helpers/in-process";
 import { RecordingModel } from "../../test/helpers/mock-model";
 import { childSignal, RunDeadline } from "./deadline";
 import type { StreamEvent } from "./stream-hub";
@@ -108,5 +108,22 @@ describe("a run whose model never answers", () => {
     const { value } = await settleWithGc(follow());
     expect(value!.at(-1)).toMatchObject({ kind: "error", problem: { code: "model_timeout", status: 504 } });
     expect(await env.store.runs.get(runId)).toMatchObject({ status: "failed" });
+  });
+});
+
+describe("an attempt left behind at the deadline", () => {
+  it("starts no retry: nothing more is reserved on the key's budget and the model is not called again", async () => {
+    // The call ignores its abort and answers, invalid, after the deadline; the workflow has retries left.
+    const model = new RecordingModel().reply({ deaf: true, delayMs: 600, text: "not json" }, { text: '{"a": "late"}' });
+    env = await inProcess(model, IN_PROCESS_CONFIG.replace("  hurried:\n    model: mock\n    retries: 0", "  hurried:\n    model: mock\n    retries: 2"));
+    const principal = { ...env.principal, limits: { ...env.principal.limits, budgetDailyNanos: 1_000_000_000 } };
+    const { error } = await settleWithGc(env.runs.generateObject(principal, { input: "x", workflowSlug: "hurried", schema: SCHEMA }));
+    expect(isGenserveError(error) && error.code).toBe("model_timeout");
+    // Once the deaf call has answered (and a moment for what would follow it): no second call, nothing left reserved.
+    while (model.aborted.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(model.calls).toHaveLength(1);
+    const meters = await env.store.keys.meters(principal.keyId, [`daily:${new Date().toISOString().slice(0, 10)}`]);
+    expect(meters.every((m) => m.reserved === 0)).toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import "server-only";
-import { GenserveError } from "../errors";
+import { GenserveError, isGenserveError } from "../errors";
 
 /**
  * A run's deadline, enforced by a timer the run owns and clears — not by `AbortSignal.timeout`
@@ -32,10 +32,11 @@ export class RunDeadline {
     for (const source of sources) {
       if (!source) continue;
       if (source.aborted) {
-        this.controller.abort(source.reason);
+        this.controller.abort(ownCopy(source.reason));
         break;
       }
-      const forward = () => this.controller.abort(source.reason);
+      // Each run its own copy of a shared reason (one shutdown error for every run): the run's id is set on it.
+      const forward = () => this.controller.abort(ownCopy(source.reason));
       source.addEventListener("abort", forward, { once: true });
       this.unlink.push(() => source.removeEventListener("abort", forward));
     }
@@ -74,4 +75,19 @@ export function childSignal(parent: AbortSignal): { signal: AbortSignal; abort(r
     abort: (reason) => controller.abort(reason),
     dispose: () => parent.removeEventListener("abort", forward),
   };
+}
+
+/** A GenserveError as a new instance (a run records its id on it); anything else as it is. */
+function ownCopy(reason: unknown): unknown {
+  if (!isGenserveError(reason)) return reason;
+  return new GenserveError(reason.code, {
+    detail: reason.detail,
+    errors: reason.errors,
+    retryable: reason.retryable,
+    headers: reason.headers,
+    upstreamStatus: reason.upstreamStatus,
+    retryAfterMs: reason.retryAfterMs,
+    extensions: reason.extensions,
+    cause: reason.cause,
+  });
 }

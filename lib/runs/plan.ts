@@ -59,7 +59,7 @@ export class Planner {
     // A run that would start a thread the key has no room for is refused before anything is stored
     // (runs starting threads at the same moment can pass the cap by as many as are in flight).
     if (request.threadId !== undefined && thread === null) {
-      assertRoom({ resource: "threads", limit: config.limits.threadsPerKey }, (await store.quotas.usage(principal.keyId, new Date().toISOString())).threads);
+      assertRoom({ resource: "threads", limit: config.limits.threadsPerKey }, await store.quotas.count(principal.keyId, "threads", new Date().toISOString()));
     }
     // Object runs without a schema use the workflow version's own.
     const schema = operation === "generate.text" ? undefined : (request.schema ?? named.schema);

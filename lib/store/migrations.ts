@@ -403,7 +403,7 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX inboxes_key ON inboxes (key_id);
       CREATE INDEX suites_key ON suites (key_id);
       ALTER TABLE inbox_events ADD COLUMN bytes INTEGER NOT NULL DEFAULT 0;
-      UPDATE inbox_events SET bytes = length(body) + length(headers);
+      UPDATE inbox_events SET bytes = octet_length(body) + octet_length(headers);
       CREATE TABLE storage_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL, pad TEXT NOT NULL);
     `,
   },
@@ -444,23 +444,25 @@ export const TRANSFER_TABLES = [
 ] as const;
 export type TransferTable = (typeof TRANSFER_TABLES)[number];
 
-/** Tables whose `seq` column numbers rows itself (an import continues after the highest). */
 /**
  * The queued asynchronous runs a process may take next, in the order keys take turns (SQLite and
  * PostgreSQL alike; `$SELECT` is the column list): each key's oldest queued run whose key has a free
  * concurrency slot, the key with the fewest runs running first, then the key served longest ago
  * (never: '' sorts first), then the oldest. One key's flood of queued runs therefore waits behind
- * every other key's next run. Each key's oldest queued run comes from `runs_queued_key`, and what
- * is running from the partial index of running runs, so the cost grows with the keys waiting and
- * the runs running, not with what is queued.
+ * every other key's next run. Each key's oldest queued run is one lookup in `runs_queued_key`, and
+ * what is running comes from the partial index of running runs, so a claim costs as many lookups
+ * as there are keys, whatever is queued.
  */
-export const NEXT_QUEUED_RUN = `WITH heads AS (SELECT key_id, MIN(id) AS id FROM runs WHERE status = 'queued' GROUP BY key_id),
+export const NEXT_QUEUED_RUN = `WITH heads AS (
+    SELECT key_id, id FROM (SELECT k.id AS key_id, (SELECT MIN(q.id) FROM runs q WHERE q.status = 'queued' AND q.key_id = k.id) AS id FROM api_keys k) x
+    WHERE id IS NOT NULL),
   busy AS (SELECT key_id, COUNT(*) AS n FROM runs WHERE status = 'running' GROUP BY key_id)
 SELECT $SELECT FROM heads h JOIN runs r ON r.id = h.id JOIN api_keys k ON k.id = h.key_id LEFT JOIN busy b ON b.key_id = h.key_id
 WHERE r.status = 'queued' AND (k.concurrency IS NULL OR
       COALESCE((SELECT u.reserved FROM key_usage u WHERE u.key_id = h.key_id AND u.meter = 'concurrency'), 0) < k.concurrency)
 ORDER BY COALESCE(b.n, 0), COALESCE(k.queue_served_at, ''), r.id`;
 
+/** Tables whose `seq` column numbers rows itself (an import continues after the highest). */
 export const NUMBERED_TABLES: readonly TransferTable[] = ["thread_messages", "deliveries", "inbox_events", "evaluation_items", "workflow_label_moves"];
 
 export function forPostgres(sql: string): string {

@@ -4,17 +4,17 @@ import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NEXT_QUEUED_RUN, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
-import { keyPatch, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
 import { postgresAtomic, type AtomicRunner } from "./atomic";
 import { evaluationStore } from "./evaluations";
 import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
-import { cappedWrite, quotaUsage } from "./quotas";
+import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { listRuns } from "./run-list";
-import { MEASURE_IMPORTED_MESSAGES, threadReads } from "./thread-reads";
+import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
 import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
@@ -350,7 +350,12 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         });
       },
       async reserve(runId, keyId, charges, at) {
-        return transaction((client) => reserveIn(client, runId, keyId, charges, at));
+        return transaction(async (client) => {
+          // A run that has ended (left behind at its deadline, say) reserves nothing more: nothing would settle it.
+          const { rows } = await client.query<{ status: string }>("SELECT status FROM runs WHERE id = $1 FOR UPDATE", [runId]);
+          if (rows[0]?.status !== "running") throw runEnded(runId);
+          return reserveIn(client, runId, keyId, charges, at);
+        });
       },
       async finish(id, outcome, event, owner, settle = {}) {
         return transaction(async (client) => {
@@ -406,7 +411,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       },
       async claimQueued(at, lease) {
         return transaction(async (client) => {
-          // The oldest queued run whose key has a free slot, not already being claimed by another process.
+          // The next queued run in keys' turns (NEXT_QUEUED_RUN) whose key has a free slot, not already being claimed by another process.
           const { rows: candidates } = await client.query<{ id: string; key_id: string; concurrency: number | null }>(
             `${NEXT_QUEUED_RUN.replace("$SELECT", "r.id, r.key_id, k.concurrency")} LIMIT 1 FOR UPDATE OF r SKIP LOCKED`,
           );
@@ -479,6 +484,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     inboxes: inboxStore(runner),
     quotas: {
       usage: (keyId, at) => quotaUsage(runner, keyId, at),
+      count: (keyId, resource, at) => quotaCount(runner, keyId, resource, at),
     },
     catalog: {
       ...catalogVersions,
@@ -657,12 +663,12 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             const names = Object.keys(row);
             if (!batch || batch.table !== table || batch.names.join() !== names.join() || batch.rows.length >= 200) {
               await flush();
-          await client.query(MEASURE_IMPORTED_MESSAGES);
               batch = { table, names, rows: [] };
             }
             batch.rows.push(names.map((c) => cast(table, c, row[c]!)));
           }
           await flush();
+          for (const measure of MEASURE_IMPORTED) await client.query(measure);
           // Numbering continues after the imported rows.
           for (const table of NUMBERED_TABLES) {
             await client.query(`SELECT setval(pg_get_serial_sequence('${table}', 'seq'), GREATEST((SELECT COALESCE(MAX(seq), 0) FROM ${table}), 1), (SELECT COUNT(*) > 0 FROM ${table}))`);

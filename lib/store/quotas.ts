@@ -5,8 +5,12 @@ import type { SqlRunner } from "./evaluations";
 
 /**
  * Per-key storage quotas: how many inboxes, share links, threads and suites a key may hold
- * (`limits.<resource>PerKey`). A capped write counts the key's rows and inserts in one transaction
- * (serialised per key and resource), so keys racing at the cap never pass it.
+ * (`limits.<resource>PerKey`). A capped write (`cappedWrite`: inboxes, share links, `POST /threads`)
+ * counts the key's rows and inserts in one transaction, serialised per key and resource, so
+ * requests racing at the cap never pass it. A thread a run starts and a suite are checked before
+ * they are written (`quotaCount`, `assertRoom`): requests racing at the cap can pass it by as many
+ * as are in flight (a run's thread is created after the run is admitted, where a refusal would
+ * strand the run).
  */
 export interface Cap {
   resource: QuotaResource;
@@ -68,4 +72,11 @@ export async function quotaUsage(db: SqlRunner, keyId: string, at: string): Prom
   const parts = resources.map((resource) => `(${counted(resource, keyId, at).sql}) AS ${resource}`);
   const [row] = await db.all<Record<QuotaResource, number | string>>(`SELECT ${parts.join(", ")}`, [keyId, at]);
   return Object.fromEntries(resources.map((r) => [r, Number(row![r])])) as Record<QuotaResource, number>;
+}
+
+/** How many of one resource a key holds now. */
+export async function quotaCount(db: SqlRunner, keyId: string, resource: QuotaResource, at: string): Promise<number> {
+  const { sql, params } = counted(resource, keyId, at);
+  const [row] = await db.all<{ n: number | string }>(sql.replace("COUNT(*)", "COUNT(*) AS n"), params);
+  return Number(row?.n ?? 0);
 }

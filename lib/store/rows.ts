@@ -1,5 +1,6 @@
 import "server-only";
 import type { KeyLimits } from "../domain/limits";
+import { GenserveError } from "../errors";
 import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./types";
 
 /**
@@ -207,3 +208,8 @@ export const toStranded = (row: RunRow): StrandedRun => ({
 
 /** A thread, once per key and id (the same statement on both backends). */
 export const THREAD_INSERT = "INSERT INTO threads (key_id, id, workflow_slug, created_at, updated_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key_id, id) DO NOTHING";
+
+/** A retry's reservation asked for a run that is no longer running: refused, since nothing would settle it. */
+export function runEnded(runId: string): GenserveError {
+  return new GenserveError("conflict", { detail: `Run ${runId} has ended; nothing more is reserved for it.` });
+}

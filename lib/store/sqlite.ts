@@ -6,7 +6,7 @@ import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
 import { MIGRATIONS, NEXT_QUEUED_RUN } from "./migrations";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
-import { keyPatch, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
 import { sqliteAtomic, type AtomicRunner } from "./atomic";
@@ -14,10 +14,10 @@ import { evaluationStore } from "./evaluations";
 import { groupCommit } from "./group-commit";
 import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
-import { cappedWrite, quotaUsage } from "./quotas";
+import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { listRuns } from "./run-list";
-import { MEASURE_IMPORTED_MESSAGES, threadReads } from "./thread-reads";
+import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
 import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
@@ -173,6 +173,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
        WHERE id = @id AND status IN ('running', 'queued') AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
     runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
+    runStatus: db.prepare<[string], { status: string }>("SELECT status FROM runs WHERE id = ?"),
     threadMessageInsert: db.prepare(
       "INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ),
@@ -316,7 +317,11 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         });
       },
       async reserve(runId, keyId, charges, at) {
-        return write(() => reserve(runId, keyId, charges, at));
+        return write(() => {
+          // A run that has ended (left behind at its deadline, say) reserves nothing more: nothing would settle it.
+          if (stmt.runStatus.get(runId)?.status !== "running") throw runEnded(runId);
+          return reserve(runId, keyId, charges, at);
+        });
       },
       async finish(id, outcome, event, owner, settle = {}) {
         return write(() => {
@@ -415,6 +420,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     inboxes: inboxStore(runner),
     quotas: {
       usage: (keyId, at) => quotaUsage(runner, keyId, at),
+      count: (keyId, resource, at) => quotaCount(runner, keyId, resource, at),
     },
     catalog: {
       ...catalogVersions,
@@ -526,7 +532,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
             insert.run(...values);
             counts[table] = (counts[table] ?? 0) + 1;
           }
-          db.exec(MEASURE_IMPORTED_MESSAGES);
+          for (const measure of MEASURE_IMPORTED) db.exec(measure);
           db.exec("COMMIT");
         } catch (error) {
           db.exec("ROLLBACK");

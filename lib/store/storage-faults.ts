@@ -12,7 +12,7 @@ import type { Store } from "./types";
 export function isStorageFull(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== "string") return false;
-  return code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT" || code === "53100" || /^SQLITE_IOERR(_(WRITE|FSYNC|DIR_FSYNC|TRUNCATE|SHMSIZE|SHMMAP))?$/.test(code);
+  return code === "SQLITE_FULL" || code === "ENOSPC" || code === "EDQUOT" || code === "53100" || /^SQLITE_IOERR_(WRITE|FSYNC|DIR_FSYNC|TRUNCATE|SHMSIZE|SHMMAP)$/.test(code);
 }
 
 /** How long a client is asked to wait: freeing a disk takes an operator, not a moment. */

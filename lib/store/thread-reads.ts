@@ -10,8 +10,14 @@ import type { ThreadMessage } from "./types";
  * and a run's history are chosen by those sizes first, and only then are their messages read.
  */
 
-/** After an import from an export made before messages carried their size: measure them. */
-export const MEASURE_IMPORTED_MESSAGES = "UPDATE thread_messages SET bytes = octet_length(content) WHERE bytes = 0 AND content <> ''";
+/**
+ * After an import from an export made before thread messages and inbox deliveries carried their
+ * size (migrations 18 and 20): measure them, in UTF-8 bytes as writes do. Run once, after the rows.
+ */
+export const MEASURE_IMPORTED = [
+  "UPDATE thread_messages SET bytes = octet_length(content) WHERE bytes = 0 AND content <> ''",
+  "UPDATE inbox_events SET bytes = octet_length(body) + octet_length(headers) WHERE bytes = 0",
+] as const;
 
 interface ThreadRow {
   key_id: string;

@@ -600,6 +600,8 @@ export interface Store {
   /** Per-key storage quotas: how many of each capped resource a key holds now (share links: those that still work at `at`). */
   quotas: {
     usage(keyId: string, at: string): Promise<Record<QuotaResource, number>>;
+    /** How many of one resource the key holds now. */
+    count(keyId: string, resource: QuotaResource, at: string): Promise<number>;
   };
   /** What the metrics read when scraped: backlogs, and the connection pool where there is one. */
   stats(): Promise<{ pendingEvents: number; queuedRuns: number }>;

@@ -12,6 +12,8 @@ export interface Turn {
   modelId?: string;
   /** Never answers and ignores the abort signal: a provider call stuck below anything that listens. */
   hang?: boolean;
+  /** Waits `delayMs` whatever the abort signal says, then answers: a call that does not heed its abort. */
+  deaf?: boolean;
 }
 
 /**
@@ -46,6 +48,11 @@ export class RecordingModel implements ModelClient {
   async generate(request: ModelRequest): Promise<ModelResult> {
     const turn = this.take(request);
     if (turn.hang) return new Promise<never>(() => undefined);
+    if (turn.deaf) {
+      await new Promise((resolve) => setTimeout(resolve, turn.delayMs ?? 0));
+      this.aborted.push(request.abortSignal.aborted);
+      return { text: turn.text ?? "", usage: turn.usage ?? { inputTokens: 10, outputTokens: 5 }, modelId: turn.modelId, finishReason: "stop" };
+    }
     try {
       await wait(turn.delayMs, request.abortSignal);
       if (turn.error !== undefined) throw turn.error;

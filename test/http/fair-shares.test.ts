@@ -20,23 +20,28 @@ describe("asynchronous runs", () => {
   it("bound each key's queue (429 run_queue_full), and take keys in turns: another key's run goes before the flood's rest", async () => {
     const flood = (JSON.parse(await cli(["keys", "create", "--name", "flood", "--json"], { dataDir: ctx.server.dataDir })) as { key: string }).key;
     const other = (JSON.parse(await cli(["keys", "create", "--name", "other", "--json"], { dataDir: ctx.server.dataDir })) as { key: string }).key;
-    ctx.upstream.respondWith((body) => (JSON.stringify(body.messages).includes("flood") ? { delayMs: 400 } : undefined));
-    const accepted: Awaited<ReturnType<typeof queue>>[] = [];
-    for (let i = 0; i < 5; i++) accepted.push(await queue(flood, `flood ${i}`));
-    expect(accepted.map((r) => r.status)).toEqual([202, 202, 202, 202, 202]);
-    // The first may have started already; the key's queue holds at most 5.
-    let refused = await queue(flood, "flood 5");
-    if (refused.status === 202) refused = await queue(flood, "flood 6");
+    // The flood's first run is held at the model (the one worker busy) until everything is queued.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    ctx.upstream.respondWith((body) => (JSON.stringify(body.messages).includes("flood 0") ? { waitFor: held } : undefined));
+    const inputs = () => ctx.upstream.requests.map((r) => JSON.stringify(r.body.messages).match(/flood \d|not a flood/)?.[0]);
+    const first = await queue(flood, "flood 0");
+    expect(first.status).toBe(202);
+    await waitUntil(() => inputs().includes("flood 0"), "the flood's first run to reach the model");
+    const accepted = [first];
+    for (let i = 1; i <= 5; i++) accepted.push(await queue(flood, `flood ${i}`));
+    expect(accepted.map((r) => r.status)).toEqual([202, 202, 202, 202, 202, 202]);
+    // Five queued (limits.asyncQueuedPerKey) besides the one running: the sixth is refused.
+    const refused = await queue(flood, "flood 6");
     expect(refused.status).toBe(429);
     expect(refused.json).toMatchObject({ code: "run_queue_full", status: 429 });
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
 
     const mine = await queue(other, "not a flood");
     expect(mine.status).toBe(202);
-    await waitUntil(async () => (await statusOf(other, mine.json.runId)) === "succeeded", "the other key's run to finish");
-    // One worker: had runs been taken oldest first, every flood run would have gone before it.
-    const still = await Promise.all(accepted.map((r) => statusOf(flood, r.json.runId)));
-    expect(still.filter((s) => s === "queued").length).toBeGreaterThanOrEqual(2);
-    await waitUntil(async () => (await Promise.all(accepted.map((r) => statusOf(flood, r.json.runId)))).every((s) => s === "succeeded"), "the flood to drain");
+    release();
+    await waitUntil(async () => (await Promise.all([...accepted, mine].map((r) => statusOf(r === mine ? other : flood, r.json.runId)))).every((s) => s === "succeeded"), "every run to finish");
+    // One worker: oldest first, the other key's run would have waited behind the five flood runs queued before it.
+    expect(inputs()).toEqual(["flood 0", "not a flood", "flood 1", "flood 2", "flood 3", "flood 4", "flood 5"]);
   });
 });

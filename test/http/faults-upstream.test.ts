@@ -48,7 +48,7 @@ beforeAll(async () => {
 limits:
   shutdownGraceMs: 2000
 models:${targets.map(([f, url]) => model(alias(f), url)).join("")}${model("healthy", healthy.url)}
-workflows:${targets.map(([f]) => workflow(f, alias(f), f.startsWith("huge") ? HUGE_DEADLINE_MS : DEADLINE_MS)).join("")}${workflow("patient", alias("silent"))}${workflow("fine", "healthy")}
+workflows:${targets.map(([f]) => workflow(f, alias(f), f.startsWith("huge") ? HUGE_DEADLINE_MS : DEADLINE_MS)).join("")}${workflow("patient", alias("silent"))}${workflow("held", alias("silent"), 15_000)}${workflow("fine", "healthy")}
 `;
   const dir = tempDir();
   server = await startGenserve({ configFile: writeConfig(dir, yaml), dataDir: `${dir}/data`, logLevel: "warn" });
@@ -111,7 +111,8 @@ describe("an upstream that never answers", () => {
   it("frees the key's concurrency slot at the deadline: the key's next run is admitted", async () => {
     const limited = (JSON.parse(await cli(["keys", "create", "--name", "one-at-a-time", "--concurrency", "1", "--json"], { dataDir: server.dataDir })) as { key: string }).key;
     const asked = faults.received.get("silent") ?? 0;
-    const stuck = text("silent", limited);
+    // On a 15 s deadline, so that the slot is surely still held when the key asks again, even on a busy machine.
+    const stuck = text("held", limited);
     await waitUntil(() => (faults.received.get("silent") ?? 0) > asked, "the stuck run to reach its model");
     // While the stuck run holds the slot, the key is refused; another key is served at once.
     expect((await post(server, "/api/v1/generate/text", { input: "x", type: "event", callback: CALLBACK, workflowSlug: "fine" }, limited)).status).toBe(429);
@@ -199,7 +200,7 @@ describe("the default deadline", () => {
 });
 
 describe("a server stop", () => {
-  it("ends a run waiting on a model that never answers within the shutdown grace: 503 interrupted by the stop, and the process exits", async () => {
+  it("ends a run waiting on a model that never answers within the shutdown grace: 503 service_unavailable, and the process exits", async () => {
     const asked = faults.received.get("silent") ?? 0;
     const stuck = post(server, "/api/v1/generate/text", { input: "hello", type: "event", callback: CALLBACK, workflowSlug: "patient" }, key);
     await waitUntil(() => (faults.received.get("silent") ?? 0) > asked, "the run to reach its model");

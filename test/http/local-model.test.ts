@@ -114,6 +114,8 @@ workflows:
     instructions: Reply with JSON.
     maxOutputTokens: 600
     retries: 0
+    # A few seconds on an idle machine; far longer with the suite run twice at once (CPU-bound decoding).
+    timeoutMs: 150000
   local-text:
     model: tiny
     maxOutputTokens: 24
