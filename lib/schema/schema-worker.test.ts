@@ -22,11 +22,11 @@ const hostileValue = `${"a".repeat(40)}!`;
 
 describe("SchemaWorkerPool", () => {
   it("stops a validation past its time limit, replaces the worker and keeps serving", async () => {
-    const p = pool(1);
-    const started = Date.now();
+    // The default limit: the replacement's first jobs compile before they validate, within it, even on a busy machine.
+    const p = pool(1, 2_000);
     const error = await p.validate("h", "2020-12", HOSTILE, hostileValue).catch((e: unknown) => e);
+    // Stopped (2^40 steps would take far longer than the test), not finished.
     expect(isGenserveError(error) && error.code).toBe("schema_timeout");
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(p.status()).toMatchObject({ replaced: 1, busy: 0, stuck: 0 });
     // The replacement compiles what it needs on its own.
     expect(await p.validate("s", "2020-12", SIMPLE, { n: 1 })).toEqual({ valid: true });

@@ -32,7 +32,9 @@ const CONFIG = `
 network:
   allowPrivate: true
 limits:
-  runLeaseMs: 2000
+  # Short, so that reconciliation after a crash is quick to see — but long enough that a replica
+  # starved of CPU (the suite run twice at once) still renews its leases in time.
+  runLeaseMs: 6000
   callbackRetryScheduleMs: [200, 200, 200]
   callbackPollMs: 100
 `;
@@ -332,7 +334,7 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
       const res = await pending;
       expect(res.status).toBe(503);
       expect(res.json).toMatchObject({ code: "storage_unavailable" });
-      await new Promise((r) => setTimeout(r, 2_500));
+      // The run is no longer renewed by c: once the database is back, its lease runs out and it is reconciled.
       proxy.restore();
       await waitUntil(async () => (await get(a, `/api/v1/runs/${runId}`, key)).json.status === "failed", "the run to be reconciled");
       expect((await get(a, `/api/v1/runs/${runId}`, key)).json).toMatchObject({ error: { code: "interrupted" } });

@@ -146,9 +146,11 @@ describe("schema preparation within budgets", () => {
     expect(quickRes.status, quickRes.text).toBe(200);
     expect(finished).toEqual(["quick", "slow"]);
     expect((await get(server, `/api/v1/runs/${quickRes.json.metadata.runId}`, key)).json.decoding).toBe("grammar");
-    // The event loop stayed free: the compile ran in a worker and was stopped at its budget.
+    // The event loop stayed free: the compile ran in a worker and was stopped at its budget. On the
+    // loop it could not be stopped and would hold it for seconds; the bound leaves room for a busy
+    // machine's scheduling (gaps of several hundred ms with the suite run twice at once).
     expect(latencies.length).toBeGreaterThan(5);
-    expect(Math.max(...latencies), latencies.map((l) => l.toFixed(0)).join(" ")).toBeLessThan(250);
+    expect(Math.max(...latencies), latencies.map((l) => l.toFixed(0)).join(" ")).toBeLessThan(2_000);
 
     // Random weights under a grammar of any JSON rarely satisfy the schema: succeeded or output_invalid,
     // either way the run says how it was held to the schema and why.
@@ -169,12 +171,16 @@ describe("schema preparation within budgets", () => {
     // The spec refers to the last definition, whose kind is not "Kind0": validated against the whole schema.
     upstream.reply({ content: JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", spec: { kind: "Kind0" } }) });
     const health = pollHealth();
+    const started = performance.now();
     const invalid = await post(server, "/api/v1/generate/object", { ...EVENT, workflowSlug: "remote", input: "Describe a deployment.", schema }, key);
+    const took = performance.now() - started;
     const latencies = await health.stop();
     expect(invalid.status, invalid.text.slice(0, 500)).toBe(502);
     expect(invalid.json).toMatchObject({ code: "output_invalid", errors: [{ path: "/spec/kind", message: expect.stringMatching(/^must be one of/) }] });
     expect(upstream.requests.at(-1)!.body.response_format?.json_schema?.schema).toBeDefined();
-    expect(Math.max(...latencies), latencies.map((l) => l.toFixed(0)).join(" ")).toBeLessThan(250);
+    // Compiled off the event loop: no gap in /healthz's answers holds a large part of the request,
+    // as a compile on the loop would (relative, so that a busy machine slowing both does not matter).
+    expect(Math.max(...latencies), `${latencies.map((l) => l.toFixed(0)).join(" ")} during ${took.toFixed(0)} ms`).toBeLessThan(Math.max(250, took / 2));
 
     upstream.reply({ content: JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment" }) });
     const res = await post(server, "/api/v1/generate/object", { ...EVENT, workflowSlug: "remote", input: "Describe a deployment.", schema }, key);
