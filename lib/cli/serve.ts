@@ -83,6 +83,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   // workflow time-outs instead).
   server.headersTimeout = config.server.headersTimeoutMs;
   server.requestTimeout = config.server.requestTimeoutMs;
+  server.keepAliveTimeout = config.server.keepAliveTimeoutMs;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     // A burst of connections (thousands of clients opening streams at once) waits in the kernel's

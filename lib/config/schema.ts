@@ -236,6 +236,12 @@ export const serverSchema = z
     headersTimeoutMs: z.number().int().min(1_000).default(10_000),
     /** A client must send its whole request (headers and body) within this time; responses are not limited by it. */
     requestTimeoutMs: z.number().int().min(1_000).default(120_000),
+    /**
+     * An idle kept-alive connection is closed after this long. Longer than the idle timeouts of
+     * common proxies and clients (60 s), so the server is never the side that closes a connection
+     * a client is about to reuse (that client's request would fail with "other side closed").
+     */
+    keepAliveTimeoutMs: z.number().int().min(1_000).default(65_000),
   })
   .strict()
   .refine((s) => s.headersTimeoutMs <= s.requestTimeoutMs, { path: ["headersTimeoutMs"], message: "must not be longer than requestTimeoutMs" });

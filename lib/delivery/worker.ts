@@ -149,12 +149,13 @@ export class DeliveryWorker implements EventDispatch {
     if (this.stopped || this.inflight.size + this.reserved >= this.options.concurrency) return null;
     this.reserved++;
     let used = false;
+    const leaseUntil = this.leaseUntil(this.now());
     const use = () => {
       if (used) throw new Error("a delivery ticket is used once");
       used = true;
     };
     return {
-      leaseUntil: this.leaseUntil(this.now()),
+      leaseUntil,
       dispatch: (event) => {
         use();
         // On a later turn of the event loop: the run answers its caller first, and the events of
@@ -162,7 +163,7 @@ export class DeliveryWorker implements EventDispatch {
         // meanwhile: the event stays held until its lease runs out, then any process takes it.
         setImmediate(() => {
           this.reserved--;
-          if (!this.stopped) this.launch({ ...event, status: "pending", attempts: 0 });
+          if (!this.stopped) this.launch({ ...event, status: "pending", attempts: 0 }, leaseUntil);
         });
       },
       release: () => {
@@ -185,13 +186,15 @@ export class DeliveryWorker implements EventDispatch {
       return;
     }
     const now = this.now();
-    const due = await this.store.events.claimDue(now.toISOString(), free, { owner: this.options.owner, until: this.leaseUntil(now) });
+    const until = this.leaseUntil(now);
+    const due = await this.store.events.claimDue(now.toISOString(), free, { owner: this.options.owner, until });
     this.saturated = due.length === free;
-    for (const event of due) this.launch(event);
+    for (const event of due) this.launch(event, until);
   }
 
-  private launch(event: EventRecord): void {
-    const work = this.deliver(event)
+  /** Delivers `event`, held by this process under the lease `heldUntil`. */
+  private launch(event: EventRecord, heldUntil: string): void {
+    const work = this.deliver(event, heldUntil)
       .catch((error: unknown) => {
         // Even the failure could not be recorded (storage trouble): the event stays claimed until
         // its lease runs out, instead of being tried again at once without a trace.
@@ -206,18 +209,18 @@ export class DeliveryWorker implements EventDispatch {
     this.inflight.set(event.id, work);
   }
 
-  private async deliver(event: EventRecord): Promise<void> {
+  private async deliver(event: EventRecord, heldUntil: string): Promise<void> {
     const traceId = event.traceparent?.split("-")[1];
     const log = this.log.child({ runId: event.runId, eventId: event.id, ...(traceId && { traceId }) });
     const span = this.options.tracing?.start("callback delivery", event.traceparent, { "http.request.method": "POST", "genserve.run.id": event.runId, "genserve.event.id": event.id, "genserve.delivery.attempt": event.attempts + 1 }, "client");
     try {
-      await this.attempt(event, log, span);
+      await this.attempt(event, heldUntil, log, span);
     } finally {
       span?.end();
     }
   }
 
-  private async attempt(event: EventRecord, log: Logger, span: TraceSpan | undefined): Promise<void> {
+  private async attempt(event: EventRecord, heldUntil: string, log: Logger, span: TraceSpan | undefined): Promise<void> {
     let result: SendResult;
     try {
       const url = new URL(event.url);
@@ -252,6 +255,7 @@ export class DeliveryWorker implements EventDispatch {
         nextAttemptAt,
       },
       status,
+      heldUntil,
     );
     this.options.onAttempt?.(status === "pending" ? "failed" : status);
     if ("statusCode" in result) span?.set({ "http.response.status_code": result.statusCode });

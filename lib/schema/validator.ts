@@ -27,8 +27,13 @@ const LOCAL_MAX_CHARS = 8 * 1024;
 const LOCAL_MAX_NODES = 1_000;
 /** A schema is compiled on the event loop once it has been used this often (a hot schema). */
 const LOCAL_AFTER_USES = 3;
-/** A validation on the event loop that takes longer than this sends the schema back to the workers for good. */
+/**
+ * Validations on the event loop that take longer than this, `LOCAL_SLOW_IN_A_ROW` times in a row,
+ * send the schema back to the workers for good (one slow reading alone may be the process being
+ * descheduled on a busy machine, not the schema).
+ */
 const LOCAL_BUDGET_MS = 5;
+const LOCAL_SLOW_IN_A_ROW = 2;
 
 interface Validators {
   compile(message: { key: string; draft: string; schema: Record<string, unknown> }): { ok: boolean };
@@ -194,6 +199,7 @@ export class SchemaCompiler {
     const validators = () => (this.local ??= import(/* webpackIgnore: true */ /* turbopackIgnore: true */ pathToFileURL(this.engineFile).href).then((m: { createValidators(capacity: number): Validators }) => m.createValidators(this.limits.validatorCache)));
     // Small schemas without references validate on the event loop once they are hot (see LOCAL_MAX_CHARS).
     let uses = 0;
+    let slow = 0;
     let local: Validators | null | undefined = onLoop ? undefined : null;
     const onEventLoop = async (value: unknown): Promise<ValidateReply | undefined> => {
       if (local === null || ++uses < LOCAL_AFTER_USES) return undefined;
@@ -204,7 +210,8 @@ export class SchemaCompiler {
       }
       const started = performance.now();
       const reply = local.validate({ key, value });
-      if (performance.now() - started > LOCAL_BUDGET_MS) local = null;
+      slow = performance.now() - started > LOCAL_BUDGET_MS ? slow + 1 : 0;
+      if (slow >= LOCAL_SLOW_IN_A_ROW) local = null;
       if ("missing" in reply || "compileFailed" in reply) {
         local = undefined; // evicted from the event loop's set: compiled again on the next use
         return undefined;

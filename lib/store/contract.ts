@@ -146,12 +146,30 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.events.claimDue(at(1), 10, { owner: "p1", until: at(5_000) })).map((e) => e.id)).toEqual(["evt_L"]);
       expect(await store.events.claimDue(at(2), 10, { owner: "p2", until: at(5_000) })).toEqual([]);
       expect((await store.events.claimDue(at(6_000), 10, { owner: "p2", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_L"]);
-      await store.events.recordAttempt("evt_L", { attemptedAt: at(6_001), statusCode: 500, error: null, durationMs: 1, nextAttemptAt: at(6_002) }, "pending");
+      await store.events.recordAttempt("evt_L", { attemptedAt: at(6_001), statusCode: 500, error: null, durationMs: 1, nextAttemptAt: at(6_002) }, "pending", at(9_000));
       expect((await store.events.claimDue(at(6_003), 10, { owner: "p1", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_L"]);
       // A sole owner starting up frees every lease a dead process left behind.
       expect(await store.events.claimDue(at(6_004), 10, { owner: "p2", until: at(9_000) })).toEqual([]);
       await store.events.releaseLeases();
       expect((await store.events.claimDue(at(6_005), 10, { owner: "p2", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_L"]);
+    });
+
+    it("keeps a redelivery asked for while an attempt is in flight: the attempt is logged, the event stays due", async () => {
+      await store.runs.insert(run("run_01R"));
+      await store.runs.finish("run_01R", outcome, { ...event("evt_R", "run_01R"), leaseUntil: at(5_000) });
+      // The held attempt is on its way when the redelivery comes; its outcome is recorded after.
+      await store.events.redeliver("evt_R", at(10));
+      await store.events.recordAttempt("evt_R", { attemptedAt: at(20), statusCode: 200, error: null, durationMs: 10, nextAttemptAt: null }, "delivered", at(5_000));
+      const after = await store.events.forRun("run_01R");
+      expect(after).toMatchObject({ status: "pending", attempts: 1 });
+      expect(after!.deliveries.map((d) => d.statusCode)).toEqual([200]);
+      expect((await store.events.claimDue(at(30), 10, { owner: "p1", until: at(9_000) })).map((e) => e.id)).toEqual(["evt_R"]);
+      // Another holder's claim after a lease ran out is not overwritten by the late first attempt either.
+      await store.events.recordAttempt("evt_R", { attemptedAt: at(40), statusCode: 500, error: null, durationMs: 10, nextAttemptAt: at(50) }, "pending", at(5_000));
+      expect(await store.events.forRun("run_01R")).toMatchObject({ status: "pending", attempts: 2 });
+      expect(await store.events.claimDue(at(60), 10, { owner: "p2", until: at(9_500) })).toEqual([]);
+      await store.events.recordAttempt("evt_R", { attemptedAt: at(70), statusCode: 200, error: null, durationMs: 10, nextAttemptAt: null }, "delivered", at(9_000));
+      expect(await store.events.forRun("run_01R")).toMatchObject({ status: "delivered", attempts: 3 });
     });
 
     it("queues an event already held by the process that delivers it at once: no one claims it before its lease ends", async () => {
@@ -165,10 +183,10 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
     it("logs delivery attempts, moves events on, and makes an event due again on redelivery", async () => {
       await store.runs.insert(run("run_01E"));
       await store.runs.finish("run_01E", outcome, event("evt_2", "run_01E"));
-      await store.events.recordAttempt("evt_2", { attemptedAt: at(1), statusCode: 500, error: null, durationMs: 3, nextAttemptAt: at(5_000) }, "pending");
+      await store.events.recordAttempt("evt_2", { attemptedAt: at(1), statusCode: 500, error: null, durationMs: 3, nextAttemptAt: at(5_000) }, "pending", null);
       expect(await store.events.due(at(2), 10)).toEqual([]);
       expect((await store.events.due(at(6_000), 10)).map((e) => e.attempts)).toEqual([1]);
-      await store.events.recordAttempt("evt_2", { attemptedAt: at(6_000), statusCode: 200, error: null, durationMs: 2, nextAttemptAt: null }, "delivered");
+      await store.events.recordAttempt("evt_2", { attemptedAt: at(6_000), statusCode: 200, error: null, durationMs: 2, nextAttemptAt: null }, "delivered", null);
       const delivered = await store.events.forRun("run_01E");
       expect(delivered).toMatchObject({ status: "delivered", attempts: 2, headers: { "X-A": "1" } });
       expect(delivered!.deliveries.map((d) => d.statusCode)).toEqual([500, 200]);
@@ -291,7 +309,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.keys.insert({ ...key("key_admin"), admin: true });
       await store.runs.insert(run("run_01X"));
       await store.runs.finish("run_01X", outcome, event("evt_X", "run_01X"));
-      await store.events.recordAttempt("evt_X", { attemptedAt: at(1), statusCode: 500, error: null, durationMs: 3, nextAttemptAt: at(5_000) }, "pending");
+      await store.events.recordAttempt("evt_X", { attemptedAt: at(1), statusCode: 500, error: null, durationMs: 3, nextAttemptAt: at(5_000) }, "pending", null);
       await store.threads.create({ id: "th_1", keyId, workflowSlug: "w", createdAt: at(0), updatedAt: at(0) });
       await store.threads.append(keyId, "th_1", [{ role: "user", content: "hi", runId: "run_01X", createdAt: at(1) }], at(1));
       await store.inboxes.create({ id: "inb_X", keyId, host: "h", createdAt: at(0) });
@@ -317,7 +335,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         await target.threads.append(keyId, "th_1", [{ role: "assistant", content: "hello", runId: null, createdAt: at(2) }], at(2));
         expect((await target.threads.history(keyId, "th_1", 1_000)).map((m) => m.content)).toEqual(["hi", "hello"]);
         expect(await target.threads.get(keyId, "th_1")).toMatchObject({ messageCount: 2, bytes: 7 });
-        await target.events.recordAttempt("evt_X", { attemptedAt: at(6_000), statusCode: 200, error: null, durationMs: 2, nextAttemptAt: null }, "delivered");
+        await target.events.recordAttempt("evt_X", { attemptedAt: at(6_000), statusCode: 200, error: null, durationMs: 2, nextAttemptAt: null }, "delivered", null);
         expect((await target.events.forRun("run_01X"))!.deliveries.map((d) => d.statusCode)).toEqual([500, 200]);
         // A store that holds anything refuses an import; a failed import leaves nothing behind.
         await expect(target.transfer.load(exported())).rejects.toThrow(/already holds/);

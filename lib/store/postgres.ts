@@ -459,7 +459,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           deliveries: deliveries.rows.map((d) => ({ attemptedAt: d.attempted_at, statusCode: d.status_code, error: d.error, durationMs: d.duration_ms, nextAttemptAt: d.next_attempt_at })),
         };
       },
-      async recordAttempt(eventId, attempt, status) {
+      async recordAttempt(eventId, attempt, status, heldUntil) {
         await transaction(async (client) => {
           await client.query("INSERT INTO deliveries (event_id, attempted_at, status_code, error, duration_ms, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6)", [
             eventId,
@@ -469,12 +469,15 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             attempt.durationMs,
             attempt.nextAttemptAt,
           ]);
-          await client.query("UPDATE events SET status = $1, attempts = attempts + 1, next_attempt_at = $2, lease_until = NULL, updated_at = $3 WHERE id = $4", [
-            status,
-            attempt.nextAttemptAt,
-            attempt.attemptedAt,
-            eventId,
-          ]);
+          // The attempt is counted either way; the event moves on only under the lease it was made under.
+          await client.query(
+            `UPDATE events SET attempts = attempts + 1, updated_at = $3,
+               status = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN $1 ELSE status END,
+               next_attempt_at = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN $2 ELSE next_attempt_at END,
+               lease_until = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN NULL ELSE lease_until END
+             WHERE id = $4`,
+            [status, attempt.nextAttemptAt, attempt.attemptedAt, eventId, heldUntil],
+          );
         });
       },
       async redeliver(eventId, at) {

@@ -122,8 +122,13 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     deliveryInsert: db.prepare(
       "INSERT INTO deliveries (event_id, attempted_at, status_code, error, duration_ms, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)",
     ),
-    eventUpdate: db.prepare<[string, string | null, string, string]>(
-      "UPDATE events SET status = ?, attempts = attempts + 1, next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?",
+    // The attempt is counted either way; the event moves on only under the lease it was made under.
+    eventUpdate: db.prepare<{ status: string; next: string | null; at: string; id: string; held: string | null }>(
+      `UPDATE events SET attempts = attempts + 1, updated_at = @at,
+         status = CASE WHEN lease_until IS @held THEN @status ELSE status END,
+         next_attempt_at = CASE WHEN lease_until IS @held THEN @next ELSE next_attempt_at END,
+         lease_until = CASE WHEN lease_until IS @held THEN NULL ELSE lease_until END
+       WHERE id = @id`,
     ),
     eventRedeliver: db.prepare<[string, string, string]>("UPDATE events SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?"),
     runInsert: db.prepare(
@@ -407,10 +412,10 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         }));
         return { ...toEvent(row), deliveries };
       },
-      async recordAttempt(eventId, attempt, status) {
+      async recordAttempt(eventId, attempt, status, heldUntil) {
         await write(() => {
           stmt.deliveryInsert.run(eventId, attempt.attemptedAt, attempt.statusCode, attempt.error, attempt.durationMs, attempt.nextAttemptAt);
-          stmt.eventUpdate.run(status, attempt.nextAttemptAt, attempt.attemptedAt, eventId);
+          stmt.eventUpdate.run({ status, next: attempt.nextAttemptAt, at: attempt.attemptedAt, id: eventId, held: heldUntil });
         });
       },
       async redeliver(eventId, at) {

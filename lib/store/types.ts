@@ -437,8 +437,13 @@ export interface Store {
     /** Frees every event's lease (at the start of a process that owns the store alone: the holders are gone). */
     releaseLeases(): Promise<void>;
     forRun(runId: string): Promise<(EventRecord & { deliveries: DeliveryAttempt[] }) | null>;
-    /** Logs an attempt and moves the event on (pending with a next attempt, delivered, or dead). */
-    recordAttempt(eventId: string, attempt: DeliveryAttempt, status: EventRecord["status"]): Promise<void>;
+    /**
+     * Logs an attempt and moves the event on (pending with a next attempt, delivered, or dead) —
+     * only while it is still held under `heldUntil`, the lease the attempt was made under: a
+     * redelivery asked for meanwhile (which frees the lease) or another holder's claim after the
+     * lease ran out is not overwritten.
+     */
+    recordAttempt(eventId: string, attempt: DeliveryAttempt, status: EventRecord["status"], heldUntil: string | null): Promise<void>;
     /** Makes an event due again now (same id, so receivers can deduplicate). */
     redeliver(eventId: string, at: string): Promise<void>;
   };

@@ -45,7 +45,8 @@ describe.runIf(available)("moving from SQLite to PostgreSQL", () => {
     const sqlite = await startGenserve({ configFile, dataDir });
     const key = sqlite.adminKey!;
     // A run whose callback receiver is down: it stays pending in the outbox.
-    receiver.script({ status: 503 }, { status: 503 });
+    // Down for longer than this server lives, however slowly the machine runs it (the script is reset below).
+    receiver.script(...Array.from({ length: 20 }, () => ({ status: 503 })));
     const pending = await post(sqlite, "/api/v1/generate/text", { input: "first", type: "event", workflowSlug: "no-retry", callback: { url: receiver.url } }, key);
     expect(pending.status).toBe(200);
     await waitUntil(() => receiver.received.length === 1, "the first (failed) delivery attempt");

@@ -188,6 +188,27 @@ describe("request bodies", () => {
     expect(reply).toMatch(/^HTTP\/1\.1 408/);
     expect(Date.now() - started).toBeLessThan(8_000);
   });
+
+  it("keeps an idle connection open past the header and request time-outs (server.keepAliveTimeoutMs), and says for how long", async () => {
+    const socket = net.connect(Number(new URL(ctx.server.url).port), "127.0.0.1");
+    socket.on("error", () => undefined);
+    let got = "";
+    let closed = false;
+    socket.on("data", (d) => (got += d.toString()));
+    socket.on("close", () => (closed = true));
+    const answers = (n: number) => waitUntil(() => (got.match(/HTTP\/1\.1 200/g) ?? []).length >= n || closed, "an answer");
+    socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await answers(1);
+    expect(got).toMatch(/^Keep-Alive: timeout=65$/im);
+    // Idle for longer than both time-outs (1 s and 2 s here): a client reusing it is not cut off.
+    const idleSince = Date.now();
+    await waitUntil(() => Date.now() - idleSince > 3_000 || closed, "the idle time");
+    expect(closed).toBe(false);
+    socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    await answers(2);
+    expect(got.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    socket.destroy();
+  });
 });
 
 describe("request targets", () => {

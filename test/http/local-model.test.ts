@@ -79,6 +79,9 @@ const SCHEMAS: Record<string, Record<string, unknown>> = {
   },
 };
 
+/** How long a test of a run on the `local` workflow may take: its deadline and some. */
+const LOCAL_RUN_MS = 420_000;
+
 let server: GenserveServer;
 let key: string;
 let modelFile: string;
@@ -114,8 +117,9 @@ workflows:
     instructions: Reply with JSON.
     maxOutputTokens: 600
     retries: 0
-    # A few seconds on an idle machine; far longer with the suite run twice at once (CPU-bound decoding).
-    timeoutMs: 150000
+    # A few seconds on an idle machine; minutes with the suite run twice at once beside other work
+    # (CPU-bound decoding: 150 s was once not enough at a load average of 18 on 2 cores).
+    timeoutMs: 400000
   local-text:
     model: tiny
     maxOutputTokens: 24
@@ -152,7 +156,7 @@ describe("llama-cpp provider on a generated tiny GGUF", () => {
       const run = await get(server, `/api/v1/runs/${metadata.runId}`, key);
       expect(run.json.decoding).toBe("grammar");
       expect(run.json.attempts).toBe(1);
-    });
+    }, LOCAL_RUN_MS);
   }
 
   it("records grammar+validate when part of the schema is left to validation", async () => {
@@ -219,7 +223,7 @@ describe("llama-cpp provider on a generated tiny GGUF", () => {
     expect(done, JSON.stringify(events.slice(-2))).toBeDefined();
     const object = JSON.parse(done!.data).object;
     expect(ajv.compile(schema)(object)).toBe(true);
-  });
+  }, LOCAL_RUN_MS);
 
   it("queues beyond `parallel`, answers 429 when the queue is full, and frees the sequence on disconnect", async () => {
     // A string of at least 300 characters keeps the only sequence busy for seconds.
