@@ -145,7 +145,7 @@ test.describe("drafts at 1280×720", () => {
     await page.screenshot({ path: `${SHOTS}/compare-wide-light.png` });
 
     // A third variant: C beside them (two rows of two at this width), its own comparison on top.
-    await page.getByRole("button", { name: "Add a variant to compare" }).click();
+    await page.getByRole("button", { name: "Add variant" }).click();
     await page.getByLabel("Variant C").selectOption({ label: "the same workflow again" });
     await p.run();
     await expect(page.getByRole("region", { name: "Comparison C" }).getByTestId("delta-cost")).toBeVisible({ timeout: 30_000 });

@@ -137,7 +137,9 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   };
 
   const copy = async (what: CopyTarget) => {
-    const snippet = compositionSnippet(c, window.location.origin);
+    const plain = compositionSnippet(c, window.location.origin);
+    // The code runs what Run runs: with the unsaved draft, when there is one.
+    const snippet = admin && draft.changed ? { ...plain, body: { ...(plain.body as Record<string, unknown>), draft: draft.changed } } : plain;
     const text = what === "curl" ? toCurl(snippet) : what === "fetch" ? toFetch(snippet) : `${window.location.origin}/${toPermalinkHash(c)}`;
     if (what === "link") window.history.replaceState(null, "", toPermalinkHash(c));
     await navigator.clipboard.writeText(text);

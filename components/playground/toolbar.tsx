@@ -75,7 +75,7 @@ export function Toolbar(props: {
           </Button>
         ) : null}
         <div className="min-w-0 lg:hidden">{props.status}</div>
-        <div className="ml-auto flex items-center gap-2">
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
           {[...props.variants.length === 0 ? [""] : props.variants].map((variant, i) => {
             const id = i === 0 ? "compare" : `compare-${i}`;
             return (
@@ -110,11 +110,11 @@ export function Toolbar(props: {
             );
           })}
           {props.variants.length > 0 && props.variants.length < props.maxVariants && !props.variants.includes("") ? (
-            <Button size="sm" aria-label="Add a variant to compare" onClick={() => props.onVariants([...props.variants, "(same)"])}>
-              +
+            <Button size="sm" onClick={() => props.onVariants([...props.variants, "(same)"])}>
+              Add variant
             </Button>
           ) : null}
-          <Button size="sm" aria-pressed={props.presenting} aria-keyshortcuts="Control+Alt+P Meta+Alt+P" onClick={props.onPresent} title="Presenter view (Ctrl/⌘+Alt+P)">
+          <Button size="sm" className="hidden lg:inline-flex" aria-pressed={props.presenting} aria-keyshortcuts="Control+Alt+P Meta+Alt+P" onClick={props.onPresent} title="Presenter view (Ctrl/⌘+Alt+P)">
             {props.presenting ? "Exit presenter" : "Present"}
           </Button>
           <MenuButton label="Code">

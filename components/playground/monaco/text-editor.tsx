@@ -23,7 +23,7 @@ export function TextEditor(props: { value: string; onChange(value: string): void
     if (props.describedBy) editor.getDomNode()?.querySelector("textarea")?.setAttribute("aria-describedby", props.describedBy);
   };
   return (
-    <div className="h-56 min-h-32 resize-y overflow-hidden rounded border border-zinc-300 dark:border-zinc-700" data-testid={props.testId}>
+    <div className="h-40 min-h-24 resize-y overflow-hidden rounded border border-zinc-300 dark:border-zinc-700" data-testid={props.testId}>
       {monaco ? (
         <Editor
           language="markdown"
