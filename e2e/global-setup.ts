@@ -25,6 +25,8 @@ export default async function globalSetup() {
   const server = await startGenserve({ configFile: writeConfig(dir, testConfig(upstream.url, "", { localModel })), dataDir: path.join(dir, "data") });
   process.env.GENSERVE_E2E_URL = server.url;
   process.env.GENSERVE_E2E_KEY = server.adminKey!;
+  // The fake upstream's address: GET {upstream}/__last-request shows what the model was last sent.
+  process.env.GENSERVE_E2E_UPSTREAM = upstream.url;
   return async () => {
     await server.stop();
     await upstream.close();

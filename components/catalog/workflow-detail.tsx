@@ -5,7 +5,6 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import type { ApiClient, WorkflowDiff, WorkflowLabels, WorkflowVersions } from "@/lib/client/api";
-import { emptyComposition, toPermalinkHash } from "@/lib/client/composition";
 import { queryKeys } from "@/lib/client/query-keys";
 import { loadMonaco } from "../playground/monaco/load-monaco";
 import { RequireKey } from "../require-key";
@@ -83,7 +82,7 @@ function Versions({ slug, versions, labels }: { slug: string; versions: Workflow
             <td className="pr-3">{v.createdAt ? new Date(v.createdAt).toLocaleString() : "genserve.yaml"}</td>
             <td className="py-1">
               {!v.deleted && (
-                <Link className="underline" href={`/${toPermalinkHash({ ...emptyComposition("{}"), workflowSlug: `${slug}@${v.version}` })}`}>
+                <Link className="underline" href={`/?try=${encodeURIComponent(`${slug}@${v.version}`)}`}>
                   Try this version
                 </Link>
               )}

@@ -43,12 +43,14 @@ function signed(x: number, y: number): { text: string; sign: number } {
  * (B − A) as chips, and how many fields differ; the differences themselves are marked inside the
  * two outputs below, and listed here on demand.
  */
-export function Comparison({ a, b, comparison }: { a: RunState; b: RunState; comparison: RunComparison | null }) {
+export function Comparison({ a, b, comparison, name = "B" }: { a: RunState; b: RunState; comparison: RunComparison | null; name?: string }) {
+  // The first variant's panel keeps the plain name "Comparison"; the others name their column.
+  const region = name === "B" ? "Comparison" : `Comparison ${name}`;
   const [listed, setListed] = useState(false);
   if (!comparison) {
     return (
-      <Panel aria-label="Comparison" className="text-sm">
-        <h2 className="text-base font-semibold">Comparison (B − A)</h2>
+      <Panel aria-label={region} className="text-sm">
+        <h2 className="text-base font-semibold">Comparison ({name} − A)</h2>
         <p className="mt-1">{a.status === "running" || b.status === "running" ? "Waiting for both runs to finish…" : "Both runs must succeed to compare them."}</p>
       </Panel>
     );
@@ -61,9 +63,9 @@ export function Comparison({ a, b, comparison }: { a: RunState; b: RunState; com
   // Lower is better for all three: B cheaper or faster reads green.
   const tone = (sign: number): BadgeTone => (sign < 0 ? "success" : sign > 0 ? "warning" : "neutral");
   return (
-    <Panel aria-label="Comparison" className="text-sm">
+    <Panel aria-label={region} className="text-sm">
       <div className="flex flex-wrap items-center gap-2">
-        <h2 className="mr-2 text-base font-semibold">Comparison (B − A)</h2>
+        <h2 className="mr-2 text-base font-semibold">Comparison ({name} − A)</h2>
         <Badge tone={tone(cost.sign)} className="px-2 py-0.5">
           Δ cost <span data-testid="delta-cost">{cost.text.replace(/^([+\-±])/, "$1$")}</span>
         </Badge>

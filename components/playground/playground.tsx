@@ -23,16 +23,19 @@ import { ContextsField, InputField, WorkflowLine } from "./composer-fields";
 import { CallbackFields, ThreadField } from "./delivery-fields";
 import { LinkNotice } from "./link-notice";
 import { ModelBanner } from "./model-banner";
+import { PromptSection } from "./prompt-section";
 import { Results } from "./results";
 import { RunStatusChip } from "./run-status";
 import { ThreadTranscript } from "./thread-transcript";
 import { Toolbar, type CopyTarget } from "./toolbar";
 import { SchemaSection } from "./schema-section";
 import { pretty, useComposition } from "./use-composition";
+import { useDraft } from "./use-draft";
 import { useInbox } from "./use-inbox";
 import { useRun, type RunState } from "./use-run";
 import { useShortcuts } from "./use-shortcuts";
 import { useStoredList } from "./use-stored-list";
+import { COLUMN_NAMES, MAX_VARIANTS, MODEL, SAME, SAVED, variantBody, variantLabel } from "./variants";
 
 export function Playground() {
   const { apiKey, client, signOut } = useApiKey();
@@ -55,9 +58,19 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const [localError, setLocalError] = useState<FieldProblem | null>(null);
   const [copied, setCopied] = useState<CopyTarget | null>(null);
   const { state: run, start, cancel } = useRun(client);
-  // Compare: the same composition run again (on another workflow, or the same one) side by side.
-  const [compareWith, setCompareWith] = useState("");
-  const { state: runB, start: startB, cancel: cancelB } = useRun(client);
+  // Compare: the same composition run again as up to three variants (another workflow, version or
+  // label, the saved version without the draft, another model), side by side.
+  const [variants, setVariants] = useState<string[]>([]);
+  const b = useRun(client);
+  const cRun = useRun(client);
+  const d = useRun(client);
+  const others = [b, cRun, d];
+  const runB = b.state;
+  const me = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client!.me(signal) });
+  const admin = me.data?.admin ?? false;
+  const models = useQuery({ queryKey: queryKeys.models(apiKey), queryFn: ({ signal }) => client!.listModels(signal) });
+  const draft = useDraft(client!, apiKey, c.workflowSlug);
+  const [presenting, setPresenting] = useState(false);
   const [threads, rememberThread] = useStoredList<string>("genserve.threads", 20);
   const inbox = useInbox(client, apiKey, (url) => setC((prev) => (prev.callbackUrl === DEFAULT_CALLBACK_URL ? { ...prev, callbackUrl: url } : prev)));
   // Narrow screens show one pane at a time.
@@ -98,17 +111,21 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
       }
       return;
     }
+    // Unsaved edits of the prompt run as a draft (admin keys); the saved version is untouched.
+    const drafted = admin ? draft.changed : undefined;
+    if (drafted) body.draft = drafted;
     remember(c);
     setPane("result");
     void start(c.operation, body);
-    if (compareWith) void startB(c.operation, { ...body, workflowSlug: compareWith === "(same)" ? c.workflowSlug : compareWith });
-  }, [c, remember, start, startB, compareWith]);
-  const running = run.status === "running" || runB.status === "running";
+    variants.forEach((variant, i) => void others[i]!.start(c.operation, variantBody(variant, body, drafted, c.workflowSlug)));
+  }, [c, remember, start, variants, others, admin, draft.changed]);
+  const running = [run, ...others.map((o) => o.state)].some((r) => r.status === "running");
   const cancelAll = useCallback(() => {
     cancel();
-    cancelB();
-  }, [cancel, cancelB]);
-  useShortcuts({ run: runNow, cancel: cancelAll, running });
+    for (const o of others) o.cancel();
+  }, [cancel, others]);
+  const togglePresenter = useCallback(() => setPresenting((p) => !p), []);
+  useShortcuts({ run: runNow, cancel: cancelAll, running, present: togglePresenter });
   const editSchema = () => {
     setPane("compose");
     // After the pane is shown: bring the editor into view and put the caret in it.
@@ -120,7 +137,9 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   };
 
   const copy = async (what: CopyTarget) => {
-    const snippet = compositionSnippet(c, window.location.origin);
+    const plain = compositionSnippet(c, window.location.origin);
+    // The code runs what Run runs: with the unsaved draft, when there is one.
+    const snippet = admin && draft.changed ? { ...plain, body: { ...(plain.body as Record<string, unknown>), draft: draft.changed } } : plain;
     const text = what === "curl" ? toCurl(snippet) : what === "fetch" ? toFetch(snippet) : `${window.location.origin}/${toPermalinkHash(c)}`;
     if (what === "link") window.history.replaceState(null, "", toPermalinkHash(c));
     await navigator.clipboard.writeText(text);
@@ -132,14 +151,15 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   // The schema follows the workflow (its example's schema, else the first template) until the user
   // edits it: the text last set this way tells an untouched schema from an edited one.
   const followedSchema = useRef(c.schemaText);
-  const exampleSchema = selectedWorkflow?.example?.schema;
+  // The selected version's own default schema (`slug@4` from "Try this version" too), else its example's.
+  const exampleSchema = draft.definition?.schema ?? draft.definition?.example?.schema ?? (draft.definition ? undefined : selectedWorkflow?.example?.schema);
   useEffect(() => {
     if (!workflows.data || c.schemaText !== followedSchema.current) return;
     const wanted = pretty(exampleSchema ?? SCHEMA_TEMPLATES[0]!.schema);
     followedSchema.current = wanted;
     if (wanted !== c.schemaText) update("schemaText", wanted);
     // Only a change of workflow moves the schema; typing never does.
-  }, [workflows.data, exampleSchema]);
+  }, [workflows.data, exampleSchema, draft.definition]);
   const estimate = estimateInputTokens(c, selectedWorkflow, contexts.data ?? []);
   const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
   const describe = (r: RunState) => {
@@ -153,10 +173,24 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     .filter(Boolean)
     .join(" · ");
   const lastThreadRun = isStream && run.status !== "running" ? run.runId : null;
+  const comparedRuns = variants.map((v, i) => ({ run: others[i]!.state, name: COLUMN_NAMES[i + 1]!, label: variantLabel(v, c.workflowSlug) })).filter((v) => v.run.status !== "idle");
+  const comparing = comparedRuns.length > 0;
+  const currentSlug = c.workflowSlug.split("@")[0]!;
+  const versions = useQuery({
+    queryKey: queryKeys.workflowVersions(apiKey, currentSlug),
+    queryFn: ({ signal }) => client!.workflowVersions(currentSlug, signal),
+    enabled: currentSlug !== "" && selectedWorkflow?.source === "api",
+  });
+  const variantOptions = [
+    { value: SAME, label: "the same workflow again" },
+    ...(draft.changed ? [{ value: SAVED, label: "the saved version (no draft)" }] : []),
+    ...(versions.data?.versions ?? []).filter((v) => !v.deleted).map((v) => ({ value: `${currentSlug}@${v.version}`, label: `${currentSlug}@${v.version}${v.labels.length ? ` (${v.labels.join(", ")})` : ""}` })),
+    ...(admin ? (models.data ?? []).filter((m) => m.alias !== draft.current?.model).map((m) => ({ value: `${MODEL}${m.alias}`, label: `this prompt on ${m.alias}` })) : []),
+  ];
 
   return (
     // The workspace fills the window under the navigation on wide screens (globals.css), so each pane scrolls on its own.
-    <main data-workspace className="mx-auto flex w-full max-w-[1600px] flex-col lg:min-h-0 lg:flex-1">
+    <main data-workspace data-presenter={presenting || undefined} className={`mx-auto flex w-full flex-col lg:min-h-0 lg:flex-1 ${presenting ? "" : "max-w-[1600px]"}`}>
       <h1 className="sr-only">Playground</h1>
       <Toolbar
         c={c}
@@ -166,8 +200,12 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         running={running}
         onCancel={cancelAll}
         status={<RunStatusChip run={run} compact />}
-        compareWith={compareWith}
-        onCompareWith={setCompareWith}
+        variants={variants}
+        onVariants={setVariants}
+        variantOptions={variantOptions}
+        maxVariants={MAX_VARIANTS}
+        presenting={presenting}
+        onPresent={togglePresenter}
         copied={copied}
         onCopy={(what) => void copy(what)}
       />
@@ -187,11 +225,13 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           </button>
         ))}
       </div>
-      <div className="grid grid-cols-[minmax(0,1fr)] lg:min-h-0 lg:flex-1 lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]">
+      <div
+        className={`grid grid-cols-[minmax(0,1fr)] lg:min-h-0 lg:flex-1 ${presenting ? "" : comparing ? "lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]" : "lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]"}`}
+      >
         <form
           id="composition"
           aria-label="Compose a run"
-          className={`space-y-4 px-4 py-4 lg:overflow-y-auto lg:border-r lg:border-zinc-200 lg:dark:border-zinc-800 ${pane === "compose" ? "" : "hidden lg:block"}`}
+          className={`space-y-4 px-4 py-4 lg:overflow-y-auto lg:border-r lg:border-zinc-200 lg:dark:border-zinc-800 ${presenting ? "hidden" : pane === "compose" ? "" : "hidden lg:block"}`}
           onSubmit={(e) => {
             e.preventDefault();
             runNow();
@@ -208,6 +248,9 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           <WorkflowLine c={c} workflows={workflows.data} loading={workflows.isLoading} errorsAt={errorsAt} history={history} onRestore={setC} />
           <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} fromWorkflow={selectedWorkflow?.contexts} />
           {isStream && c.threadId && client ? <ThreadTranscript client={client} apiKey={apiKey} threadId={c.threadId} after={lastThreadRun} /> : null}
+          {draft.definition || draft.loading ? (
+            <PromptSection draft={draft} models={models.data} contexts={contexts.data} admin={admin} onRun={runNow} problems={errorsAt("/draft")} />
+          ) : null}
           <InputField c={c} update={update} errorsAt={errorsAt} example={selectedWorkflow?.example} withSchema={isObject} />
           <p className="text-xs text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
             Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
@@ -218,11 +261,11 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
           </Disclosure>
         </form>
-        <div id="pane-result" aria-labelledby="pane-tab-result" className={`min-w-0 px-4 py-4 lg:overflow-y-auto ${pane === "result" ? "" : "hidden lg:block"}`}>
+        <div id="pane-result" aria-labelledby="pane-tab-result" className={`min-w-0 px-4 py-4 lg:overflow-y-auto ${presenting ? "text-lg" : pane === "result" ? "" : "hidden lg:block"}`}>
           <Results
             run={run}
-            runB={runB}
-            comparing={compareWith !== "" && runB.status !== "idle"}
+            variants={comparedRuns}
+            comparing={comparing}
             schema={schema}
             describe={describe}
             onRetry={runNow}

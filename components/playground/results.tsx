@@ -16,7 +16,8 @@ const PLACED = /^\/(schema|input|workflowSlug|contextSlugs|threadId|attachments|
 /** The result pane: status for screen readers, a failure's headline, the result(s) and metadata, the inbox. */
 export function Results(props: {
   run: RunState;
-  runB: RunState;
+  /** The variants run beside A (B, C, D), each with its column's name and what it is. */
+  variants: { run: RunState; name: string; label: string }[];
   comparing: boolean;
   schema: unknown;
   /** The workflow and model a run is on, for the comparison's column headers. */
@@ -29,11 +30,15 @@ export function Results(props: {
   inbox: { client: ApiClient; apiKey: string; inboxId: string; runId: string } | null;
 }) {
   const record = { client: props.client, apiKey: props.apiKey };
-  const { run, runB, comparing, schema } = props;
+  const { run, variants, comparing, schema } = props;
   const apiError = run.status === "error" ? run.error : null;
   const status =
     run.status === "running" ? "Generating…" : run.status === "done" ? "Complete" : run.status === "error" ? `Failed: ${run.error?.detail ?? ""}` : run.status === "cancelled" ? "Cancelled" : "";
-  const comparison = useMemo(() => (comparing ? compareRuns(run, runB) : null), [comparing, run, runB]);
+  const comparisons = useMemo(() => (comparing ? variants.map((v) => compareRuns(run, v.run)) : []), [comparing, run, variants]);
+  // A's output is marked with its differences from B (the first variant); each variant with its own from A.
+  const columns = [{ run, name: "A", label: props.describe(run), marks: comparisons[0]?.marks.a }, ...variants.map((v, i) => ({ run: v.run, name: v.name, label: props.describe(v.run) || v.label, marks: comparisons[i]?.marks.b }))];
+  // Two columns side by side from a pane of 36rem; three or four from 64rem (two rows of two below that).
+  const grid = columns.length === 2 ? "@xl:grid-cols-2" : columns.length === 3 ? "@xl:grid-cols-2 @5xl:grid-cols-3" : "@xl:grid-cols-2 @5xl:grid-cols-4";
   return (
     <div className="space-y-4 @container">
       <p role="status" aria-live="polite" className="sr-only">
@@ -42,16 +47,16 @@ export function Results(props: {
       <RunError error={apiError} running={run.status === "running"} onRetry={props.onRetry} onEditSchema={props.onEditSchema} />
       {comparing ? (
         <>
-          <Comparison a={run} b={runB} comparison={comparison} />
-          <div className="grid gap-4 @3xl:grid-cols-2">
-            <div className="min-w-0 space-y-4">
-              <ResultPanel run={run} schema={schema} suffix="A" subtitle={props.describe(run)} marks={comparison?.marks.a} />
-              <MetadataPanel run={run} suffix="A" {...record} />
-            </div>
-            <div className="min-w-0 space-y-4">
-              <ResultPanel run={runB} schema={schema} suffix="B" subtitle={props.describe(runB)} marks={comparison?.marks.b} />
-              <MetadataPanel run={runB} suffix="B" {...record} />
-            </div>
+          {variants.map((v, i) => (
+            <Comparison key={v.name} a={run} b={v.run} comparison={comparisons[i] ?? null} name={v.name} />
+          ))}
+          <div className={`grid gap-4 ${grid}`}>
+            {columns.map((col) => (
+              <div key={col.name} className="min-w-0 space-y-4">
+                <ResultPanel run={col.run} schema={schema} suffix={col.name} subtitle={col.label} marks={col.marks} />
+                <MetadataPanel run={col.run} suffix={col.name} {...record} />
+              </div>
+            ))}
           </div>
         </>
       ) : (

@@ -24,8 +24,14 @@ export function Toolbar(props: {
   running: boolean;
   onCancel(): void;
   status: ReactNode;
-  compareWith: string;
-  onCompareWith(value: string): void;
+  /** The variants compared with the composition (A): B, then C and D. */
+  variants: string[];
+  onVariants(next: string[]): void;
+  /** What a variant can be besides another workflow: the same again, the saved version, versions, other models. */
+  variantOptions: { value: string; label: string }[];
+  maxVariants: number;
+  presenting: boolean;
+  onPresent(): void;
   copied: CopyTarget | null;
   onCopy(what: CopyTarget): void;
 }) {
@@ -69,19 +75,48 @@ export function Toolbar(props: {
           </Button>
         ) : null}
         <div className="min-w-0 lg:hidden">{props.status}</div>
-        <div className="ml-auto flex items-center gap-2">
-          <label htmlFor="compare" className="text-sm whitespace-nowrap">
-            Compare with
-          </label>
-          <Select id="compare" compact className="max-w-36 sm:max-w-48" value={props.compareWith} onChange={(e) => props.onCompareWith(e.target.value)}>
-            <option value="">nothing</option>
-            <option value="(same)">the same workflow again</option>
-            {workflows?.map((w) => (
-              <option key={w.slug} value={w.slug}>
-                {w.slug}
-              </option>
-            ))}
-          </Select>
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-2">
+          {[...props.variants.length === 0 ? [""] : props.variants].map((variant, i) => {
+            const id = i === 0 ? "compare" : `compare-${i}`;
+            return (
+              <span key={id} className="flex items-center gap-1">
+                <label htmlFor={id} className={i === 0 ? "text-sm whitespace-nowrap" : "sr-only"}>
+                  {i === 0 ? "Compare with" : `Variant ${"BCD"[i]}`}
+                </label>
+                <Select
+                  id={id}
+                  compact
+                  className="max-w-36 sm:max-w-48"
+                  value={variant}
+                  onChange={(e) => {
+                    const next = [...props.variants];
+                    next[i] = e.target.value;
+                    props.onVariants(next.filter((v, j) => v !== "" || j < i));
+                  }}
+                >
+                  <option value="">{i === 0 ? "nothing" : "remove"}</option>
+                  {props.variantOptions.map((o) => (
+                    <option key={o.value} value={o.value}>
+                      {o.label}
+                    </option>
+                  ))}
+                  {workflows?.map((w) => (
+                    <option key={w.slug} value={w.slug}>
+                      {w.slug}
+                    </option>
+                  ))}
+                </Select>
+              </span>
+            );
+          })}
+          {props.variants.length > 0 && props.variants.length < props.maxVariants && !props.variants.includes("") ? (
+            <Button size="sm" onClick={() => props.onVariants([...props.variants, "(same)"])}>
+              Add variant
+            </Button>
+          ) : null}
+          <Button size="sm" className="hidden lg:inline-flex" aria-pressed={props.presenting} aria-keyshortcuts="Control+Alt+P Meta+Alt+P" onClick={props.onPresent} title="Presenter view (Ctrl/⌘+Alt+P)">
+            {props.presenting ? "Exit presenter" : "Present"}
+          </Button>
           <MenuButton label="Code">
             {(close) =>
               (["curl", "fetch", "link"] as const).map((what) => (

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { emptyComposition, fromPermalinkHash, restoreComposition, type Composition } from "@/lib/client/composition";
 import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
+import { WORKFLOW_REF } from "@/lib/domain/names";
 import { useStoredList } from "./use-stored-list";
 
 export const pretty = (value: unknown) => JSON.stringify(value, null, 2);
@@ -25,6 +26,13 @@ export function useComposition(firstWorkflow: string | undefined) {
     if (restored) {
       setC(restored.composition);
       setLinkProblems(restored.problems);
+    }
+    // "Try this version" (the workflow page): `?try=slug@4` selects that version; its schema,
+    // instructions and parameters follow from its definition (the playground reads it).
+    const tried = new URLSearchParams(window.location.search).get("try");
+    if (tried && WORKFLOW_REF.test(tried)) {
+      setC((prev) => ({ ...prev, workflowSlug: tried }));
+      window.history.replaceState(null, "", window.location.pathname + window.location.hash);
     }
   }, []);
   useEffect(() => {

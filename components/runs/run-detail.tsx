@@ -12,6 +12,7 @@ import { queryKeys } from "@/lib/client/query-keys";
 import { RequireKey } from "../require-key";
 import { SaveAsCase } from "../suites/save-as-case";
 import { RunActions } from "./run-actions";
+import { DraftPanel } from "./draft-panel";
 import { Badge, statusTone } from "../ui/badge";
 import { Button } from "../ui/button";
 import { FailureAlert } from "../ui/failure-alert";
@@ -61,7 +62,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
   };
   const block = "overflow-auto rounded bg-zinc-50 p-3 font-mono text-sm whitespace-pre-wrap [overflow-wrap:anywhere] dark:bg-zinc-900";
   const facts: [string, string][] = [
-    ["Workflow", `${r.workflowSlug}${r.workflowVersion ? `@${r.workflowVersion}` : ""}${r.workflowLabel ? ` (${r.workflowLabel})` : ""}`],
+    ["Workflow", `${r.workflowSlug}${r.workflowVersion ? `@${r.workflowVersion}` : ""}${r.workflowLabel ? ` (${r.workflowLabel})` : ""}${r.draft ? " with an unsaved draft" : ""}`],
     ["Model", `${r.metadata.model.name || "—"} (${r.metadata.model.tag})`],
     ["Tokens", `${r.metadata.inputTokens} in → ${r.metadata.outputTokens} out`],
     ["Cost", formatUsd(r.metadata.cost)],
@@ -114,6 +115,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
           <OutputView run={r} />
         </Panel>
       </div>
+      {r.draft ? <DraftPanel draft={r.draft} slug={r.workflowSlug} /> : null}
       <RunTabs run={r} />
       {r.status === "succeeded" ? <SaveAsCase client={client} apiKey={apiKey} run={r} /> : null}
       {r.status === "succeeded" || r.status === "failed" ? <RunActions client={client} run={r} /> : null}

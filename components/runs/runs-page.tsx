@@ -171,7 +171,14 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
                   {r.attempts > 1 ? <span className="ml-1 text-xs text-zinc-600 dark:text-zinc-400">×{r.attempts}</span> : null}
                 </td>
                 <td className="hidden py-2 pr-3 md:table-cell">
-                  <span className="block truncate">{r.workflowSlug}</span>
+                  <span className="block truncate">
+                    {r.workflowSlug}
+                    {r.draft ? (
+                      <Badge tone="warning" className="ml-1 text-xs" >
+                        draft
+                      </Badge>
+                    ) : null}
+                  </span>
                   <span className="block truncate text-xs text-zinc-600 dark:text-zinc-400">{r.operation}</span>
                 </td>
                 <td className="py-2 pr-3">
@@ -179,7 +186,10 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
                   <Link href={`/runs/${r.id}`} className="block truncate hover:underline" title={r.id}>
                     {preview(r.input) || <span className="font-mono">{r.id}</span>}
                   </Link>
-                  <span className="block truncate text-xs text-zinc-600 md:hidden dark:text-zinc-400">{r.workflowSlug}</span>
+                  <span className="block truncate text-xs text-zinc-600 md:hidden dark:text-zinc-400">
+                    {r.workflowSlug}
+                    {r.draft ? " · draft" : ""}
+                  </span>
                 </td>
                 <td className="hidden py-2 pr-3 lg:table-cell">
                   <span className={`block truncate ${r.error ? "text-red-800 dark:text-red-300" : "font-mono text-xs"}`}>{r.error ? `${r.error.code}: ${r.error.detail}` : preview(r.outputPreview ?? r.output)}</span>

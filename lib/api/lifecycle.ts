@@ -72,6 +72,7 @@ export const workflowVersionsSchema = z
         labels: z.array(z.string()),
         model: z.string().nullable(),
         description: z.string().nullable(),
+        note: z.string().nullable().describe("What the version changed, as saved with it."),
         hasSchema: z.boolean(),
       }),
     ),

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { usdToNanos, type LimitsView } from "../domain/limits";
 import { SLUG, WORKFLOW_REF } from "../domain/names";
 import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/runs";
+import { draftSchema } from "./drafts";
 
 /** Thread ids: "." and ".." are refused (as a path segment they name no thread: /threads/.. is /). */
 export const THREAD_ID = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;
@@ -75,6 +76,7 @@ export const generateObjectRequest = z
     schema: jsonSchemaValue.optional().describe("The output's JSON Schema; without it, the workflow version's default schema (400 when it has none)."),
     attachments,
     contextSlugs,
+    draft: draftSchema.optional(),
   })
   .strict()
   .meta({ id: "GenerateObjectRequest" });
@@ -87,6 +89,7 @@ export const generateTextRequest = z
     workflowSlug: workflowRef(),
     attachments,
     contextSlugs,
+    draft: draftSchema.optional(),
   })
   .strict()
   .meta({ id: "GenerateTextRequest" });
@@ -99,6 +102,7 @@ export const streamObjectRequest = z
     threadId: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-' (not '.' or '..')").optional(),
     attachments,
     contextSlugs,
+    draft: draftSchema.optional(),
   })
   .strict()
   .superRefine((request, ctx) => {

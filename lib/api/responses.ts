@@ -8,6 +8,7 @@ import { z } from "zod";
 import type { LimitsView, Quota } from "../domain/limits";
 import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type RunMetadata } from "../domain/runs";
 import type { ProblemBody } from "../errors";
+import { runDraftSchema } from "./drafts";
 import { callbackSchema } from "./requests";
 
 export const problemSchema = z
@@ -88,6 +89,7 @@ export const runSchema = z
     contextChunks: z.array(z.string()).describe("For contexts too large for the model's window: the chunks the run used."),
     workflowVersion: z.string().nullable().describe('"config" for workflows of genserve.yaml, else the API version the run used.'),
     workflowLabel: z.string().nullable().describe("The label the workflow was resolved through (`slug@staging`, or `production` for a plain slug); null otherwise."),
+    draft: runDraftSchema.nullable().describe("A draft run's definition (unsaved edits of `workflowVersion`) and what differs from it; null for runs of saved versions."),
     contextVersions: z.record(z.string(), z.string()),
     promptHash: z.string().nullable().describe("SHA-256 of exactly what the model was sent."),
     schemaHash: z.string().nullable(),
@@ -176,6 +178,7 @@ export const workflowDefinition = z
   .strictObject({
     slug: z.string(),
     description: z.string(),
+    note: z.string().optional().describe("What this version changed, as saved with it."),
     model: z.string(),
     instructions: z.string(),
     temperature: z.number().optional(),

@@ -9,6 +9,7 @@ import type { labelsSchema, replaySchema, shareSchema, workflowDiffSchema, workf
 import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
 import type { threadSchema } from "../api/responses";
 import type { CreateEvaluationRequest, EvaluationReport, EvaluationSummary, SuiteDocument } from "../api/suites";
+import type { RunDraft } from "../domain/drafts";
 import type { LimitsView, Quota } from "../domain/limits";
 import type { RunMetadata } from "../domain/runs";
 
@@ -93,6 +94,8 @@ export interface RunSummary {
   workflowSlug: string;
   workflowVersion: string | null;
   workflowLabel: string | null;
+  /** A draft run's base version, the definition that ran and what differs; null for runs of saved versions. */
+  draft?: RunDraft | null;
   status: "running" | "succeeded" | "failed";
   input: string;
   schema: unknown;

@@ -3,6 +3,8 @@ export const queryKeys = {
   all: ["genserve"] as const,
   workflows: (key: string) => [...queryKeys.all, key, "workflows"] as const,
   workflowVersions: (key: string, slug: string) => [...queryKeys.all, key, "workflow-versions", slug] as const,
+  /** One workflow's definition as a reference names it (`slug`, `slug@4`, `slug@staging`). */
+  workflow: (key: string, ref: string) => [...queryKeys.all, key, "workflow", ref] as const,
   workflowLabels: (key: string, slug: string) => [...queryKeys.all, key, "workflow-labels", slug] as const,
   workflowDiff: (key: string, slug: string, from: string, to: string) => [...queryKeys.all, key, "workflow-diff", slug, from, to] as const,
   contexts: (key: string) => [...queryKeys.all, key, "contexts"] as const,

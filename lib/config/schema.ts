@@ -50,6 +50,8 @@ const modelSchema = z
 export const workflowSchema = z
   .object({
     description: z.string().default(""),
+    /** What this version changed, in a sentence (saved with the version; the next one has its own). */
+    note: z.string().max(1000, "must be at most 1,000 characters").optional(),
     model: z.string().min(1, "must name a model alias"),
     instructions: z.string().default(""),
     temperature: z.number().min(0).max(2).optional(),

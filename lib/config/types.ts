@@ -24,6 +24,8 @@ export interface ModelConfig {
 export interface WorkflowConfig {
   slug: string;
   description: string;
+  /** What this version changed (saved with it). */
+  note?: string;
   model: string;
   instructions: string;
   temperature?: number;

@@ -64,6 +64,7 @@ function commonView(run: RunRecord | RunListItem) {
     contextChunks: run.contextChunks,
     workflowVersion: run.workflowVersion,
     workflowLabel: run.workflowLabel,
+    draft: run.draft,
     contextVersions: run.contextVersions,
     promptHash: run.promptHash,
     schemaHash: run.schemaHash,

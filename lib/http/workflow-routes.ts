@@ -39,6 +39,7 @@ export const listVersions = route<{ slug: string }>(async ({ runtime, principal,
       labels: labels.filter((l) => l.version === v.version).map((l) => l.label),
       model: v.workflow?.model ?? null,
       description: v.workflow?.description ?? null,
+      note: v.workflow?.note ?? null,
       hasSchema: v.workflow?.schema !== undefined,
     })),
   });

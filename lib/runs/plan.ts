@@ -17,6 +17,7 @@ import { assertRoom } from "../store/quotas";
 import type { Store } from "../store/types";
 import { resolveAttachments } from "./attachments";
 import { checkWindow, fitContexts, fitHistory } from "./budget";
+import { applyDraft } from "./draft";
 import { buildPrompt, type Prompt } from "./prompt";
 import { assertThreadRoom, historyBytes } from "./thread-bounds";
 import type { Plan, RunRequest } from "./types";
@@ -54,8 +55,11 @@ export class Planner {
     // A thread gives the run its history, and its workflow when the request names none.
     const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
     if (request.threadId !== undefined) assertThreadRoom(thread, inputBytes, config.limits);
-    const named = await this.workflow(request, thread?.workflowSlug);
-    assertWorkflowAllowed(principal, named.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
+    const resolvedVersion = await this.workflow(request, thread?.workflowSlug);
+    assertWorkflowAllowed(principal, resolvedVersion.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
+    // A draft runs the version with its edits applied; the version itself stays as it was saved.
+    const drafted = request.draft ? await applyDraft(this.deps, principal, resolvedVersion, request.draft) : null;
+    const named = drafted?.workflow ?? resolvedVersion;
     // A run that would start a thread the key has no room for is refused before anything is stored
     // (runs starting threads at the same moment can pass the cap by as many as are in flight).
     if (request.threadId !== undefined && thread === null) {
@@ -144,6 +148,7 @@ export class Planner {
         contextChunks: chunkIds,
         workflowVersion: workflow.version,
         workflowLabel: workflow.label ?? null,
+        draft: drafted?.record ?? null,
         contextVersions: Object.fromEntries(resolved.map((c) => [c.slug, c.version])),
         promptHash: promptHash(prompt),
         schemaHash: prepared?.hash,

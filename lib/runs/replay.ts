@@ -54,7 +54,11 @@ export async function replayRun(deps: { catalog: Catalog; runs: RunService }, ca
           if (isGenserveError(error) && error.code === "workflow_not_found") return null;
           throw error;
         });
-  const requested = original.contextSlugs.filter((c) => !(originalWorkflow?.contexts ?? []).includes(c));
+  // A draft run replays with the definition that ran (its own contexts, model and limits), on its base version.
+  const draft = same && original.draft ? original.draft.definition : undefined;
+  if (original.draft && !same) notes.push(`The original was a draft run on version ${original.draft.base}; it replays on ${ref} as saved, without the draft's edits.`);
+  const ownContexts = draft?.contexts ?? originalWorkflow?.contexts ?? [];
+  const requested = original.contextSlugs.filter((c) => !ownContexts.includes(c));
   const contextVersions = Object.fromEntries(Object.entries(original.contextVersions).filter(([slug]) => same || requested.includes(slug)));
   const request: RunRequest = {
     input: original.input,
@@ -66,8 +70,9 @@ export async function replayRun(deps: { catalog: Catalog; runs: RunService }, ca
       attachments: original.attachments.map((a) => ({ file: a.url!, mimeType: a.mimeType })),
       attachmentHashes: original.attachments.map((a) => a.sha256),
     }),
+    ...(draft && { draft }),
     // The model the original ran on, when it was not its workflow's (an evaluation's override).
-    ...(same && originalWorkflow && original.modelTag && original.modelTag !== originalWorkflow.model && { model: original.modelTag }),
+    ...(same && !draft && originalWorkflow && original.modelTag && original.modelTag !== originalWorkflow.model && { model: original.modelTag }),
   };
   if (original.callback) notes.push("The original's callback is not sent for a replay.");
   const result =

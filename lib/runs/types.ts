@@ -1,5 +1,6 @@
 import "server-only";
 import type { Logger } from "pino";
+import type { WorkflowDraft } from "../domain/drafts";
 import type { CatalogWorkflow } from "../catalog/catalog";
 import type { AttachmentInput, CallbackSpec, DecodingMode, RunOperation } from "../domain/runs";
 import type { Principal } from "../keys/keys";
@@ -28,6 +29,8 @@ export interface RunRequest {
   contextVersions?: Record<string, string>;
   /** Earlier turns given with the request instead of a stored thread's (a test case's), oldest first. */
   history?: { role: "user" | "assistant"; content: string }[];
+  /** Changes to the named workflow version, run without being saved (admin keys). */
+  draft?: WorkflowDraft;
 }
 
 /**

@@ -69,6 +69,15 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.events.due(at(1), 10)).map((e) => e.id)).toEqual(["evt_1"]);
     });
 
+    it("keeps a draft run's definition, in the run and in lists; other runs have none", async () => {
+      const draft = { base: "3", definition: { model: "m", instructions: "Edited.", temperature: null, maxOutputTokens: 50, retries: 1, contexts: ["c"] }, changes: [{ name: "instructions", from: "Saved.", to: "Edited." }], instructionsDiff: ["-Saved.", "+Edited."] };
+      await store.runs.insert(run("run_01D", { workflowVersion: "3", draft }));
+      await store.runs.insert(run("run_01E"));
+      expect(await store.runs.get("run_01D")).toMatchObject({ workflowVersion: "3", draft });
+      expect((await store.runs.get("run_01E"))!.draft).toBeNull();
+      expect((await store.runs.list({ limit: 10 }, BOUNDS)).runs.map((r) => [r.id, r.draft])).toEqual([["run_01E", null], ["run_01D", draft]]);
+    });
+
     it("finds runs by a part of their input, ignoring case, or by their id", async () => {
       await store.runs.insert(run("run_01S1", { input: "Invoice INV-77 from Lampworks" }));
       await store.runs.insert(run("run_01S2", { input: "A receipt for 3 lamps" }));

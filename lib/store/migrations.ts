@@ -415,6 +415,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN queue_served_at TEXT;
     `,
   },
+  {
+    version: 22,
+    name: "draft runs: the definition a run of an unsaved draft ran (its base version, the definition, what differs), as JSON",
+    sql: `
+      ALTER TABLE runs ADD COLUMN draft TEXT;
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */

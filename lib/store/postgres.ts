@@ -316,8 +316,8 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           await client.query(
           `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments, callback, model_tag,
                              created_at, updated_at, request_json, context_chunks, workflow_version, context_versions, prompt_hash, schema_hash,
-                             prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent, evaluation_id, workflow_label)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)`,
+                             prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent, evaluation_id, workflow_label, draft)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`,
           [
             run.id,
             run.operation,
@@ -344,6 +344,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
             run.traceparent ?? null,
             run.evaluationId ?? null,
             run.workflowLabel ?? null,
+            run.draft ? JSON.stringify(run.draft) : null,
           ],
         );
           return admission;

@@ -1,4 +1,5 @@
 import "server-only";
+import type { RunDraft } from "../domain/drafts";
 import type { KeyLimits } from "../domain/limits";
 import { GenserveError } from "../errors";
 import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./types";
@@ -112,6 +113,7 @@ export interface RunRow {
   evaluation_id?: string | null;
   workflow_label?: string | null;
   pace?: string | null;
+  draft?: string | null;
 }
 
 export const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -197,6 +199,7 @@ export const toRun = (row: RunRow): RunRecord => ({
   evaluationId: row.evaluation_id ?? null,
   workflowLabel: row.workflow_label ?? null,
   pace: parseJson<[number, number][] | null>(row.pace ?? null, null),
+  draft: parseJson<RunDraft | null>(row.draft ?? null, null),
 });
 
 /** A stranded run with what reconciling it needs: its queued request, and how often it was started. */

@@ -38,7 +38,7 @@ const columns = (n: number) =>
   `id, operation, workflow_slug, key_id, status, context_slugs, context_chunks, workflow_version, context_versions, prompt_hash,
    schema_hash, attachments, error_json, model_name, model_tag, input_tokens, output_tokens, cost, duration_ms, attempts,
    created_at, updated_at, finished_at, decoding, warnings_json, prompt_tokens, output_token_limit, traceparent, evaluation_id,
-   workflow_label, ${["input", "schema_json", "output_json", "callback"].map((c) => `substr(${c}, 1, $${n}) AS ${c}, octet_length(${c}) AS ${c.replace("_json", "")}_bytes`).join(", ")}`;
+   workflow_label, draft, ${["input", "schema_json", "output_json", "callback"].map((c) => `substr(${c}, 1, $${n}) AS ${c}, octet_length(${c}) AS ${c.replace("_json", "")}_bytes`).join(", ")}`;
 
 /** The filter's conditions, their values appended to `params`. */
 function conditions(filter: Omit<RunFilter, "search" | "limit">, params: unknown[]): string[] {

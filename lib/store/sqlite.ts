@@ -135,11 +135,11 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at, request_json, context_chunks,
                          workflow_version, context_versions, prompt_hash, schema_hash, prompt_tokens, output_token_limit,
-                         lease_owner, lease_until, traceparent, evaluation_id, workflow_label)
+                         lease_owner, lease_until, traceparent, evaluation_id, workflow_label, draft)
        VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
                @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks,
                @workflowVersion, @contextVersions, @promptHash, @schemaHash, @promptTokens, @outputTokenLimit,
-               @leaseOwner, @leaseUntil, @traceparent, @evaluationId, @workflowLabel)`,
+               @leaseOwner, @leaseUntil, @traceparent, @evaluationId, @workflowLabel, @draft)`,
     ),
     runRequeue: db.prepare<[string, string]>("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?"),
     runClaim: db.prepare<[string, string, string, string]>(
@@ -214,6 +214,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       traceparent: run.traceparent ?? null,
       evaluationId: run.evaluationId ?? null,
       workflowLabel: run.workflowLabel ?? null,
+      draft: run.draft ? JSON.stringify(run.draft) : null,
       schema: run.schema === null ? null : JSON.stringify(run.schema),
       contextSlugs: JSON.stringify(run.contextSlugs),
       attachments: JSON.stringify(run.attachments),

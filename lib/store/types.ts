@@ -5,6 +5,7 @@
 
 import "server-only";
 import type { ProblemBody, QuotaResource } from "../errors";
+import type { RunDraft } from "../domain/drafts";
 import type { KeyLimits } from "../domain/limits";
 import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
 import type { TransferTable } from "./migrations";
@@ -106,12 +107,15 @@ export interface RunRecord {
   evaluationId: string | null;
   /** For streamed output: how it arrived, as [milliseconds since the run began, characters so far] pairs (null: not recorded). */
   pace: [number, number][] | null;
+  /** A draft run's record: the version it started from, the definition that ran and what differs; null for other runs. */
+  draft: RunDraft | null;
 }
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
   contextChunks?: string[];
   workflowVersion?: string;
   workflowLabel?: string | null;
+  draft?: RunDraft | null;
   contextVersions?: Record<string, string>;
   promptHash?: string;
   schemaHash?: string;

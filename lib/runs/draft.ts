@@ -1,0 +1,68 @@
+import "server-only";
+import { structuredPatch } from "diff";
+import type { DraftDefinition, RunDraft, WorkflowDraft } from "../domain/drafts";
+import type { Catalog, CatalogWorkflow } from "../catalog/catalog";
+import type { Config } from "../config/types";
+import { GenserveError, validationError, type FieldError } from "../errors";
+import { jsonEqual } from "../json/json-equal.mjs";
+import type { Principal } from "../keys/keys";
+
+/** Who may run a draft: those who may edit the workflow (today, admin keys). */
+export function assertMayRunDraft(caller: Principal): void {
+  if (caller.admin) return;
+  throw new GenserveError("forbidden", {
+    detail: "Only keys that may edit workflows (admin keys) may run a draft; run a saved version (slug, slug@N or slug@label) instead.",
+    errors: [{ path: "/draft", message: "drafts need a key that may edit the workflow (an admin key)" }],
+  });
+}
+
+/** The workflow's definition as a draft sees it. */
+export const definitionOf = (w: CatalogWorkflow): DraftDefinition => ({
+  model: w.model,
+  instructions: w.instructions,
+  temperature: w.temperature ?? null,
+  maxOutputTokens: w.maxOutputTokens ?? null,
+  retries: w.retries,
+  contexts: w.contexts,
+});
+
+/**
+ * The resolved version with the draft's fields applied, checked (model aliases and contexts must
+ * exist, 400 naming the field under /draft), and what the run records of it. The version itself
+ * is untouched: nothing of a draft is saved but the run.
+ */
+export async function applyDraft(deps: { config: Config; catalog: Catalog }, caller: Principal, base: CatalogWorkflow, draft: WorkflowDraft): Promise<{ workflow: CatalogWorkflow; record: RunDraft }> {
+  assertMayRunDraft(caller);
+  const problems: FieldError[] = [];
+  if (draft.model !== undefined && !deps.config.models[draft.model]) {
+    problems.push({ path: "/draft/model", message: `unknown model "${draft.model}"; the configuration has ${Object.keys(deps.config.models).join(", ")}` });
+  }
+  for (const [i, slug] of (draft.contexts ?? []).entries()) {
+    if (!(await deps.catalog.context(slug))) problems.push({ path: `/draft/contexts/${i}`, message: `unknown context "${slug}"` });
+  }
+  if (problems.length > 0) throw validationError(problems);
+  const before = definitionOf(base);
+  const definition: DraftDefinition = {
+    model: draft.model ?? before.model,
+    instructions: draft.instructions ?? before.instructions,
+    temperature: draft.temperature === undefined ? before.temperature : draft.temperature,
+    maxOutputTokens: draft.maxOutputTokens === undefined ? before.maxOutputTokens : draft.maxOutputTokens,
+    retries: draft.retries ?? before.retries,
+    contexts: [...new Set(draft.contexts ?? before.contexts)],
+  };
+  const { temperature, maxOutputTokens, ...rest } = definition;
+  const { temperature: _t, maxOutputTokens: _m, ...baseRest } = base;
+  const workflow: CatalogWorkflow = {
+    ...baseRest,
+    ...rest,
+    ...(temperature !== null && { temperature }),
+    ...(maxOutputTokens !== null && { maxOutputTokens }),
+  };
+  const changes = (Object.keys(definition) as (keyof DraftDefinition)[])
+    .filter((name) => !jsonEqual(before[name], definition[name]))
+    .map((name) => ({ name, from: before[name], to: definition[name] }));
+  const patch = structuredPatch("base", "draft", withNewline(before.instructions), withNewline(definition.instructions), "", "", { context: 3 });
+  return { workflow, record: { base: base.version, definition, changes, instructionsDiff: patch.hunks.flatMap((h) => h.lines) } };
+}
+
+const withNewline = (text: string) => (text.endsWith("\n") || text === "" ? text : `${text}\n`);
