@@ -9,6 +9,7 @@ import { Badge } from "../ui/badge";
 import { JsonView, problemMarks, type JsonMark } from "../ui/json-view";
 import { Panel } from "../ui/panel";
 import { RunStatusChip } from "./run-status";
+import { liveViewOf, LiveOutput } from "./output/live-output";
 
 type Tab = "object" | "tree" | "raw";
 
@@ -121,6 +122,8 @@ export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
               {failed.raw}
             </pre>
           </>
+        ) : !isText && liveViewOf(run, tab) ? (
+          <LiveOutput run={run} tab={tab} schema={schema} marks={allMarks} />
         ) : value === undefined || (value === null && run.status === "idle") ? (
           <p className="text-sm text-zinc-600 dark:text-zinc-400">
             {run.status === "idle" ? "Run a workflow to see its output here." : run.status === "running" ? (run.restarts > 0 ? `Attempt ${run.restarts + 1}: waiting for the first item…` : "Waiting for the first item…") : "Nothing had arrived."}
