@@ -44,7 +44,11 @@ export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
   const isText = run.operation === "generate-text";
   const failed = lastOutputOf(run);
   const value = run.status === "done" ? (isText ? run.text : run.object) : (failed?.value ?? run.snapshot?.value);
-  const output = failed?.raw ?? (value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value, null, 2));
+  // What Copy and Download give, once the run has ended (never recomputed while it streams).
+  const output = useMemo(
+    () => (streaming ? null : (failed?.raw ?? (value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value, null, 2)))),
+    [streaming, failed?.raw, value],
+  );
   const allMarks = useMemo(() => new Map([...(marks ?? []), ...(run.error?.code === "output_invalid" ? problemMarks(run.error.errors) : [])]), [marks, run.error]);
   const download = () => {
     if (output === null) return;
