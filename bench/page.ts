@@ -185,9 +185,9 @@ try {
   for (const l of loads) console.log(`| ${l.page} | ${(l.bytes / 1024 / 1024).toFixed(2)} MB | ${l.responses} | ${l.compressed} | ${(l.readyMs / 1000).toFixed(2)} s |`);
 
   const s = await serverStream();
-  console.log(`\nstream of ${ITEMS} items (${(big.length / 1024).toFixed(0)} KB of JSON): server ${(s.ms / 1000).toFixed(1)} s, ${s.events} events, ${(s.bytes / 1024 / 1024).toFixed(2)} MB, ${Math.round(s.events / (s.ms / 1000))} events/s`);
+  console.log(`\nstream of ${ITEMS} items (${(big.length / 1024).toFixed(0)} KB of JSON): server ${(s.ms / 1000).toFixed(1)} s, ${s.events} events, ${(s.bytes / 1024 / 1024).toFixed(2)} MB, ${Math.round(s.events / (s.ms / 1000))} events/s, ${Math.round(Math.ceil(big.length / 8) / (s.ms / 1000))} upstream deltas/s`);
   const p = await pageStream();
-  console.log("| page Done | Done / server | long tasks | total | max | over 200 ms | input latency max (events ≥ 16 ms) | last item in view |");
+  console.log("| page Done | Done / server | long tasks | total | max | over 200 ms | input latency max (events ≥ 16 ms) | last item drawn |");
   console.log("|---|---|---|---|---|---|---|---|");
   console.log(
     `| ${(p.ms / 1000).toFixed(1)} s | ${(p.ms / s.ms).toFixed(2)}× | ${p.longTasks} | ${(p.longTotal / 1000).toFixed(1)} s | ${p.longMax.toFixed(0)} ms | ${p.over200} | ${p.inputEvents ? `${p.inputMax.toFixed(0)} ms` : "< 16 ms"} (${p.inputEvents}) | ${p.complete ? "yes" : "no"} |`,
