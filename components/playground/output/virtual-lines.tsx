@@ -14,7 +14,7 @@ interface Props {
   /** Changes whenever rows change (the document's version): the list redraws what is on screen. */
   version: number;
   row(index: number): ReactNode;
-  /** While the document grows: stay at its end, unless the reader scrolled away from it. */
+  /** The document is growing: start at its end and stay there, unless the reader scrolls away (back to the end resumes it). */
   follow: boolean;
   className?: string;
   "data-testid"?: string;
@@ -29,17 +29,19 @@ export function VirtualLines({ count, version, row, follow, className = "", ...r
   const box = useRef<HTMLDivElement>(null);
   const [top, setTop] = useState(0);
   const [height, setHeight] = useState(MAX_VISIBLE_ROWS * ROW_HEIGHT);
-  const pinned = useRef(true);
+  // Kept to the end: from the start while the document grows, then for as long as the reader stays there.
+  const pinned = useRef(follow);
   const bounded = count > MAX_VISIBLE_ROWS;
 
   useLayoutEffect(() => {
     const el = box.current;
     if (!el) return;
-    if (follow && pinned.current && bounded) {
+    // The last rows of a finished stream land with its final update: still followed if pinned.
+    if (pinned.current && bounded) {
       el.scrollTop = el.scrollHeight;
       setTop(el.scrollTop);
     }
-  }, [version, count, follow, bounded]);
+  }, [version, count, bounded]);
 
   useLayoutEffect(() => {
     const el = box.current;
