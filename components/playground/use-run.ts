@@ -63,11 +63,18 @@ const IDLE: RunState = {
 
 /** While streaming, the partial value is copied out of the parser at most this often. */
 const SNAPSHOT_MS = 250;
+/**
+ * While streaming, React is told at most this often (in an animation frame): each update re-renders
+ * the playground around the output too, and a model faster than the screen needs no more to be
+ * followed by eye. Starts, restarts and ends are told at once.
+ */
+const PUBLISH_MS = 100;
 
 /**
  * Runs one operation against the API and exposes its live state. Stream deltas go into an
  * incremental parser and an incremental layout (PrettyLines), with work proportional to each delta;
- * React sees at most one update per animation frame however fast they come, and the partial value
+ * React sees the first item at once, then at most one update per PUBLISH_MS (in an animation
+ * frame) however fast they come; the partial value
  * (a copy of the whole) is taken at most every SNAPSHOT_MS and when the stream ends.
  */
 export function useRun(client: ApiClient | null) {
@@ -75,12 +82,15 @@ export function useRun(client: ApiClient | null) {
   const abortRef = useRef<AbortController | null>(null);
   const live = useRef<RunState>(IDLE);
   const frame = useRef<number | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const publishedAt = useRef(0);
   const parserRef = useRef<PartialJsonParser | null>(null);
   const snapshotAt = useRef(0);
 
   const publish = useCallback((now = false) => {
     const flush = () => {
       frame.current = null;
+      publishedAt.current = performance.now();
       const parser = parserRef.current;
       const t = performance.now();
       if (parser && live.current.status === "running" && (now || t - snapshotAt.current >= SNAPSHOT_MS || live.current.snapshot?.value === undefined)) {
@@ -91,13 +101,28 @@ export function useRun(client: ApiClient | null) {
     };
     if (now) {
       if (frame.current !== null) cancelAnimationFrame(frame.current);
+      if (timer.current !== null) clearTimeout(timer.current);
+      timer.current = null;
       flush();
-    } else if (frame.current === null) {
-      frame.current = requestAnimationFrame(flush);
+    } else if (frame.current === null && timer.current === null) {
+      const wait = publishedAt.current + PUBLISH_MS - performance.now();
+      if (wait <= 0) frame.current = requestAnimationFrame(flush);
+      else
+        timer.current = setTimeout(() => {
+          timer.current = null;
+          frame.current = requestAnimationFrame(flush);
+        }, wait);
     }
   }, []);
 
-  useEffect(() => () => abortRef.current?.abort(), []);
+  useEffect(
+    () => () => {
+      abortRef.current?.abort();
+      if (timer.current !== null) clearTimeout(timer.current);
+      if (frame.current !== null) cancelAnimationFrame(frame.current);
+    },
+    [],
+  );
 
   const start = useCallback(
     async (operation: Operation, body: Record<string, unknown>) => {
@@ -136,13 +161,14 @@ export function useRun(client: ApiClient | null) {
           let ended = false;
           for await (const event of events) {
             if (event.type === "item") {
+              const first = live.current.firstItemAt === null;
               live.current.firstItemAt ??= performance.now();
               live.current.deltas.push(event.text);
               live.current.streamedChars += event.text.length;
               current.parser.push(event.text);
               current.doc.push(event.text);
               live.current.parseError = current.parser.error;
-              publish();
+              publish(first);
             } else if (event.type === "restart") {
               current = attempt();
               live.current = { ...live.current, deltas: [], streamedChars: 0, closed: current.parser.closed, closedSet: current.closedSet, doc: current.doc, snapshot: null, parseError: null, restarts: live.current.restarts + 1 };
