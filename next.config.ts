@@ -18,8 +18,12 @@ const nextConfig: NextConfig = {
   // Native and heavy server packages stay outside the bundle (loaded by Node at run time).
   serverExternalPackages: ["better-sqlite3", "pino", "mammoth", "pdfjs-dist", "node-llama-cpp", "recheck"],
   poweredByHeader: false,
-  // The run pipeline streams; gzip would buffer Server-Sent Events.
-  compress: false,
+  // Pages, their data and static assets are gzipped when the browser accepts it (the CLI serves
+  // hashed static assets brotli-compressed itself: lib/cli/static-assets.ts). The API never goes
+  // through this in production (lib/cli/api-routes.ts serves it directly); in development it does,
+  // and its event streams are left alone: they send `Cache-Control: no-transform`, which the
+  // compression middleware honours.
+  compress: true,
   typedRoutes: false,
   experimental: {
     // Next.js would load every page's and route's server bundle at start-up. The API is served by

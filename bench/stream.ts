@@ -72,3 +72,53 @@ console.log(`| ${(small.length / 1024).toFixed(0)} KB | ${smallChunks.length} | 
 console.log(`| ${(large.length / 1024).toFixed(0)} KB | ${largeChunks.length} | ${largeMs.toFixed(2)} ms | ${perByteLarge.toFixed(1)} ns | not run (quadratic) |`);
 console.log(`per-byte cost at 200 KB / at 20 KB: ${(perByteLarge / perByteSmall).toFixed(2)} (target ≤ 2)`);
 console.log(`re-parsing per delta / one pass, at 20 KB: ${(naiveSmallMs / smallMs).toFixed(0)}x`);
+
+// The server end to end: one stream/object of a 4,000-item object (~250 KB) in 8-byte deltas from
+// the fake upstream as fast as it can send them, read as it comes. Reported per upstream delta: the
+// server process's CPU (robust on a busy machine) and the wall time, and how many SSE events it wrote
+// (deltas that wait together go out as one). `--root DIR` runs another checkout (the baseline).
+{
+  const path = await import("node:path");
+  const { cpuOf } = await import("./harness");
+  const rootArg = process.argv.indexOf("--root");
+  const root = rootArg > 0 ? path.resolve(process.argv[rootArg + 1]!) : path.resolve(import.meta.dirname, "..");
+  const helpers = (name: string) => import(path.join(root, "test", "helpers", name));
+  const { startFakeUpstream } = (await helpers("fake-upstream.ts")) as typeof import("../test/helpers/fake-upstream");
+  const { startGenserve, tempDir, writeConfig } = (await helpers("genserve.ts")) as typeof import("../test/helpers/genserve");
+  const { testConfig } = (await helpers("config.ts")) as typeof import("../test/helpers/config");
+  const ITEMS = 4_000;
+  const big = JSON.stringify({ items: Array.from({ length: ITEMS }, (_, i) => ({ id: i, title: `Item number ${i}`, tags: ["alpha", "beta"], price: i * 1.25, available: i % 2 === 0 })) });
+  const upstream = await startFakeUpstream({ record: false });
+  upstream.respondWith(() => ({ content: big }));
+  const dir = tempDir("genserve-bench-stream-");
+  const config = testConfig(upstream.url).replace("workflows:\n", "workflows:\n  long-list:\n    description: A long list\n    model: fast\n    retries: 0\n    timeoutMs: 900000\n");
+  const server = await startGenserve({ configFile: writeConfig(dir, config), dataDir: path.join(dir, "data"), logLevel: "warn" });
+  const schema = { type: "object", properties: { items: { type: "array", items: { type: "object" } } }, required: ["items"] };
+  const once = async () => {
+    const cpu = cpuOf(server.process.pid!);
+    const start = Date.now();
+    const res = await fetch(`${server.url}/api/v1/stream/object`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "api-key": server.adminKey! },
+      body: JSON.stringify({ workflowSlug: "long-list", input: "the list", schema }),
+    });
+    const reader = res.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value, { stream: true });
+    if (!text.includes("event: done")) throw new Error(`no done event: ${text.slice(-300)}`);
+    return { ms: Date.now() - start, cpuS: cpuOf(server.process.pid!) - cpu, events: text.split("\n\n").filter((e) => e.startsWith("id:")).length };
+  };
+  try {
+    await once(); // warm-up
+    const r = await once();
+    const deltas = Math.ceil(big.length / 8);
+    console.log(`\nstream/object end to end: ${ITEMS} items, ${(big.length / 1024).toFixed(0)} KB in ${deltas} upstream deltas`);
+    console.log("| wall | server CPU | deltas/s (wall) | deltas per server CPU second | server CPU per delta | SSE events written |");
+    console.log("|---|---|---|---|---|---|");
+    console.log(`| ${(r.ms / 1000).toFixed(2)} s | ${r.cpuS.toFixed(2)} s | ${Math.round(deltas / (r.ms / 1000))} | ${Math.round(deltas / r.cpuS)} | ${((r.cpuS * 1e6) / deltas).toFixed(0)} µs | ${r.events} |`);
+  } finally {
+    await server.stop();
+    await upstream.close();
+  }
+}

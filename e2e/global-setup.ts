@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { testConfig } from "../test/helpers/config";
-import { holdWhenAsked, startFakeUpstream } from "../test/helpers/fake-upstream";
+import { holdWhenAsked, longListWhenAsked, startFakeUpstream } from "../test/helpers/fake-upstream";
 import { startGenserve, tempDir, writeConfig } from "../test/helpers/genserve";
 import { writeTinyModel } from "../test/helpers/tiny-gguf";
 
@@ -18,7 +18,10 @@ export default async function globalSetup() {
   // Slow enough chunks that a person (and the tests) can watch the object fill in.
   const upstream = await startFakeUpstream({ chunkDelayMs: 40 });
   // A prompt with HOLD_MARKER stalls mid-stream until cancelled (tests of Cancel must not race the end).
-  upstream.respondWith(holdWhenAsked());
+  // One asking for a long list gets it, as fast as it can be sent (the output views' load test).
+  const hold = holdWhenAsked();
+  const list = longListWhenAsked();
+  upstream.respondWith((body) => hold(body) ?? list(body));
   const dir = tempDir("genserve-e2e-");
   const localModel = path.join(dir, "tiny.gguf");
   writeTinyModel(localModel);

@@ -9,6 +9,7 @@ import { Badge } from "../ui/badge";
 import { JsonView, problemMarks, type JsonMark } from "../ui/json-view";
 import { Panel } from "../ui/panel";
 import { RunStatusChip } from "./run-status";
+import { liveViewOf, LiveOutput } from "./output/live-output";
 
 type Tab = "object" | "tree" | "raw";
 
@@ -43,7 +44,11 @@ export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
   const isText = run.operation === "generate-text";
   const failed = lastOutputOf(run);
   const value = run.status === "done" ? (isText ? run.text : run.object) : (failed?.value ?? run.snapshot?.value);
-  const output = failed?.raw ?? (value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value, null, 2));
+  // What Copy and Download give, once the run has ended (never recomputed while it streams).
+  const output = useMemo(
+    () => (streaming ? null : (failed?.raw ?? (value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value, null, 2)))),
+    [streaming, failed?.raw, value],
+  );
   const allMarks = useMemo(() => new Map([...(marks ?? []), ...(run.error?.code === "output_invalid" ? problemMarks(run.error.errors) : [])]), [marks, run.error]);
   const download = () => {
     if (output === null) return;
@@ -121,6 +126,8 @@ export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
               {failed.raw}
             </pre>
           </>
+        ) : !isText && liveViewOf(run, tab) ? (
+          <LiveOutput run={run} tab={tab} schema={schema} marks={allMarks} />
         ) : value === undefined || (value === null && run.status === "idle") ? (
           <p className="text-sm text-zinc-600 dark:text-zinc-400">
             {run.status === "idle" ? "Run a workflow to see its output here." : run.status === "running" ? (run.restarts > 0 ? `Attempt ${run.restarts + 1}: waiting for the first item…` : "Waiting for the first item…") : "Nothing had arrived."}

@@ -20,7 +20,7 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
   }, [running]);
   const end = running ? now : (run.finishedAt ?? now);
   const elapsed = run.startedAt === null ? null : end - run.startedAt;
-  const streamed = run.deltas.reduce((n, d) => n + d.length, 0);
+  const streamed = run.streamedChars;
   const tokens = run.operation === "stream-object" ? estimateTokens(streamed) : null;
   const streamingFor = run.firstItemAt === null ? null : end - run.firstItemAt;
   if (run.status === "idle") {

@@ -5,6 +5,7 @@ import type { RunMetadata } from "@/lib/domain/runs";
 import { ApiError, type ApiClient } from "@/lib/client/api";
 import type { Operation } from "@/lib/client/composition";
 import { PartialJsonParser, type PartialSnapshot } from "@/lib/json/partial";
+import { PrettyLines } from "@/lib/json/pretty-lines";
 
 export interface RunState {
   status: "idle" | "running" | "done" | "error" | "cancelled";
@@ -15,11 +16,21 @@ export interface RunState {
   startedAt: number | null;
   firstItemAt: number | null;
   finishedAt: number | null;
-  /** Stream: the raw deltas of the current attempt, and how many attempts were restarted. */
+  /**
+   * Stream: the raw deltas of the current attempt (append-only and shared between published
+   * states, like `doc` and `closedSet`: a new attempt gets new ones), how many characters they
+   * hold, and how many attempts were restarted.
+   */
   deltas: string[];
+  streamedChars: number;
   restarts: number;
+  /** The value so far; while streaming, refreshed at most every SNAPSHOT_MS (it costs a copy of the whole value). */
   snapshot: PartialSnapshot | null;
   closed: string[];
+  closedSet: Set<string>;
+  /** Stream: the current attempt's text laid out as it arrives (the output views draw from it), and its version when published. */
+  doc: PrettyLines | null;
+  docVersion: number;
   parseError: string | null;
   object: unknown;
   text: string | null;
@@ -36,9 +47,13 @@ const IDLE: RunState = {
   firstItemAt: null,
   finishedAt: null,
   deltas: [],
+  streamedChars: 0,
   restarts: 0,
   snapshot: null,
   closed: [],
+  closedSet: new Set(),
+  doc: null,
+  docVersion: 0,
   parseError: null,
   object: undefined,
   text: null,
@@ -46,30 +61,68 @@ const IDLE: RunState = {
   error: null,
 };
 
+/** While streaming, the partial value is copied out of the parser at most this often. */
+const SNAPSHOT_MS = 250;
+/**
+ * While streaming, React is told at most this often (in an animation frame): each update re-renders
+ * the playground around the output too, and a model faster than the screen needs no more to be
+ * followed by eye. Starts, restarts and ends are told at once.
+ */
+const PUBLISH_MS = 100;
+
 /**
  * Runs one operation against the API and exposes its live state. Stream deltas go into an
- * incremental parser; React sees at most one update per animation frame however fast they come.
+ * incremental parser and an incremental layout (PrettyLines), with work proportional to each delta;
+ * React sees the first item at once, then at most one update per PUBLISH_MS (in an animation
+ * frame) however fast they come; the partial value
+ * (a copy of the whole) is taken at most every SNAPSHOT_MS and when the stream ends.
  */
 export function useRun(client: ApiClient | null) {
   const [state, setState] = useState<RunState>(IDLE);
   const abortRef = useRef<AbortController | null>(null);
   const live = useRef<RunState>(IDLE);
   const frame = useRef<number | null>(null);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const publishedAt = useRef(0);
+  const parserRef = useRef<PartialJsonParser | null>(null);
+  const snapshotAt = useRef(0);
 
   const publish = useCallback((now = false) => {
     const flush = () => {
       frame.current = null;
-      setState({ ...live.current, deltas: [...live.current.deltas], closed: [...live.current.closed] });
+      publishedAt.current = performance.now();
+      const parser = parserRef.current;
+      const t = performance.now();
+      if (parser && live.current.status === "running" && (now || t - snapshotAt.current >= SNAPSHOT_MS || live.current.snapshot?.value === undefined)) {
+        snapshotAt.current = t;
+        live.current.snapshot = parser.snapshot();
+      }
+      setState({ ...live.current, docVersion: live.current.doc?.version ?? 0 });
     };
     if (now) {
       if (frame.current !== null) cancelAnimationFrame(frame.current);
+      if (timer.current !== null) clearTimeout(timer.current);
+      timer.current = null;
       flush();
-    } else if (frame.current === null) {
-      frame.current = requestAnimationFrame(flush);
+    } else if (frame.current === null && timer.current === null) {
+      const wait = publishedAt.current + PUBLISH_MS - performance.now();
+      if (wait <= 0) frame.current = requestAnimationFrame(flush);
+      else
+        timer.current = setTimeout(() => {
+          timer.current = null;
+          frame.current = requestAnimationFrame(flush);
+        }, wait);
     }
   }, []);
 
-  useEffect(() => () => abortRef.current?.abort(), []);
+  useEffect(
+    () => () => {
+      abortRef.current?.abort();
+      if (timer.current !== null) clearTimeout(timer.current);
+      if (frame.current !== null) cancelAnimationFrame(frame.current);
+    },
+    [],
+  );
 
   const start = useCallback(
     async (operation: Operation, body: Record<string, unknown>) => {
@@ -79,7 +132,11 @@ export function useRun(client: ApiClient | null) {
       abortRef.current = controller;
       live.current = { ...IDLE, status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
       publish(true);
+      parserRef.current = null;
       const finish = (patch: Partial<RunState>) => {
+        // What had arrived when a stream stopped is the partial value (a failed or cancelled run shows it).
+        if (parserRef.current && live.current.status === "running" && patch.status !== "done") live.current.snapshot = parserRef.current.snapshot();
+        parserRef.current = null;
         live.current = { ...live.current, ...patch, finishedAt: performance.now() };
         publish(true);
       };
@@ -93,20 +150,28 @@ export function useRun(client: ApiClient | null) {
         } else {
           const { runId, events } = await client.streamObject(body as never, controller.signal);
           live.current.runId = runId;
-          let parser = new PartialJsonParser();
+          const attempt = () => {
+            const closedSet = new Set<string>();
+            const parser = new PartialJsonParser((path) => closedSet.add(path));
+            parserRef.current = parser;
+            return { parser, closedSet, doc: new PrettyLines() };
+          };
+          let current = attempt();
+          live.current = { ...live.current, doc: current.doc, closedSet: current.closedSet, closed: current.parser.closed };
           let ended = false;
           for await (const event of events) {
             if (event.type === "item") {
+              const first = live.current.firstItemAt === null;
               live.current.firstItemAt ??= performance.now();
               live.current.deltas.push(event.text);
-              parser.push(event.text);
-              live.current.snapshot = parser.snapshot();
-              live.current.closed = parser.closed;
-              live.current.parseError = parser.error;
-              publish();
+              live.current.streamedChars += event.text.length;
+              current.parser.push(event.text);
+              current.doc.push(event.text);
+              live.current.parseError = current.parser.error;
+              publish(first);
             } else if (event.type === "restart") {
-              parser = new PartialJsonParser();
-              live.current = { ...live.current, deltas: [], closed: [], snapshot: null, parseError: null, restarts: live.current.restarts + 1 };
+              current = attempt();
+              live.current = { ...live.current, deltas: [], streamedChars: 0, closed: current.parser.closed, closedSet: current.closedSet, doc: current.doc, snapshot: null, parseError: null, restarts: live.current.restarts + 1 };
               publish(true);
             } else if (event.type === "done") {
               ended = true;

@@ -15,6 +15,7 @@ import { getRuntime } from "../server/runtime";
 import { SECURITY_HEADERS } from "../../next.config";
 import { loadApiRoutes, type ApiRoutes } from "./api-routes";
 import { ensureBuild } from "./build";
+import { createStaticAssets, type StaticAssets } from "./static-assets";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, resolveDataDir, storeLocation, VERSION, type StorageOptions } from "./common";
 
 export interface ServeOptions extends StorageOptions {
@@ -63,6 +64,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
 
   let handle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   let api: ApiRoutes | undefined;
+  let assets: StaticAssets | undefined;
   // Time-outs are checked this often (Node's default, 30 s, would let a 10 s limit run to 40 s).
   const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     if (!handle) {
@@ -76,7 +78,12 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
       return;
     }
     if (api?.handles(pathOf(req.url))) void api.listener(req, res);
-    else void handle(req, res);
+    else if (assets) {
+      const next = handle;
+      void assets.serve(req, res).then((served) => {
+        if (!served) return next(req, res);
+      });
+    } else void handle(req, res);
   });
   // Receiving a request (headers, then the body) is bounded, so a client that trickles bytes cannot
   // hold a connection forever; sending the response is not (streams and long runs are bounded by
@@ -105,6 +112,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   if (!options.dev) {
     api = await loadApiRoutes(path.join(PACKAGE_ROOT, "app"), { prefixes: ["/api", "/healthz", "/readyz", "/metrics"], headers: SECURITY_HEADERS });
     log.debug({ routes: api.count }, "API routes served directly");
+    assets = createStaticAssets(path.join(PACKAGE_ROOT, ".next"), SECURITY_HEADERS);
   }
   // Runs a previous process left running are recovered before the first request is served.
   await runtime.ready;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StreamHub } from "../runs/stream-hub";
-import { streamResponse } from "./stream-format";
+import { encodeBatch, sseEncoder, streamResponse } from "./stream-format";
 
 const metadata = { runId: "run_1", cost: "0", model: { name: "m", tag: "t" }, durationInMs: 1, inputTokens: 1, outputTokens: 1 };
 
@@ -54,6 +54,39 @@ describe("stream framing", () => {
     writer.end();
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
     expect(text).toMatch(/id: 1\nevent: error\ndata: \{"type":"\/docs#error-model_error".*"code":"model_error"/);
+    hub.close();
+  });
+  it("joins items that wait together into one event with the last one's id, first item at once", async () => {
+    expect(
+      encodeBatch(sseEncoder, [
+        { seq: 5, kind: "item", text: '{"a"' },
+        { seq: 6, kind: "item", text: ":1" },
+        { seq: 7, kind: "restart", attempt: 2 },
+        { seq: 8, kind: "item", text: "{" },
+      ]),
+    ).toBe(
+      [
+        'id: 6\ndata: {"type":"object","object":{"text":"{\\"a\\":1"}}\n\n',
+        'id: 7\nevent: restart\ndata: {"type":"restart","attempt":2}\n\n',
+        'id: 8\ndata: {"type":"object","object":{"text":"{"}}\n\n',
+      ].join(""),
+    );
+    // A live run: the first item goes out alone as soon as it is pushed; items pushed together while
+    // the follower waits go out as one event, and nothing is lost or reordered.
+    const hub = new StreamHub({ retainMs: 60_000 });
+    const writer = hub.open("run_2", "key_1");
+    const got: string[][] = [];
+    const following = (async () => {
+      for await (const batch of hub.followBatches("run_2", 0)) got.push(batch.map((e) => (e.kind === "item" ? e.text : e.kind)));
+    })();
+    writer.push({ kind: "item", text: "[" });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(got).toEqual([["["]]);
+    for (const t of ["1", ",", "2", "]"]) writer.push({ kind: "item", text: t });
+    writer.push({ kind: "done", payload: { runId: "run_2", object: [1, 2], metadata } });
+    writer.end();
+    await following;
+    expect(got).toEqual([["["], ["1", ",", "2", "]", "done"]]);
     hub.close();
   });
 });

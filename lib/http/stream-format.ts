@@ -59,6 +59,33 @@ export const ndjsonEncoder: StreamEncoder = {
   ping: () => null,
 };
 
+/**
+ * Events that are waiting together, as one piece of text: consecutive items are joined into one
+ * item (its text theirs in order, its sequence number the last one's, so that resuming from it
+ * loses nothing), every other event as it is.
+ */
+export function encodeBatch(encoder: StreamEncoder, events: readonly StreamEvent[]): string {
+  let out = "";
+  let texts: string[] = [];
+  let seq = 0;
+  const flush = () => {
+    if (texts.length === 0) return;
+    out += encoder.encode({ kind: "item", seq, text: texts.length === 1 ? texts[0]! : texts.join("") });
+    texts = [];
+  };
+  for (const event of events) {
+    if (event.kind === "item") {
+      texts.push(event.text);
+      seq = event.seq;
+    } else {
+      flush();
+      out += encoder.encode(event);
+    }
+  }
+  flush();
+  return out;
+}
+
 /** NDJSON when the client asks for it in Accept; SSE otherwise. */
 export function chooseFormat(accept: string | null): StreamFormat {
   return accept && /application\/x-ndjson/i.test(accept) ? "ndjson" : "sse";
@@ -101,9 +128,9 @@ function follow(hub: StreamHub, runId: string, afterSeq: number, encoder: Stream
   void (async () => {
     try {
       let last: StreamEvent | undefined;
-      for await (const event of hub.follow(runId, afterSeq, signal)) {
-        await write(encoder.encode(event));
-        last = event;
+      for await (const batch of hub.followBatches(runId, afterSeq, signal)) {
+        await write(encodeBatch(encoder, batch));
+        last = batch[batch.length - 1];
       }
       if (!signal.aborted && last?.kind !== "done" && last?.kind !== "error" && options.ending) {
         const final = await options.ending();

@@ -20,6 +20,9 @@ type Lookup = { kind: "schema"; schema: Schema } | { kind: "unknown" } | { kind:
 export class PartialValidator {
   private readonly lookups = new Map<string, Lookup>();
   private readonly prepared = new Map<string, Promise<PreparedSchema | null>>();
+  /** Per subschema: its children's lookups (every item of an array shares one), and how a value is checked against it. */
+  private readonly children = new WeakMap<Schema, Map<string, Lookup>>();
+  private readonly plans = new WeakMap<Schema, { kind: "none" } | { kind: "type" } | { kind: "full"; prepared: Promise<PreparedSchema | null> }>();
 
   constructor(
     private readonly root: Schema,
@@ -35,10 +38,15 @@ export class PartialValidator {
     if (lookup.kind === "forbidden") return [{ path, message: lookup.message }];
     if (lookup.kind === "unknown") return [];
     const schema = lookup.schema;
-    const keys = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k));
-    if (keys.length === 0) return [];
-    if (keys.length === 1 && keys[0] === "type") return typeMatches(schema.type, value) ? [] : [{ path, message: `must be ${[schema.type].flat().join(" or ")}` }];
-    const prepared = await this.prepare(schema);
+    let plan = this.plans.get(schema);
+    if (!plan) {
+      const keys = Object.keys(schema).filter((k) => !ANNOTATIONS.has(k));
+      plan = keys.length === 0 ? { kind: "none" } : keys.length === 1 && keys[0] === "type" ? { kind: "type" } : { kind: "full", prepared: this.prepare(schema) };
+      this.plans.set(schema, plan);
+    }
+    if (plan.kind === "none") return [];
+    if (plan.kind === "type") return typeMatches(schema.type, value) ? [] : [{ path, message: `must be ${[schema.type].flat().join(" or ")}` }];
+    const prepared = await plan.prepared;
     if (!prepared) return [];
     const result = await prepared.validate(value, this.job);
     return result.valid ? [] : result.errors.map((e) => ({ path: e.path === "/" ? path : `${path}${e.path}`, message: e.message }));
@@ -62,8 +70,24 @@ export class PartialValidator {
     if (found) return found;
     const cut = path.lastIndexOf("/");
     const parent = cut <= 0 ? ({ kind: "schema", schema: this.root } as Lookup) : this.lookup(path.slice(0, cut));
-    found = parent.kind === "schema" ? this.child(parent.schema, path.slice(cut + 1).replace(/~1/g, "/").replace(/~0/g, "~")) : { kind: "unknown" };
+    found = parent.kind === "schema" ? this.cachedChild(parent.schema, path.slice(cut + 1)) : { kind: "unknown" };
+    // Containers' lookups are kept by path (their children ask again); a leaf's is not asked for twice.
     this.lookups.set(path, found);
+    return found;
+  }
+
+  /** A child's lookup, computed once per subschema and segment; array indices past a tuple's prefix share one. */
+  private cachedChild(node: Schema, escaped: string): Lookup {
+    let byKey = this.children.get(node);
+    if (!byKey) this.children.set(node, (byKey = new Map()));
+    const properties = node.properties as Record<string, unknown> | undefined;
+    const index = /^\d+$/.test(escaped) && !Array.isArray(node.prefixItems) && !Array.isArray(node.items) && !node.$ref && !(properties && Object.hasOwn(properties, escaped));
+    const key = index ? "#item" : escaped;
+    let found = byKey.get(key);
+    if (!found) {
+      found = this.child(node, escaped.replace(/~1/g, "/").replace(/~0/g, "~"));
+      byKey.set(key, found);
+    }
     return found;
   }
 

@@ -102,6 +102,23 @@ describe("RunService in-process", () => {
     expect(stored.inputTokens).toBeGreaterThan(10);
   });
 
+  it("checks every item of an array as it closes, not only the first (items share their subschema's lookup)", async () => {
+    const listSchema = {
+      type: "object",
+      properties: { list: { type: "array", items: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, required: ["n"] } }, "7": { type: "string" } },
+      required: ["list"],
+    };
+    const model = new RecordingModel().reply(
+      { chunks: ['{"7": "a", "list": [{"n": 1}, ', '{"n": 2}, ', '{"n": -3}', ', {"n": 4}]}'] },
+      { chunks: ['{"list": [{"n": 1}]}'] },
+    );
+    const { runs, hub, principal } = await start(model);
+    const { runId } = await runs.streamObject(principal, { input: "x", workflowSlug: "extract", schema: listSchema });
+    const seen = await events(hub, runId);
+    expect(seen.map((e) => e.kind)).toEqual(["item", "item", "item", "restart", "item", "done"]);
+    expect(model.aborted[0]).toBe(true);
+  });
+
   it("counts what a cancelled stream used (estimated when the provider could not report it), never nothing", async () => {
     const model = new RecordingModel().reply({ chunks: ['{"number": "A-1", ', '"total": 12, ', '"currency": "EUR"}'], delayMs: 150 });
     const { runs, store, principal } = await start(model);

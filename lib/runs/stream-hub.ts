@@ -140,6 +140,35 @@ export class StreamHub {
     }
   }
 
+  /**
+   * As `follow`, in batches: every event already there at once. A follower woken by a new event
+   * first lets the rest of this turn of the event loop add theirs (setImmediate: well under a
+   * millisecond, so the first item is not held back), so that a model faster than its client costs
+   * one write per batch rather than one per event.
+   */
+  async *followBatches(runId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StreamEvent[]> {
+    const stream = this.runs.get(runId);
+    if (!stream) {
+      for await (const event of this.follow(runId, afterSeq, signal)) yield [event];
+      return;
+    }
+    let next = afterSeq;
+    for (;;) {
+      if (next < stream.events.length) {
+        const batch = stream.events.slice(next);
+        next = stream.events.length;
+        yield batch;
+        continue;
+      }
+      if (stream.ended || signal?.aborted) return;
+      await new Promise<void>((resolve) => {
+        stream.wake.add(resolve);
+        signal?.addEventListener("abort", () => resolve(), { once: true });
+      });
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
   private async *followShared(runId: string, afterSeq: number, shared: SharedStreams, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
     let next = afterSeq;
     let lastLook = false;

@@ -38,6 +38,24 @@ export function holdWhenAsked(afterChunks = 12): (body: ReceivedRequest["body"])
   return (body) => (JSON.stringify(body.messages).includes(HOLD_MARKER) ? { holdAfterChunks: afterChunks } : undefined);
 }
 
+/**
+ * Put "[model: a list of N items]" in a prompt and `longListWhenAsked` answers with an object of
+ * N small items, streamed in 8-character deltas as fast as the connection takes them (browser
+ * tests of long outputs, which cannot script the upstream).
+ */
+export const longListMarker = (items: number) => `[model: a list of ${items} items]`;
+
+export function longList(items: number): { items: { id: number; title: string; tags: string[]; price: number; available: boolean }[] } {
+  return { items: Array.from({ length: items }, (_, i) => ({ id: i, title: `Item number ${i}`, tags: ["alpha", "beta"], price: i * 1.25, available: i % 2 === 0 })) };
+}
+
+export function longListWhenAsked(): (body: ReceivedRequest["body"]) => FakeReply | undefined {
+  return (body) => {
+    const found = /\[model: a list of (\d+) items\]/.exec(JSON.stringify(body.messages));
+    return found ? { content: JSON.stringify(longList(Number(found[1]))), chunkDelayMs: 0 } : undefined;
+  };
+}
+
 export interface ReceivedRequest {
   path: string;
   /** The client closed the connection before the reply was complete (e.g. genserve cancelled). */

@@ -1,0 +1,87 @@
+import { expect, test } from "@playwright/test";
+import { longListMarker } from "../test/helpers/fake-upstream";
+import { BASE, KEY, PlaygroundPage } from "./pages";
+
+const ITEMS = 3_000;
+const SCHEMA = {
+  type: "object",
+  properties: {
+    items: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { id: { type: "integer" }, title: { type: "string" }, tags: { type: "array", items: { type: "string" } }, price: { type: "number" }, available: { type: "boolean" } },
+        required: ["id", "title", "tags", "price", "available"],
+      },
+    },
+  },
+  required: ["items"],
+};
+
+test.beforeAll(async () => {
+  // Room for the long stream on a busy machine (the test configuration's workflows have 60 s).
+  const put = await fetch(`${BASE()}/api/v1/workflows/long-list`, {
+    method: "PUT",
+    headers: { "content-type": "application/json", "api-key": KEY() },
+    body: JSON.stringify({ model: "fast", description: "A long list, streamed fast", timeoutMs: 600_000, retries: 0 }),
+  });
+  expect(put.ok, await put.text()).toBe(true);
+});
+
+/**
+ * A long object streamed as fast as the server sends it (3,000 items, ~280 KB, ~35,000 deltas):
+ * the page shows all of it, stays responsive, and its work per delta does not grow with the
+ * document. Long tasks are read with a PerformanceObserver. On a machine shared with builds and
+ * other suites a strict 200 ms bound fails for reasons that are not the page's (bench:page keeps
+ * it); what is asserted here is what a view doing work in proportion to the whole document on
+ * every delta cannot meet at this size: only the rows on screen in the DOM, typing landing while
+ * it streams, and no long task over 3 s (the view that copied and re-rendered the whole value per
+ * delta spent ~10 s in a single task at this size on an idle machine; this one's longest, with
+ * the machine's load at 15 on 2 cores, was about 1 s).
+ */
+test("a long streamed object renders completely and the page stays responsive", async ({ page }) => {
+  test.setTimeout(300_000);
+  await page.addInitScript(() => {
+    const w = window as unknown as { __long: number[] };
+    w.__long = [];
+    new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: "longtask", buffered: true });
+  });
+  const p = new PlaygroundPage(page);
+  await p.open();
+  await p.signIn();
+  await p.operation().selectOption({ label: "Stream object" });
+  await p.workflow().selectOption("long-list");
+  await p.input().fill(`Make the list. ${longListMarker(ITEMS)}`);
+  await p.typeSchema(JSON.stringify(SCHEMA));
+  await page.waitForLoadState("networkidle");
+  await page.evaluate(() => void ((window as unknown as { __long: number[] }).__long = []));
+  const started = Date.now();
+  await p.run();
+  const output = p.result().getByTestId("result-object");
+  await expect(output).toContainText('"items": [');
+  // Responsive while it streams: typing lands in the input, and Cancel is there to press.
+  await expect(page.getByRole("status")).not.toHaveText("Complete");
+  await p.input().press("End");
+  await p.input().pressSequentially(" more");
+  await expect(p.input()).toHaveValue(`Make the list. ${longListMarker(ITEMS)} more`);
+  await expect(page.getByRole("button", { name: "Cancel", exact: true })).toBeEnabled();
+  await expect(page.getByRole("status")).toHaveText("Complete", { timeout: 240_000 });
+  const streamedMs = Date.now() - started;
+  const long = await page.evaluate(() => (window as unknown as { __long: number[] }).__long);
+
+  // Complete: the end of the document is in view (the view keeps to the end while it streams),
+  // and scrolling to the top shows its beginning.
+  await expect(output.locator(`[data-path="/items/${ITEMS - 1}/title"]`)).toHaveText(`"title": "Item number ${ITEMS - 1}",`, { useInnerText: true });
+  await expect(output.locator(`[data-path="/items/${ITEMS - 1}/title"]`)).toBeInViewport();
+  await expect(output.locator('[data-path="#end"]')).toBeInViewport();
+  // Only what is on screen is in the DOM: some dozens of rows, not the document's ~30,000 lines.
+  expect(await output.locator("[data-path]").count()).toBeLessThan(300);
+  await output.evaluate((el) => el.scrollTo({ top: 0 }));
+  await expect(output.locator('[data-path="/items"]')).toBeInViewport();
+  await expect(output.locator('[data-path="/items/0/title"]')).toBeInViewport();
+
+  const max = Math.max(0, ...long);
+  const total = long.reduce((a, b) => a + b, 0);
+  test.info().annotations.push({ type: "long tasks", description: `${long.length}, total ${total.toFixed(0)} ms, max ${max.toFixed(0)} ms, over ${streamedMs} ms` });
+  expect(max, `long tasks: ${long.map((d) => d.toFixed(0)).join(", ")}`).toBeLessThan(3_000);
+});
