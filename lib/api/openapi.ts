@@ -4,6 +4,7 @@ import { checkSchemaRequest, createKeyRequest, createThreadRequest, generateObje
 import * as responses from "./responses";
 import * as lifecycle from "./lifecycle";
 import * as suites from "./suites";
+import { apiShapes } from "./registry";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const pathParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
@@ -12,12 +13,12 @@ const body = (description: string, id: string, headers?: Record<string, unknown>
 
 /**
  * Components generated from the same zod schemas that validate requests (requests.ts) and build
- * responses (responses.ts): every shape carries `.meta({ id })`, which registers it in zod's
- * global registry.
+ * responses (responses.ts): every named shape is in `apiShapes` (registry.ts: this copy of the
+ * modules' own, never zod's global registry, which every bundled copy of them would fill again).
  */
 function components(): Record<string, unknown> {
   void [checkSchemaRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses, suites, lifecycle];
-  const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
+  const out = z.toJSONSchema(apiShapes, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
     delete schema.$schema;
