@@ -54,10 +54,15 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const { c, setC, update, history, remember, linkProblems, dismissLinkProblems } = useComposition(workflows.data?.[0]?.slug);
   const [localError, setLocalError] = useState<FieldProblem | null>(null);
   const [copied, setCopied] = useState<CopyTarget | null>(null);
-  const { state: run, start, cancel } = useRun(client);
+  const { state: run, start, cancel, reset } = useRun(client);
   // Compare: the same composition run again (on another workflow, or the same one) side by side.
   const [compareWith, setCompareWith] = useState("");
-  const { state: runB, start: startB, cancel: cancelB } = useRun(client);
+  const { state: runB, start: startB, cancel: cancelB, reset: resetB } = useRun(client);
+  // Another workflow or operation: the last result belonged to the previous one, so it goes.
+  useEffect(() => {
+    reset();
+    resetB();
+  }, [c.workflowSlug, c.operation, reset, resetB]);
   const [threads, rememberThread] = useStoredList<string>("genserve.threads", 20);
   const inbox = useInbox(client, apiKey, (url) => setC((prev) => (prev.callbackUrl === DEFAULT_CALLBACK_URL ? { ...prev, callbackUrl: url } : prev)));
   // Narrow screens show one pane at a time.

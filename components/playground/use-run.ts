@@ -27,7 +27,7 @@ export interface RunState {
   error: ApiError | null;
 }
 
-const IDLE: RunState = {
+const IDLE: Readonly<RunState> = {
   status: "idle",
   operation: null,
   workflowSlug: null,
@@ -77,9 +77,15 @@ export function useRun(client: ApiClient | null) {
       abortRef.current?.abort();
       const controller = new AbortController();
       abortRef.current = controller;
-      live.current = { ...IDLE, status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
+      // Fresh arrays: spreading IDLE alone would share its one `deltas` array between runs, each
+      // run's deltas pushed after the last one's (three runs showed three JSON documents joined).
+      live.current = { ...IDLE, deltas: [], closed: [], status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
       publish(true);
+      // A run replaced by another (or reset) writes nothing more: its late events and its abort
+      // belong to no run on screen.
+      const stale = () => abortRef.current !== controller;
       const finish = (patch: Partial<RunState>) => {
+        if (stale()) return;
         live.current = { ...live.current, ...patch, finishedAt: performance.now() };
         publish(true);
       };
@@ -92,10 +98,12 @@ export function useRun(client: ApiClient | null) {
           finish({ status: "done", text: result.text, metadata: result.metadata, runId: result.metadata.runId });
         } else {
           const { runId, events } = await client.streamObject(body as never, controller.signal);
+          if (stale()) return;
           live.current.runId = runId;
           let parser = new PartialJsonParser();
           let ended = false;
           for await (const event of events) {
+            if (stale()) return;
             if (event.type === "item") {
               live.current.firstItemAt ??= performance.now();
               live.current.deltas.push(event.text);
@@ -127,5 +135,13 @@ export function useRun(client: ApiClient | null) {
   );
 
   const cancel = useCallback(() => abortRef.current?.abort(), []);
-  return { state, start, cancel };
+  /** Forgets the run (cancelling it if it is still going): its result no longer belongs on screen. */
+  const reset = useCallback(() => {
+    const controller = abortRef.current;
+    abortRef.current = null;
+    controller?.abort();
+    live.current = { ...IDLE, deltas: [], closed: [] };
+    publish(true);
+  }, [publish]);
+  return { state, start, cancel, reset };
 }
