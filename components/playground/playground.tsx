@@ -22,7 +22,7 @@ import { AttachmentsField } from "./attachments-field";
 import { ContextsField, InputField, WorkflowLine } from "./composer-fields";
 import { CallbackFields, ThreadField } from "./delivery-fields";
 import { LinkNotice } from "./link-notice";
-import { ModelBanner } from "./model-banner";
+import { ModelBanner, useRunBlocked } from "./model-banner";
 import { Results } from "./results";
 import { RunStatusChip } from "./run-status";
 import { ThreadTranscript } from "./thread-transcript";
@@ -91,7 +91,11 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   // The Advanced section stays open while a field in it has a problem.
   const advancedOpen = advanced || ["/attachments", "/threadId", "/callback"].some((at) => errorsAt(at).length > 0);
 
+  const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
+  // While the workflow's model cannot run, Run is off and says why (a run would only answer 503).
+  const runBlocked = useRunBlocked(client!, apiKey, selectedWorkflow?.model);
   const runNow = useCallback(() => {
+    if (runBlocked) return;
     setLocalError(null);
     let body: Record<string, unknown>;
     try {
@@ -107,7 +111,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     setPane("result");
     void start(c.operation, body);
     if (compareWith) void startB(c.operation, { ...body, workflowSlug: compareWith === "(same)" ? c.workflowSlug : compareWith });
-  }, [c, remember, start, startB, compareWith]);
+  }, [c, remember, start, startB, compareWith, runBlocked]);
   const running = run.status === "running" || runB.status === "running";
   const cancelAll = useCallback(() => {
     cancel();
@@ -133,7 +137,6 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     setTimeout(() => setCopied(null), 2000);
   };
 
-  const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
   // The schema follows the workflow (its example's schema, else the first template) until the user
   // edits it: the text last set this way tells an untouched schema from an edited one.
   const followedSchema = useRef(c.schemaText);
@@ -167,7 +170,8 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         c={c}
         update={update}
         workflows={workflows.data}
-        canRun={run.status !== "running" && Boolean(c.workflowSlug) && c.input.trim() !== ""}
+        canRun={run.status !== "running" && Boolean(c.workflowSlug) && c.input.trim() !== "" && !runBlocked}
+        runBlocked={runBlocked}
         running={running}
         onCancel={cancelAll}
         status={<RunStatusChip run={run} compact />}
