@@ -12,7 +12,6 @@ import {
   toRequestBody,
 } from "@/lib/client/composition";
 import { queryKeys } from "@/lib/client/query-keys";
-import { schemaPathFor } from "@/lib/client/schema-path";
 import { compositionSnippet, toCurl, toFetch } from "@/lib/client/snippets";
 import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
 import { useApiKey } from "../key-context";
@@ -83,11 +82,10 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const isObject = c.operation !== "generate-text";
   const isStream = c.operation === "stream-object";
   const schema = useMemo(() => parseJsonOrUndefined(c.schemaText), [c.schemaText]);
-  const problems: FieldProblem[] = [...(apiError?.errors ?? []), ...(localError ? [localError] : [])];
+  // An output that failed validation names places in the output: the result marks them there; the
+  // schema is not wrong for it and is not marked (its own problems are under /schema).
+  const problems: FieldProblem[] = [...(apiError && apiError.code !== "output_invalid" ? apiError.errors : []), ...(localError ? [localError] : [])];
   const errorsAt = (prefix: string) => problems.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}/`));
-  // An output that failed validation names places in the output; pin each to the schema rule for it.
-  const outputProblems: FieldProblem[] =
-    apiError?.code === "output_invalid" ? apiError.errors.map((e) => ({ path: `/schema${schemaPathFor(schema, e.path)}`, message: `output ${e.path}: ${e.message}` })) : [];
   // The Advanced section stays open while a field in it has a problem.
   const advancedOpen = advanced || ["/attachments", "/threadId", "/callback"].some((at) => errorsAt(at).length > 0);
 
@@ -221,7 +219,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           <p className="text-xs text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
             Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
           </p>
-          {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} /> : null}
+          {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={errorsAt("/schema")} onRun={runNow} /> : null}
           <Disclosure title="Advanced" summary={advancedSummary} open={advancedOpen} onToggle={setAdvanced}>
             <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} />
             {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
