@@ -149,6 +149,38 @@ test.describe("switching what runs", () => {
   });
 });
 
+test.describe("attachments", () => {
+  test("Attach is beside the input; an image for a model without vision is refused before Run", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate text" });
+    await p.workflow().selectOption("extract-invoice");
+    await p.input().fill("What is in the picture?");
+    const attach = page.getByLabel("Attach files");
+    await expect(attach).toBeInViewport();
+    // Right under the input, not under the schema or in Advanced.
+    const inputBox = (await p.input().boundingBox())!;
+    const attachBox = (await page.locator('label[for="files"]').boundingBox())!;
+    expect(attachBox.y - (inputBox.y + inputBox.height)).toBeLessThan(80);
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+    await attach.setInputFiles({ name: "pixel.png", mimeType: "image/png", buffer: png });
+    const refusal = page.locator("#attachments-refused");
+    await expect(refusal).toContainText("does not take images");
+    const run = page.getByRole("button", { name: "Run", exact: true });
+    await expect(run).toBeDisabled();
+    await expect(run).toHaveAccessibleDescription("Model “fast” does not take images");
+    // A workflow on a vision model takes it.
+    await p.workflow().selectOption("look");
+    await expect(refusal).toBeHidden();
+    await expect(run).toBeEnabled();
+    await p.workflow().selectOption("extract-invoice");
+    await page.getByRole("button", { name: "Remove pixel.png" }).click();
+    await expect(run).toBeEnabled();
+    await expectAccessible(page);
+  });
+});
+
 test.describe("a validation failure", () => {
   test("marks the output's failing field, not the schema", async ({ page }) => {
     const p = new PlaygroundPage(page);

@@ -12,17 +12,15 @@ function useModels(client: ApiClient, apiKey: string) {
   });
 }
 
-/** Why a workflow on this model alias cannot run now (its model is unavailable), or null. */
-export function useRunBlocked(client: ApiClient, apiKey: string, alias: string | undefined): string | null {
-  const models = useModels(client, apiKey);
-  const model = models.data?.find((m) => m.alias === alias);
-  return model?.status.state === "unavailable" ? `Model “${model.alias}” is not available` : null;
+/** A model alias's state and capabilities (undefined while the list loads). */
+export function useModel(client: ApiClient, apiKey: string, alias: string | undefined): ModelStatus | undefined {
+  return useModels(client, apiKey).data?.find((m) => m.alias === alias);
 }
 
 /**
  * Names a model that cannot run (no file, failed download, failed load) in one line, with the
  * fixes one click away, so the playground says so before a run would answer 503 — compact enough
- * that a phone's first screen still shows the composer. Run is disabled meanwhile (useRunBlocked).
+ * that a phone's first screen still shows the composer. Run is disabled meanwhile (the playground, from useModel).
  */
 export function ModelBanner({ client, apiKey, alias }: { client: ApiClient; apiKey: string; alias?: string }) {
   const models = useModels(client, apiKey);

@@ -9,6 +9,7 @@ import {
   estimateInputTokens,
   parseJsonOrUndefined,
   toPermalinkHash,
+  readAttachments,
   toRequestBody,
 } from "@/lib/client/composition";
 import { queryKeys } from "@/lib/client/query-keys";
@@ -17,11 +18,11 @@ import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
 import { useApiKey } from "../key-context";
 import { SignIn } from "../sign-in";
 import { Disclosure } from "../ui/disclosure";
-import { AttachmentsField } from "./attachments-field";
+import { AttachmentsField, isImage } from "./attachments-field";
 import { ContextsField, InputField, WorkflowLine } from "./composer-fields";
 import { CallbackFields, ThreadField } from "./delivery-fields";
 import { LinkNotice } from "./link-notice";
-import { ModelBanner, useRunBlocked } from "./model-banner";
+import { ModelBanner, useModel } from "./model-banner";
 import { Results } from "./results";
 import { RunStatusChip } from "./run-status";
 import { ThreadTranscript } from "./thread-transcript";
@@ -87,11 +88,18 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const problems: FieldProblem[] = [...(apiError && apiError.code !== "output_invalid" ? apiError.errors : []), ...(localError ? [localError] : [])];
   const errorsAt = (prefix: string) => problems.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}/`));
   // The Advanced section stays open while a field in it has a problem.
-  const advancedOpen = advanced || ["/attachments", "/threadId", "/callback"].some((at) => errorsAt(at).length > 0);
+  const advancedOpen = advanced || ["/threadId", "/callback"].some((at) => errorsAt(at).length > 0);
 
   const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
-  // While the workflow's model cannot run, Run is off and says why (a run would only answer 503).
-  const runBlocked = useRunBlocked(client!, apiKey, selectedWorkflow?.model);
+  // While the workflow's model cannot run, or cannot take the attached images, Run is off and says
+  // why (a run would only answer 503, or 422).
+  const model = useModel(client!, apiKey, selectedWorkflow?.model);
+  const runBlocked =
+    model?.status.state === "unavailable"
+      ? `Model “${model.alias}” is not available`
+      : model && !model.vision && c.attachments.some(isImage)
+        ? `Model “${model.alias}” does not take images`
+        : null;
   const runNow = useCallback(() => {
     if (runBlocked) return;
     setLocalError(null);
@@ -153,7 +161,6 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     return [r.workflowSlug, model].filter(Boolean).join(" · ");
   };
   const advancedSummary = [
-    c.attachments.length ? `${c.attachments.length} attachment${c.attachments.length === 1 ? "" : "s"}` : null,
     isStream ? (c.threadId ? `thread ${c.threadId}` : "no thread") : inbox && c.callbackUrl === inbox.url ? "callback to the built-in inbox" : c.callbackUrl ? "callback to your URL" : "no callback",
   ]
     .filter(Boolean)
@@ -204,10 +211,13 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             runNow();
           }}
           onDragOver={(e) => {
-            if (e.dataTransfer.types.includes("Files")) {
-              e.preventDefault();
-              setAdvanced(true);
-            }
+            if (e.dataTransfer.types.includes("Files")) e.preventDefault();
+          }}
+          onDrop={(e) => {
+            if (e.dataTransfer.files.length === 0) return;
+            e.preventDefault();
+            const files = e.dataTransfer.files;
+            void readAttachments(files).then((added) => setC((prev) => ({ ...prev, attachments: [...prev.attachments, ...added] })));
           }}
         >
           <LinkNotice problems={linkProblems} onDismiss={dismissLinkProblems} />
@@ -216,12 +226,12 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} fromWorkflow={selectedWorkflow?.contexts} />
           {isStream && c.threadId && client ? <ThreadTranscript client={client} apiKey={apiKey} threadId={c.threadId} after={lastThreadRun} /> : null}
           <InputField c={c} update={update} errorsAt={errorsAt} example={selectedWorkflow?.example} withSchema={isObject} />
+          <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} model={model} />
           <p className="text-xs text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
             Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
           </p>
           {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={errorsAt("/schema")} onRun={runNow} /> : null}
           <Disclosure title="Advanced" summary={advancedSummary} open={advancedOpen} onToggle={setAdvanced}>
-            <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} />
             {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
           </Disclosure>
         </form>

@@ -306,6 +306,7 @@ export const modelListSchema = z
       z.strictObject({
         alias: z.string(),
         provider: z.string(),
+        vision: z.boolean().describe("Whether image attachments are passed to this model (configured `vision`); runs with images on other models answer 422."),
         status: z.strictObject({
           state: z.enum(["loading", "ready", "unavailable"]),
           name: z.string().optional(),

@@ -66,6 +66,8 @@ export class ApiError extends Error {
 export interface ModelStatus {
   alias: string;
   provider: string;
+  /** Whether image attachments are passed to it. */
+  vision: boolean;
   status: { state: "loading" } | { state: "ready"; name: string } | { state: "unavailable"; detail: string; fix: string };
 }
 
