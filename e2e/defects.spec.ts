@@ -258,3 +258,38 @@ test("the phone's navigation is two rows, its links one row that scrolls sideway
   await expect(nav.getByRole("link", { name: "Playground" })).toBeInViewport();
   await expectAccessible(page);
 });
+
+test("a suite's page: results above the editor, expected and actual in the cells linking to their runs, the suite's repeat kept", async ({ page }) => {
+  const put = await fetch(`${BASE()}/api/v1/suites/e2e-team`, {
+    method: "PUT",
+    headers: { "content-type": "application/json", "api-key": KEY() },
+    body: JSON.stringify({
+      workflow: "no-retry",
+      repeat: 2,
+      schema: { type: "object", properties: { number: { type: "string" } }, required: ["number"] },
+      cases: [{ name: "wrong number", input: "Invoice X-1", expect: { "/number": { equals: "X-1" } } }],
+    }),
+  });
+  expect(put.status, await put.text()).toBeLessThan(300);
+  const p = new PlaygroundPage(page);
+  await page.goto(`${BASE()}/suites`);
+  await p.signIn();
+  await page.getByRole("button", { name: "e2e-team" }).click();
+  await expect(page.getByLabel("Repeat")).toHaveAttribute("placeholder", "2");
+  await page.getByRole("button", { name: "Run suite" }).click();
+  const evaluation = page.getByRole("region", { name: "Evaluation" });
+  await expect(evaluation.getByText("completed", { exact: true })).toBeVisible();
+  // The suite's repeat (2), not the form's.
+  await expect(evaluation.getByRole("status")).toContainText("2/2 runs");
+  // Expected vs actual in the cell itself, and the cell a link to the run.
+  const detail = page.getByTestId("cell-detail-0-/number");
+  await expect(detail).toHaveText(/^expected "X-1" · got "/);
+  const link = page.getByRole("link", { name: /^wrong number \/number: repeat/ });
+  await expect(link).toHaveAttribute("href", /^\/runs\/run_/);
+  // Results above the editor.
+  const editorTop = (await page.getByTestId("suite-editor").boundingBox())!.y;
+  expect((await evaluation.boundingBox())!.y).toBeLessThan(editorTop);
+  await expectAccessible(page);
+  await link.click();
+  await expect(page).toHaveURL(/\/runs\/run_/);
+});

@@ -137,6 +137,10 @@ function SuiteDetail({ client, apiKey, slug, onSaved }: { client: ApiClient; api
   if (slug !== null && suite.data === null) return <ErrorAlert>No suite “{slug}” exists for this key.</ErrorAlert>;
   return (
     <div className="space-y-4">
+      {/* The team's page: the latest results first, the document to edit under them. */}
+      {slug !== null && suite.data ? (
+        <Evaluations client={client} apiKey={apiKey} slug={slug} defaultWorkflow={suite.data.document.workflow ?? ""} suiteRepeat={suite.data.document.repeat ?? 1} />
+      ) : null}
       <section aria-label="Suite document" className="space-y-2">
         <div className="flex flex-wrap items-end gap-3">
           {slug === null ? (
@@ -159,17 +163,17 @@ function SuiteDetail({ client, apiKey, slug, onSaved }: { client: ApiClient; api
         ) : null}
         {text !== null ? <SuiteEditor value={text} onChange={setText} problems={problems} onSave={() => save.mutate()} dark={dark} /> : null}
       </section>
-      {slug !== null && suite.data ? <Evaluations client={client} apiKey={apiKey} slug={slug} defaultWorkflow={suite.data.document.workflow ?? ""} /> : null}
     </div>
   );
 }
 
-function Evaluations({ client, apiKey, slug, defaultWorkflow }: { client: ApiClient; apiKey: string; slug: string; defaultWorkflow: string }) {
+function Evaluations({ client, apiKey, slug, defaultWorkflow, suiteRepeat }: { client: ApiClient; apiKey: string; slug: string; defaultWorkflow: string; suiteRepeat: number }) {
   const queryClient = useQueryClient();
   const workflows = useQuery({ queryKey: queryKeys.workflows(apiKey), queryFn: ({ signal }) => client.listWorkflows(signal) });
   const list = useQuery({ queryKey: queryKeys.evaluations(apiKey, slug), queryFn: ({ signal }) => client.listEvaluations(slug, signal), refetchInterval: 5_000 });
   const [workflow, setWorkflow] = useState(defaultWorkflow);
-  const [repeat, setRepeat] = useState("1");
+  // Empty: the suite's own `repeat` (the form used to send 1, silently overriding a suite's 2).
+  const [repeat, setRepeat] = useState("");
   const [withBaseline, setWithBaseline] = useState(true);
   const [shown, setShown] = useState<string | null>(null);
   const [compareWith, setCompareWith] = useState<string>("");
@@ -189,7 +193,7 @@ function Evaluations({ client, apiKey, slug, defaultWorkflow }: { client: ApiCli
     mutationFn: () =>
       client.startEvaluation(slug, {
         ...(workflow && workflow !== defaultWorkflow ? { workflowSlug: workflow } : {}),
-        repeat: Number(repeat),
+        ...(repeat.trim() !== "" ? { repeat: Number(repeat) } : {}),
         // "latest" with no completed evaluation yet is simply no baseline.
         ...(withBaseline ? { baseline: "latest" } : {}),
       }),
@@ -222,8 +226,8 @@ function Evaluations({ client, apiKey, slug, defaultWorkflow }: { client: ApiCli
             ))}
           </Select>
         </Field>
-        <Field id="eval-repeat" label="Repeat">
-          <TextInput id="eval-repeat" type="number" min={1} max={20} value={repeat} onChange={(e) => setRepeat(e.target.value)} className="w-20" />
+        <Field id="eval-repeat" label="Repeat" help={`empty: the suite's (${suiteRepeat})`}>
+          <TextInput id="eval-repeat" type="number" min={1} max={20} value={repeat} placeholder={String(suiteRepeat)} aria-describedby="eval-repeat-help" onChange={(e) => setRepeat(e.target.value)} className="w-20" />
         </Field>
         <label className="flex items-center gap-1 text-sm">
           <input type="checkbox" checked={withBaseline} onChange={(e) => setWithBaseline(e.target.checked)} /> Compare with the latest
