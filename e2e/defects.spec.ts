@@ -293,3 +293,30 @@ test("a suite's page: results above the editor, expected and actual in the cells
   await link.click();
   await expect(page).toHaveURL(/\/runs\/run_/);
 });
+
+test("label history names the key and links the evaluation that gated the move", async ({ page }) => {
+  const headers = { "content-type": "application/json", "api-key": KEY() };
+  const me = (await (await fetch(`${BASE()}/api/v1/me`, { headers })).json()) as { name: string };
+  // A version of its own and a suite that passes on it.
+  const put = await fetch(`${BASE()}/api/v1/workflows/e2e-gated`, { method: "PUT", headers, body: JSON.stringify({ model: "fast", description: "Gated" }) });
+  expect(put.status).toBeLessThan(300);
+  const version = ((await put.json()) as { version: number | string }).version;
+  const suite = await fetch(`${BASE()}/api/v1/suites/e2e-gate`, {
+    method: "PUT",
+    headers,
+    body: JSON.stringify({ workflow: "e2e-gated", cases: [{ name: "says something", input: "Hello", expect: { "": { present: true } } }] }),
+  });
+  expect(suite.status, await suite.text()).toBeLessThan(300);
+  const promote = await fetch(`${BASE()}/api/v1/workflows/e2e-gated/labels/staging`, { method: "POST", headers, body: JSON.stringify({ version: String(version), requireSuite: "e2e-gate" }) });
+  expect(promote.status, await promote.clone().text()).toBeLessThan(300);
+  const { evaluationId } = (await promote.json()) as { evaluationId: string };
+  const p = new PlaygroundPage(page);
+  await page.goto(`${BASE()}/workflows/e2e-gated`);
+  await p.signIn();
+  const history = page.getByRole("table").filter({ hasText: "Gate" });
+  await expect(history.getByRole("row").nth(1)).toContainText(me.name, { timeout: 30_000 });
+  const gate = history.getByRole("link", { name: new RegExp(evaluationId) });
+  await gate.click();
+  await expect(page.getByRole("heading", { name: /e2e-gate/ })).toBeVisible();
+  await expect(page.getByRole("region", { name: "Evaluation" })).toContainText(evaluationId);
+});

@@ -30,11 +30,15 @@ function Suites({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   const suites = useQuery({ queryKey: queryKeys.suites(apiKey), queryFn: ({ signal }) => client.listSuites(signal) });
   const [selected, setSelected] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
-  // A suite to open from the address (?suite=slug), e.g. after "Save as test case".
+  // A suite to open from the address (?suite=slug), e.g. after "Save as test case"; or an evaluation
+  // (?evaluation=id, from a workflow's label history), shown on its suite's page.
   useEffect(() => {
-    const slug = new URLSearchParams(window.location.search).get("suite");
+    const query = new URLSearchParams(window.location.search);
+    const slug = query.get("suite");
+    const evaluation = query.get("evaluation");
     if (slug) setSelected(slug);
-  }, []);
+    else if (evaluation) void client.getEvaluation(evaluation).then((report) => setSelected(report.suite), () => undefined);
+  }, [client]);
   const open = (slug: string) => {
     setCreating(false);
     setSelected(slug);
@@ -175,7 +179,7 @@ function Evaluations({ client, apiKey, slug, defaultWorkflow, suiteRepeat }: { c
   // Empty: the suite's own `repeat` (the form used to send 1, silently overriding a suite's 2).
   const [repeat, setRepeat] = useState("");
   const [withBaseline, setWithBaseline] = useState(true);
-  const [shown, setShown] = useState<string | null>(null);
+  const [shown, setShown] = useState<string | null>(() => (typeof window === "undefined" ? null : new URLSearchParams(window.location.search).get("evaluation")));
   const [compareWith, setCompareWith] = useState<string>("");
   const [error, setError] = useState<string | null>(null);
   const current = shown ?? list.data?.[0]?.id ?? null;
