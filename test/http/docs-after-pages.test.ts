@@ -50,6 +50,12 @@ describe("the docs and the OpenAPI document after other pages on a fresh server"
         expect(docs.status).toBe(200);
         expect(html).toContain("/api/v1/generate/object");
         expect(html).not.toMatch(/Duplicate schema id|Minified React error/);
+        // Every inline script carries this response's CSP nonce (a static render had none for the layout's theme script).
+        const nonce = /'nonce-([^']+)'/.exec(docs.headers.get("content-security-policy") ?? "")?.[1];
+        expect(nonce).toBeTruthy();
+        const inline = [...html.matchAll(/<script(?![^>]*\bsrc=)([^>]*)>/g)].map((m) => m[1]!);
+        expect(inline.length).toBeGreaterThan(0);
+        expect(inline.filter((attributes) => !attributes.includes(`nonce="${nonce}"`))).toEqual([]);
       }
       // The RSC payload a client-side navigation to /docs fetches.
       const rsc = await fetch(`${url}/docs`, { headers: { rsc: "1" } });
