@@ -50,7 +50,8 @@ export function ModelSetup() {
           <div key={e.title} className="rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
             <h3 className="font-semibold">{e.title}</h3>
             <p className="mt-1 text-sm text-zinc-700 dark:text-zinc-300">{e.text}</p>
-            <pre className="mt-2 overflow-x-auto rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900">{e.yaml}</pre>
+            {/* Wrapped, not scrolled: a scrolling box would need to be reachable by keyboard. */}
+            <pre className="mt-2 rounded bg-zinc-100 p-2 text-xs break-all whitespace-pre-wrap dark:bg-zinc-900">{e.yaml}</pre>
           </div>
         ))}
       </div>
