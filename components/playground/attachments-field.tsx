@@ -38,7 +38,7 @@ export function AttachmentsField({
           htmlFor="files"
           className="inline-flex shrink-0 cursor-pointer items-center gap-1 rounded border border-zinc-400 px-2 py-1 text-sm hover:bg-zinc-100 focus-within:ring-2 focus-within:ring-blue-600 dark:border-zinc-600 dark:hover:bg-zinc-800"
         >
-          <span aria-hidden>📎</span> Attach files
+          <span aria-hidden>+</span> Attach files
           <input id="files" type="file" multiple onChange={(e) => e.target.files && void add(e.target.files)} className="sr-only" />
         </label>
         <details className="text-sm">
