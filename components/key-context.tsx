@@ -33,6 +33,7 @@ export function KeyProvider({ children }: { children: ReactNode }) {
     else localStorage.removeItem(STORAGE_KEY);
     setNotice(null);
     setApiKey(key);
+    focusPageHeading();
   }, []);
   const signOut = useCallback((message?: string) => {
     sessionStorage.removeItem(STORAGE_KEY);
@@ -49,4 +50,19 @@ export function useApiKey(): KeyState {
   const state = useContext(KeyContext);
   if (!state) throw new Error("useApiKey outside KeyProvider");
   return state;
+}
+
+/**
+ * After sign-in the form that had focus is gone, and focus would fall to <body>: it goes to the
+ * heading of the page that replaced it (as after a route change), so the next Tab is the page's
+ * first control. The page renders a frame or two later; a few frames are tried.
+ */
+function focusPageHeading(tries = 30): void {
+  requestAnimationFrame(() => {
+    const heading = document.querySelector<HTMLElement>("main h1");
+    if (heading && !document.getElementById("api-key")) {
+      heading.tabIndex = -1;
+      heading.focus();
+    } else if (tries > 0) focusPageHeading(tries - 1);
+  });
 }

@@ -27,19 +27,23 @@ export function Nav() {
     <header className="border-b border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950">
       <nav aria-label="Main" className="mx-auto flex max-w-[1600px] flex-wrap items-center gap-x-4 gap-y-1 px-4 py-2 sm:gap-x-5 sm:py-3">
         <span className="font-semibold">genserve</span>
-        {LINKS.map((link) => {
-          const current = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
-          return (
-            <Link
-              key={link.href}
-              href={link.href}
-              aria-current={current ? "page" : undefined}
-              className={`text-sm underline-offset-4 hover:underline ${current ? "font-semibold text-zinc-950 underline dark:text-white" : "text-zinc-700 dark:text-zinc-300"}`}
-            >
-              {link.label}
-            </Link>
-          );
-        })}
+        {/* On a phone: the theme and sign-out beside the name, the links one row under them that
+            scrolls sideways (it wrapped to three lines); from `sm` up, one line. */}
+        <div className="order-last -mx-4 flex w-[calc(100%+2rem)] gap-x-4 overflow-x-auto px-4 pb-1 whitespace-nowrap sm:order-none sm:mx-0 sm:w-auto sm:gap-x-5 sm:overflow-visible sm:px-0 sm:pb-0">
+          {LINKS.map((link) => {
+            const current = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
+            return (
+              <Link
+                key={link.href}
+                href={link.href}
+                aria-current={current ? "page" : undefined}
+                className={`text-sm underline-offset-4 hover:underline ${current ? "font-semibold text-zinc-950 underline dark:text-white" : "text-zinc-700 dark:text-zinc-300"}`}
+              >
+                {link.label}
+              </Link>
+            );
+          })}
+        </div>
         <span className="ml-auto flex items-center gap-2 sm:gap-3">
           <Button onClick={toggle} aria-label={dark ? "Light theme" : "Dark theme"} title={dark ? "Light theme" : "Dark theme"}>
             <span className="hidden sm:inline">{dark ? "Light theme" : "Dark theme"}</span>

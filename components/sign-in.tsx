@@ -32,8 +32,17 @@ export function SignIn() {
     <main className="mx-auto max-w-lg px-6 py-16">
       <h1 className="text-2xl font-semibold">Sign in</h1>
       <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">
-        Use a genserve API key (<code>genserve keys create --name me</code>). It stays in this browser tab (unless you ask to be remembered) and is sent only in the Api-Key header.
+        Use a genserve API key. It stays in this browser tab (unless you ask to be remembered) and is sent only in the Api-Key header.
       </p>
+      <div className="mt-3 rounded border border-zinc-200 p-3 text-sm text-zinc-700 dark:border-zinc-800 dark:text-zinc-300" id="first-key">
+        <p>
+          <strong className="text-zinc-950 dark:text-white">First time here?</strong> When genserve first started (<code>npm start</code> or <code>genserve serve</code>), it printed an admin key,
+          starting <code>gs_</code>, in that terminal under “an admin key was created”. It is shown only once.
+        </p>
+        <p className="mt-1">
+          Lost it, or need another? In the server’s folder: <code>npx genserve keys create --name me --admin</code>.
+        </p>
+      </div>
       <form onSubmit={submit} className="mt-6 space-y-3">
         <label htmlFor="api-key" className="block text-sm font-medium">
           API key

@@ -62,6 +62,12 @@ test.describe("workflow lifecycle", () => {
     await page.getByRole("button", { name: "Create share link" }).click();
     const url = await page.getByTestId("share-url").textContent();
     expect(url).toMatch(/\/s\/[A-Za-z0-9_-]{43}$/);
+    // Shown once: in view, with a Copy button (issue 32, 4.6).
+    await expect(page.getByTestId("share-url")).toBeInViewport();
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.getByRole("button", { name: "Copy link" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Link copied" })).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(url);
     await expectAccessible(page);
 
     // A stranger's browser: no key, no sign-in, the run with /number masked; nothing secret in the page or its requests.

@@ -43,7 +43,7 @@ export class PlaygroundPage {
   /** Copies the request from the bar's Code menu ("Copy as curl", "Copy as fetch", "Copy permalink"). */
   async copy(what: "Copy as curl" | "Copy as fetch" | "Copy permalink"): Promise<void> {
     await this.page.getByRole("button", { name: "Code" }).click();
-    await this.page.getByRole("button", { name: what }).click();
+    await this.page.getByRole("menuitem", { name: what }).click();
   }
 
   async run(): Promise<void> {

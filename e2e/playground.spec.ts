@@ -102,7 +102,7 @@ test.describe("playground", () => {
     await page.screenshot({ path: `${SHOTS}/playground-callback.png`, fullPage: true });
 
     await p.operation().selectOption({ label: "Generate object" });
-    await page.getByLabel("Drop files here or choose files").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Paid in full.") });
+    await page.getByLabel("Attach files").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Paid in full.") });
     await expect(page.getByRole("list", { name: "Attached files" })).toContainText("notes.txt · text/plain · 13 B");
     await p.run();
     await expect(p.result().getByText("Valid against schema")).toBeVisible();

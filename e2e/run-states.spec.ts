@@ -15,6 +15,17 @@ const SLOW_SCHEMA = JSON.stringify({
   required: ["number", "note"],
 });
 
+/** A run as the server recorded it. */
+async function runOnServer(id: string): Promise<{ status: string; error?: { code: string } }> {
+  return (await (await fetch(`${BASE()}/api/v1/runs/${id}`, { headers: { "api-key": KEY() } })).json()) as { status: string; error?: { code: string } };
+}
+
+/** The id of the admin key's newest run. */
+async function newestRunId(): Promise<string | undefined> {
+  const page = (await (await fetch(`${BASE()}/api/v1/runs?limit=1`, { headers: { "api-key": KEY() } })).json()) as { runs: { id: string }[] };
+  return page.runs[0]?.id;
+}
+
 test.describe("a run's states in the playground", () => {
   test("streams with a live status (time, first item, tokens), then offers Copy and Download", async ({ page }) => {
     const p = new PlaygroundPage(page);
@@ -66,11 +77,35 @@ test.describe("a run's states in the playground", () => {
     // The fake model stalls mid-object when asked to, so Cancel cannot race the end of the stream.
     await p.input().fill(`Invoice INV-9 ${HOLD_MARKER}`);
     await p.typeSchema(SLOW_SCHEMA);
+    const started = page.waitForResponse((r) => r.url().includes("/api/v1/stream/object"));
     await p.run();
     await expect(p.result().getByTestId("result-object")).toContainText('"number"');
+    const runId = (await started).headers()["x-run-id"]!;
     await page.getByRole("button", { name: "Cancel", exact: true }).click();
     await expect(p.result().getByTestId("run-status")).toContainText(/^Cancelled at /);
     await expect(p.result().getByTestId("result-object")).toContainText('"number"');
+    // Ended on the server too, not left running until the model gives up (issue 32).
+    await expect.poll(async () => (await runOnServer(runId)).error?.code, { timeout: 10_000 }).toBe("cancelled");
+    expect((await runOnServer(runId)).status).toBe("failed");
+  });
+
+  test("Esc cancels a generate run on the server, the model call aborted", async ({ page }) => {
+    const p = new PlaygroundPage(page);
+    await p.open();
+    await p.signIn();
+    await p.operation().selectOption({ label: "Generate object" });
+    await p.workflow().selectOption("extract-invoice");
+    await p.input().fill(`Invoice INV-10 ${HOLD_MARKER}`);
+    await p.typeSchema(SLOW_SCHEMA);
+    const before = await newestRunId();
+    await p.run();
+    await expect(p.result().getByTestId("run-status")).toContainText(/Running|Waiting|Generating/);
+    // The run is stored (and its model called) before Esc.
+    await expect.poll(newestRunId, { timeout: 15_000 }).not.toBe(before);
+    const runId = (await newestRunId())!;
+    await page.keyboard.press("Escape");
+    await expect(p.result().getByTestId("run-status")).toContainText(/^Cancelled at /);
+    await expect.poll(async () => (await runOnServer(runId)).error?.code, { timeout: 10_000 }).toBe("cancelled");
   });
 
   test("starts dark without a white flash when dark was chosen, and the toggle says what it does", async ({ page }) => {

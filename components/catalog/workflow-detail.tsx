@@ -25,7 +25,11 @@ export function WorkflowDetailPage({ slug }: { slug: string }) {
 function WorkflowDetail({ client, apiKey, slug }: { client: ApiClient; apiKey: string; slug: string }) {
   const versions = useQuery({ queryKey: queryKeys.workflowVersions(apiKey, slug), queryFn: ({ signal }) => client.workflowVersions(slug, signal) });
   const labels = useQuery({ queryKey: queryKeys.workflowLabels(apiKey, slug), queryFn: ({ signal }) => client.workflowLabels(slug, signal), refetchInterval: 2_000 });
-  const admin = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client.me(signal) }).data?.admin ?? false;
+  const me = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client.me(signal) }).data;
+  const admin = me?.admin ?? false;
+  // Keys by name in the label history: every key's for an admin, else this key's own.
+  const keys = useQuery({ queryKey: queryKeys.keys(apiKey), queryFn: ({ signal }) => client.listKeys(signal), enabled: admin });
+  const keyNames = new Map<string, string>([...(me ? [[me.keyId, me.name] as const] : []), ...(keys.data ?? []).map((k) => [k.id, k.name] as const)]);
   const live = versions.data?.versions.filter((v) => !v.deleted) ?? [];
   const [from, setFrom] = useState("");
   const [to, setTo] = useState("");
@@ -63,7 +67,7 @@ function WorkflowDetail({ client, apiKey, slug }: { client: ApiClient; apiKey: s
         </Panel>
       )}
       {admin && live.length > 0 ? <Promote client={client} apiKey={apiKey} slug={slug} versions={live} labels={labels.data} /> : null}
-      {labels.data && labels.data.history.length > 0 ? <History labels={labels.data} /> : null}
+      {labels.data && labels.data.history.length > 0 ? <History labels={labels.data} keyNames={keyNames} /> : null}
     </Page>
   );
 }
@@ -241,7 +245,7 @@ function Promote({ client, apiKey, slug, versions, labels }: { client: ApiClient
   );
 }
 
-function History({ labels }: { labels: WorkflowLabels }) {
+function History({ labels, keyNames }: { labels: WorkflowLabels; keyNames: ReadonlyMap<string, string> }) {
   return (
     <>
       <h2 className="mt-6 text-lg font-semibold">Label history</h2>
@@ -253,8 +257,17 @@ function History({ labels }: { labels: WorkflowLabels }) {
               <td className="py-1 pr-3">{new Date(m.createdAt).toLocaleString()}</td>
               <td className="pr-3">{m.label}</td>
               <td className="pr-3">{m.outcome === "removed" ? "removed" : m.outcome === "refused" ? `refused ${m.version} (stays ${m.previous ?? "unset"})` : `${m.previous ?? "—"} → ${m.version}`}</td>
-              <td className="pr-3">{m.evaluationId ? `${m.evaluationId} (${Math.round((m.passRate ?? 0) * 100)}%)` : "—"}</td>
-              <td className="font-mono">{m.keyId}</td>
+              <td className="pr-3">
+                {m.evaluationId ? (
+                  // The evaluation that gated the move, on its suite's page.
+                  <Link href={`/suites?evaluation=${encodeURIComponent(m.evaluationId)}`} className="underline">
+                    {`${Math.round((m.passRate ?? 0) * 100)}% · ${m.evaluationId}`}
+                  </Link>
+                ) : (
+                  "—"
+                )}
+              </td>
+              <td>{keyNames.get(m.keyId) ?? <span className="font-mono">{m.keyId}</span>}</td>
             </tr>
           ))}
         </tbody>

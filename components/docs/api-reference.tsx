@@ -1,6 +1,7 @@
 import { TableHead } from "../ui/table-head";
 import { Page } from "../ui/page";
 import { ScrollTable } from "../ui/scroll-table";
+import { ModelSetup } from "./model-setup";
 
 /**
  * A browsable rendering of the OpenAPI document: operations, request and response schemas, and the
@@ -49,6 +50,8 @@ export function ApiReference({ document }: { document: Record<string, unknown> }
       <p className="mt-2 text-sm">
         Machine-readable: <a className="text-blue-700 underline dark:text-blue-400" href="/api/v1/openapi.json">/api/v1/openapi.json</a>
       </p>
+
+      <ModelSetup />
 
       <h2 className="mt-10 text-2xl font-semibold">Operations</h2>
       {Object.entries(doc.paths).flatMap(([path, methods]) =>

@@ -97,10 +97,14 @@ export function ContextsField({ c, update, contexts, errorsAt, fromWorkflow = []
 }
 
 /**
- * The input, with the workflow's example (genserve.yaml's `example`) as its placeholder and, while
- * it is empty, one click away — its schema too, for object runs.
+ * The input, with the workflow's example (genserve.yaml's `example`) as its placeholder and one
+ * click away (its schema too, for object runs) while the input and schema are not it already.
  */
 export function InputField({ c, update, errorsAt, example, withSchema }: { c: Composition; update: Update; errorsAt: ErrorsAt; example?: WorkflowSummary["example"]; withSchema: boolean }) {
+  // Offered whenever what is there is not the example already (also over other text, then said
+  // so), not only while the input is empty: after another workflow's run it is what helps most.
+  const schemaIsExample = !withSchema || !example?.schema || sameJson(c.schemaText, example.schema);
+  const showsExample = example !== undefined && c.input === example.input && schemaIsExample;
   const load = () => {
     if (!example) return;
     update("input", example.input);
@@ -116,11 +120,21 @@ export function InputField({ c, update, errorsAt, example, withSchema }: { c: Co
         aria-describedby="input-error"
         placeholder={example ? `For example: ${example.input.length > 120 ? `${example.input.slice(0, 120)}…` : example.input}` : "What the workflow works on: a document, a question, a record…"}
       />
-      {example && c.input.trim() === "" ? (
+      {example && !showsExample ? (
         <Button size="sm" className="mt-1" onClick={load}>
-          Load example{withSchema && example.schema ? " (input and schema)" : ""}
+          {c.input.trim() === "" ? "Load example" : "Replace with the example"}
+          {withSchema && example.schema ? " (input and schema)" : ""}
         </Button>
       ) : null}
     </Field>
   );
+}
+
+/** Whether the schema text is the given schema (whatever its layout). */
+function sameJson(text: string, value: unknown): boolean {
+  try {
+    return JSON.stringify(JSON.parse(text)) === JSON.stringify(value);
+  } catch {
+    return false;
+  }
 }

@@ -9,20 +9,20 @@ import {
   estimateInputTokens,
   parseJsonOrUndefined,
   toPermalinkHash,
+  readAttachments,
   toRequestBody,
 } from "@/lib/client/composition";
 import { queryKeys } from "@/lib/client/query-keys";
-import { schemaPathFor } from "@/lib/client/schema-path";
 import { compositionSnippet, toCurl, toFetch } from "@/lib/client/snippets";
 import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
 import { useApiKey } from "../key-context";
 import { SignIn } from "../sign-in";
 import { Disclosure } from "../ui/disclosure";
-import { AttachmentsField } from "./attachments-field";
+import { AttachmentsField, isImage } from "./attachments-field";
 import { ContextsField, InputField, WorkflowLine } from "./composer-fields";
 import { CallbackFields, ThreadField } from "./delivery-fields";
 import { LinkNotice } from "./link-notice";
-import { ModelBanner } from "./model-banner";
+import { ModelBanner, useModel } from "./model-banner";
 import { PromptSection } from "./prompt-section";
 import { Results } from "./results";
 import { RunStatusChip } from "./run-status";
@@ -57,7 +57,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const { c, setC, update, history, remember, linkProblems, dismissLinkProblems } = useComposition(workflows.data?.[0]?.slug);
   const [localError, setLocalError] = useState<FieldProblem | null>(null);
   const [copied, setCopied] = useState<CopyTarget | null>(null);
-  const { state: run, start, cancel } = useRun(client);
+  const { state: run, start, cancel, reset } = useRun(client);
   // Compare: the same composition run again as up to three variants (another workflow, version or
   // label, the saved version without the draft, another model), side by side.
   const [variants, setVariants] = useState<string[]>([]);
@@ -71,6 +71,16 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const models = useQuery({ queryKey: queryKeys.models(apiKey), queryFn: ({ signal }) => client!.listModels(signal) });
   const draft = useDraft(client!, apiKey, c.workflowSlug);
   const [presenting, setPresenting] = useState(false);
+  // Another workflow or operation: the last results belonged to the previous one, so they go.
+  const { reset: resetB } = b;
+  const { reset: resetC } = cRun;
+  const { reset: resetD } = d;
+  useEffect(() => {
+    reset();
+    resetB();
+    resetC();
+    resetD();
+  }, [c.workflowSlug, c.operation, reset, resetB, resetC, resetD]);
   const [threads, rememberThread] = useStoredList<string>("genserve.threads", 20);
   const inbox = useInbox(client, apiKey, (url) => setC((prev) => (prev.callbackUrl === DEFAULT_CALLBACK_URL ? { ...prev, callbackUrl: url } : prev)));
   // Narrow screens show one pane at a time.
@@ -91,15 +101,25 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const isObject = c.operation !== "generate-text";
   const isStream = c.operation === "stream-object";
   const schema = useMemo(() => parseJsonOrUndefined(c.schemaText), [c.schemaText]);
-  const problems: FieldProblem[] = [...(apiError?.errors ?? []), ...(localError ? [localError] : [])];
+  // An output that failed validation names places in the output: the result marks them there; the
+  // schema is not wrong for it and is not marked (its own problems are under /schema).
+  const problems: FieldProblem[] = [...(apiError && apiError.code !== "output_invalid" ? apiError.errors : []), ...(localError ? [localError] : [])];
   const errorsAt = (prefix: string) => problems.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}/`));
-  // An output that failed validation names places in the output; pin each to the schema rule for it.
-  const outputProblems: FieldProblem[] =
-    apiError?.code === "output_invalid" ? apiError.errors.map((e) => ({ path: `/schema${schemaPathFor(schema, e.path)}`, message: `output ${e.path}: ${e.message}` })) : [];
   // The Advanced section stays open while a field in it has a problem.
-  const advancedOpen = advanced || ["/attachments", "/threadId", "/callback"].some((at) => errorsAt(at).length > 0);
+  const advancedOpen = advanced || ["/threadId", "/callback"].some((at) => errorsAt(at).length > 0);
 
+  const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
+  // While the workflow's model cannot run, or cannot take the attached images, Run is off and says
+  // why (a run would only answer 503, or 422).
+  const model = useModel(client!, apiKey, selectedWorkflow?.model);
+  const runBlocked =
+    model?.status.state === "unavailable"
+      ? `Model “${model.alias}” is not available`
+      : model && !model.vision && c.attachments.some(isImage)
+        ? `Model “${model.alias}” does not take images`
+        : null;
   const runNow = useCallback(() => {
+    if (runBlocked) return;
     setLocalError(null);
     let body: Record<string, unknown>;
     try {
@@ -118,7 +138,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     setPane("result");
     void start(c.operation, body);
     variants.forEach((variant, i) => void others[i]!.start(c.operation, variantBody(variant, body, drafted, c.workflowSlug)));
-  }, [c, remember, start, variants, others, admin, draft.changed]);
+  }, [c, remember, start, variants, others, admin, draft.changed, runBlocked]);
   const running = [run, ...others.map((o) => o.state)].some((r) => r.status === "running");
   const cancelAll = useCallback(() => {
     cancel();
@@ -147,7 +167,6 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     setTimeout(() => setCopied(null), 2000);
   };
 
-  const selectedWorkflow = workflows.data?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
   // The schema follows the workflow (its example's schema, else the first template) until the user
   // edits it: the text last set this way tells an untouched schema from an edited one.
   const followedSchema = useRef(c.schemaText);
@@ -167,7 +186,6 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     return [r.workflowSlug, model].filter(Boolean).join(" · ");
   };
   const advancedSummary = [
-    c.attachments.length ? `${c.attachments.length} attachment${c.attachments.length === 1 ? "" : "s"}` : null,
     isStream ? (c.threadId ? `thread ${c.threadId}` : "no thread") : inbox && c.callbackUrl === inbox.url ? "callback to the built-in inbox" : c.callbackUrl ? "callback to your URL" : "no callback",
   ]
     .filter(Boolean)
@@ -196,7 +214,8 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         c={c}
         update={update}
         workflows={workflows.data}
-        canRun={run.status !== "running" && Boolean(c.workflowSlug) && c.input.trim() !== ""}
+        canRun={run.status !== "running" && Boolean(c.workflowSlug) && c.input.trim() !== "" && !runBlocked}
+        runBlocked={runBlocked}
         running={running}
         onCancel={cancelAll}
         status={<RunStatusChip run={run} compact />}
@@ -237,10 +256,13 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             runNow();
           }}
           onDragOver={(e) => {
-            if (e.dataTransfer.types.includes("Files")) {
-              e.preventDefault();
-              setAdvanced(true);
-            }
+            if (e.dataTransfer.types.includes("Files")) e.preventDefault();
+          }}
+          onDrop={(e) => {
+            if (e.dataTransfer.files.length === 0) return;
+            e.preventDefault();
+            const files = e.dataTransfer.files;
+            void readAttachments(files).then((added) => setC((prev) => ({ ...prev, attachments: [...prev.attachments, ...added] })));
           }}
         >
           <LinkNotice problems={linkProblems} onDismiss={dismissLinkProblems} />
@@ -252,12 +274,12 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             <PromptSection draft={draft} models={models.data} contexts={contexts.data} admin={admin} onRun={runNow} problems={errorsAt("/draft")} />
           ) : null}
           <InputField c={c} update={update} errorsAt={errorsAt} example={selectedWorkflow?.example} withSchema={isObject} />
+          <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} model={model} />
           <p className="text-xs text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
             Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
           </p>
-          {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={[...errorsAt("/schema"), ...outputProblems]} onRun={runNow} /> : null}
+          {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={errorsAt("/schema")} onRun={runNow} /> : null}
           <Disclosure title="Advanced" summary={advancedSummary} open={advancedOpen} onToggle={setAdvanced}>
-            <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} />
             {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
           </Disclosure>
         </form>

@@ -32,9 +32,12 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
   }
   const parts: string[] = [];
   const head = { running: run.operation === "stream-object" ? "Streaming" : "Generating", done: "Done", error: "Failed after", cancelled: "Cancelled at", idle: "" }[run.status];
-  parts.push(`${head} ${formatDuration(elapsed)}`);
+  // Once the run is recorded, its own duration (the metadata's, as the Duration row shows it) rather
+  // than the browser's, which adds the round trip: one run, one number.
+  parts.push(`${head} ${formatDuration(run.metadata && !running ? run.metadata.durationInMs : elapsed)}`);
   if (run.operation === "stream-object") {
-    parts.push(run.firstItemAt !== null && run.startedAt !== null ? `first item ${formatDuration(run.firstItemAt - run.startedAt)}` : "waiting for the first item");
+    if (run.firstItemAt !== null && run.startedAt !== null) parts.push(`first item ${formatDuration(run.firstItemAt - run.startedAt)}`);
+    else parts.push(running ? "waiting for the first item" : "nothing had arrived");
     if (run.metadata) parts.push(`${run.metadata.outputTokens} tok`);
     else if (tokens) parts.push(`~${tokens} tok${streamingFor && streamingFor > 200 ? ` · ${Math.round(tokens / (streamingFor / 1000))} tok/s` : ""}`);
   } else if (run.metadata) {

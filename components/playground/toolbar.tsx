@@ -4,7 +4,7 @@ import type { ReactNode } from "react";
 import type { WorkflowSummary } from "@/lib/client/api";
 import { OPERATIONS, type Composition, type Operation } from "@/lib/client/composition";
 import { Button } from "../ui/button";
-import { MenuButton } from "../ui/menu-button";
+import { MenuButton, MenuItem } from "../ui/menu-button";
 import { Select } from "../ui/field";
 
 export type CopyTarget = "curl" | "fetch" | "link";
@@ -21,6 +21,8 @@ export function Toolbar(props: {
   update: Update;
   workflows: WorkflowSummary[] | undefined;
   canRun: boolean;
+  /** Why Run is off though the composition is complete (the workflow's model is unavailable). */
+  runBlocked?: string | null;
   running: boolean;
   onCancel(): void;
   status: ReactNode;
@@ -66,9 +68,22 @@ export function Toolbar(props: {
             ))}
           </Select>
         </div>
-        <Button type="submit" form="composition" variant="primary" disabled={!props.canRun} aria-keyshortcuts="Control+Enter Meta+Enter" className="px-4">
+        <Button
+          type="submit"
+          form="composition"
+          variant="primary"
+          disabled={!props.canRun}
+          aria-keyshortcuts="Control+Enter Meta+Enter"
+          aria-describedby={props.runBlocked ? "run-blocked" : undefined}
+          className="px-4"
+        >
           Run <kbd aria-hidden className="ml-1 font-sans text-xs opacity-80">⌘↵</kbd>
         </Button>
+        {props.runBlocked ? (
+          <span id="run-blocked" className="text-xs text-amber-900 dark:text-amber-200">
+            {props.runBlocked}
+          </span>
+        ) : null}
         {props.running ? (
           <Button onClick={props.onCancel} aria-keyshortcuts="Escape">
             Cancel
@@ -120,16 +135,15 @@ export function Toolbar(props: {
           <MenuButton label="Code">
             {(close) =>
               (["curl", "fetch", "link"] as const).map((what) => (
-                <Button
+                <MenuItem
                   key={what}
-                  className="w-full border-0 text-left"
                   onClick={() => {
                     props.onCopy(what);
                     setTimeout(close, 600);
                   }}
                 >
                   {props.copied === what ? "Copied" : COPY_LABELS[what]}
-                </Button>
+                </MenuItem>
               ))
             }
           </MenuButton>

@@ -38,7 +38,7 @@ export interface RunState {
   error: ApiError | null;
 }
 
-const IDLE: RunState = {
+const IDLE: Readonly<RunState> = {
   status: "idle",
   operation: null,
   workflowSlug: null,
@@ -130,10 +130,16 @@ export function useRun(client: ApiClient | null) {
       abortRef.current?.abort();
       const controller = new AbortController();
       abortRef.current = controller;
-      live.current = { ...IDLE, status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
+      // Fresh arrays: spreading IDLE alone would share its one `deltas` array between runs, each
+      // run's deltas pushed after the last one's (three runs showed three JSON documents joined).
+      live.current = { ...IDLE, deltas: [], closed: [], status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
       publish(true);
       parserRef.current = null;
+      // A run replaced by another (or reset) writes nothing more: its late events and its abort
+      // belong to no run on screen.
+      const stale = () => abortRef.current !== controller;
       const finish = (patch: Partial<RunState>) => {
+        if (stale()) return;
         // What had arrived when a stream stopped is the partial value (a failed or cancelled run shows it).
         if (parserRef.current && live.current.status === "running" && patch.status !== "done") live.current.snapshot = parserRef.current.snapshot();
         parserRef.current = null;
@@ -149,6 +155,7 @@ export function useRun(client: ApiClient | null) {
           finish({ status: "done", text: result.text, metadata: result.metadata, runId: result.metadata.runId });
         } else {
           const { runId, events } = await client.streamObject(body as never, controller.signal);
+          if (stale()) return;
           live.current.runId = runId;
           const attempt = () => {
             const closedSet = new Set<string>();
@@ -160,6 +167,7 @@ export function useRun(client: ApiClient | null) {
           live.current = { ...live.current, doc: current.doc, closedSet: current.closedSet, closed: current.parser.closed };
           let ended = false;
           for await (const event of events) {
+            if (stale()) return;
             if (event.type === "item") {
               const first = live.current.firstItemAt === null;
               live.current.firstItemAt ??= performance.now();
@@ -192,5 +200,13 @@ export function useRun(client: ApiClient | null) {
   );
 
   const cancel = useCallback(() => abortRef.current?.abort(), []);
-  return { state, start, cancel };
+  /** Forgets the run (cancelling it if it is still going): its result no longer belongs on screen. */
+  const reset = useCallback(() => {
+    const controller = abortRef.current;
+    abortRef.current = null;
+    controller?.abort();
+    live.current = { ...IDLE, deltas: [], closed: [] };
+    publish(true);
+  }, [publish]);
+  return { state, start, cancel, reset };
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import Link from "next/link";
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import type { ApiClient, Replay, Share } from "@/lib/client/api";
 import { formatUsd } from "@/lib/client/format";
 import { Button } from "../ui/button";
@@ -96,15 +96,44 @@ export function RunActions({ client, run }: { client: ApiClient; run: { id: stri
         </div>
         <Button onClick={() => void doShare()}>Create share link</Button>
       </div>
-      {share?.url ? (
-        <p className="mt-2 text-sm" role="status">
-          Anyone with this link can see the run (shown once):{" "}
-          <a className="break-all font-mono underline" href={share.url} data-testid="share-url">
-            {share.url}
-          </a>
-        </p>
-      ) : null}
+      {share?.url ? <ShareLink url={share.url} /> : null}
       {error ? <ErrorAlert>{error}</ErrorAlert> : null}
     </Panel>
+  );
+}
+
+/**
+ * A new share link, shown once (only its hash is kept): in view, with a Copy button, since leaving
+ * the page loses it. The status says when it was copied.
+ */
+function ShareLink({ url }: { url: string }) {
+  const [copied, setCopied] = useState<"yes" | "failed" | null>(null);
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => box.current?.scrollIntoView({ block: "nearest" }), []);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(url);
+      setCopied("yes");
+    } catch {
+      setCopied("failed");
+    }
+  };
+  return (
+    <div ref={box} className="mt-3 rounded border border-blue-300 bg-blue-50 p-3 text-sm dark:border-blue-800 dark:bg-blue-950">
+      <p>
+        <strong>Anyone with this link can see the run.</strong> It is shown only now: copy it before you leave this page.
+      </p>
+      <div className="mt-2 flex flex-wrap items-center gap-2">
+        <a className="min-w-0 break-all font-mono underline" href={url} data-testid="share-url">
+          {url}
+        </a>
+        <Button variant="primary" onClick={() => void copy()}>
+          {copied === "yes" ? "Copied" : "Copy link"}
+        </Button>
+        <span role="status" className="text-xs">
+          {copied === "yes" ? "Link copied to the clipboard." : copied === "failed" ? "Could not copy: select the link and copy it." : ""}
+        </span>
+      </div>
+    </div>
   );
 }

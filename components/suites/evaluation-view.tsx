@@ -36,6 +36,18 @@ function cellTitle(runs: CaseRun[], path: string): string {
     .join("\n");
 }
 
+/**
+ * What a cell shows in the table itself (not only on hover): expected and actual of the field's
+ * check in one run — a failing repeat's if there is one — and that run, for its link.
+ */
+function cellRun(runs: CaseRun[], path: string): { run: CaseRun; check: CaseRun["checks"][number] | undefined } | undefined {
+  const failing = runs.find((r) => r.checks.some((c) => c.path === path && !c.pass));
+  const run = failing ?? runs[0];
+  if (!run) return undefined;
+  const checks = run.checks.filter((c) => c.path === path);
+  return { run, check: checks.find((c) => !c.pass) ?? checks[0] };
+}
+
 /** An evaluation as it runs and after: totals, the cases × fields matrix, the per-field heat row, the baseline diff. */
 export function EvaluationView({ report, onCancel }: { report: EvaluationReport; onCancel?: () => void }) {
   const t = report.totals;
@@ -129,11 +141,31 @@ export function EvaluationView({ report, onCancel }: { report: EvaluationReport;
                 {paths.map((path) => {
                   const field = c.fields.find((f) => f.path === path);
                   if (!field) return <td key={path} className="py-1 pr-3 text-zinc-400" />;
+                  const shown = cellRun(c.runs, path);
+                  const verdict = (
+                    <span title={cellTitle(c.runs, path)} className={`inline-block min-w-12 rounded px-1 text-center text-xs ${heat(field.passRate)}`} data-testid={`cell-${c.index}-${path}`}>
+                      {field.checks === 0 ? "…" : field.passRate === 1 ? "✓" : field.passRate === 0 ? "✗" : pct(field.passRate)}
+                    </span>
+                  );
+                  const detail = shown?.check ? (
+                    <span className="mt-0.5 block max-w-56 truncate font-mono text-[11px] text-zinc-700 dark:text-zinc-300" data-testid={`cell-detail-${c.index}-${path}`}>
+                      {shown.check.pass ? show(shown.check.actual) : `expected ${show(shown.check.expected)} · got ${show(shown.check.actual)}`}
+                    </span>
+                  ) : null;
                   return (
-                    <td key={path} className="py-1 pr-3">
-                      <span title={cellTitle(c.runs, path)} className={`inline-block min-w-12 rounded px-1 text-center text-xs ${heat(field.passRate)}`} data-testid={`cell-${c.index}-${path}`}>
-                        {field.checks === 0 ? "…" : field.passRate === 1 ? "✓" : field.passRate === 0 ? "✗" : pct(field.passRate)}
-                      </span>
+                    <td key={path} className="py-1 pr-3 align-top">
+                      {shown?.run.runId ? (
+                        // The cell is a way into the run it shows (a failing repeat first).
+                        <Link href={`/runs/${shown.run.runId}`} aria-label={`${c.name} ${path || "(output)"}: ${cellTitle([shown.run], path)}`} className="block rounded underline-offset-2 hover:underline">
+                          {verdict}
+                          {detail}
+                        </Link>
+                      ) : (
+                        <>
+                          {verdict}
+                          {detail}
+                        </>
+                      )}
                     </td>
                   );
                 })}

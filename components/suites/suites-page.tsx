@@ -30,11 +30,15 @@ function Suites({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   const suites = useQuery({ queryKey: queryKeys.suites(apiKey), queryFn: ({ signal }) => client.listSuites(signal) });
   const [selected, setSelected] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
-  // A suite to open from the address (?suite=slug), e.g. after "Save as test case".
+  // A suite to open from the address (?suite=slug), e.g. after "Save as test case"; or an evaluation
+  // (?evaluation=id, from a workflow's label history), shown on its suite's page.
   useEffect(() => {
-    const slug = new URLSearchParams(window.location.search).get("suite");
+    const query = new URLSearchParams(window.location.search);
+    const slug = query.get("suite");
+    const evaluation = query.get("evaluation");
     if (slug) setSelected(slug);
-  }, []);
+    else if (evaluation) void client.getEvaluation(evaluation).then((report) => setSelected(report.suite), () => undefined);
+  }, [client]);
   const open = (slug: string) => {
     setCreating(false);
     setSelected(slug);
@@ -137,6 +141,10 @@ function SuiteDetail({ client, apiKey, slug, onSaved }: { client: ApiClient; api
   if (slug !== null && suite.data === null) return <ErrorAlert>No suite “{slug}” exists for this key.</ErrorAlert>;
   return (
     <div className="space-y-4">
+      {/* The team's page: the latest results first, the document to edit under them. */}
+      {slug !== null && suite.data ? (
+        <Evaluations client={client} apiKey={apiKey} slug={slug} defaultWorkflow={suite.data.document.workflow ?? ""} suiteRepeat={suite.data.document.repeat ?? 1} />
+      ) : null}
       <section aria-label="Suite document" className="space-y-2">
         <div className="flex flex-wrap items-end gap-3">
           {slug === null ? (
@@ -159,19 +167,19 @@ function SuiteDetail({ client, apiKey, slug, onSaved }: { client: ApiClient; api
         ) : null}
         {text !== null ? <SuiteEditor value={text} onChange={setText} problems={problems} onSave={() => save.mutate()} dark={dark} /> : null}
       </section>
-      {slug !== null && suite.data ? <Evaluations client={client} apiKey={apiKey} slug={slug} defaultWorkflow={suite.data.document.workflow ?? ""} /> : null}
     </div>
   );
 }
 
-function Evaluations({ client, apiKey, slug, defaultWorkflow }: { client: ApiClient; apiKey: string; slug: string; defaultWorkflow: string }) {
+function Evaluations({ client, apiKey, slug, defaultWorkflow, suiteRepeat }: { client: ApiClient; apiKey: string; slug: string; defaultWorkflow: string; suiteRepeat: number }) {
   const queryClient = useQueryClient();
   const workflows = useQuery({ queryKey: queryKeys.workflows(apiKey), queryFn: ({ signal }) => client.listWorkflows(signal) });
   const list = useQuery({ queryKey: queryKeys.evaluations(apiKey, slug), queryFn: ({ signal }) => client.listEvaluations(slug, signal), refetchInterval: 5_000 });
   const [workflow, setWorkflow] = useState(defaultWorkflow);
-  const [repeat, setRepeat] = useState("1");
+  // Empty: the suite's own `repeat` (the form used to send 1, silently overriding a suite's 2).
+  const [repeat, setRepeat] = useState("");
   const [withBaseline, setWithBaseline] = useState(true);
-  const [shown, setShown] = useState<string | null>(null);
+  const [shown, setShown] = useState<string | null>(() => (typeof window === "undefined" ? null : new URLSearchParams(window.location.search).get("evaluation")));
   const [compareWith, setCompareWith] = useState<string>("");
   const [error, setError] = useState<string | null>(null);
   const current = shown ?? list.data?.[0]?.id ?? null;
@@ -189,7 +197,7 @@ function Evaluations({ client, apiKey, slug, defaultWorkflow }: { client: ApiCli
     mutationFn: () =>
       client.startEvaluation(slug, {
         ...(workflow && workflow !== defaultWorkflow ? { workflowSlug: workflow } : {}),
-        repeat: Number(repeat),
+        ...(repeat.trim() !== "" ? { repeat: Number(repeat) } : {}),
         // "latest" with no completed evaluation yet is simply no baseline.
         ...(withBaseline ? { baseline: "latest" } : {}),
       }),
@@ -222,8 +230,8 @@ function Evaluations({ client, apiKey, slug, defaultWorkflow }: { client: ApiCli
             ))}
           </Select>
         </Field>
-        <Field id="eval-repeat" label="Repeat">
-          <TextInput id="eval-repeat" type="number" min={1} max={20} value={repeat} onChange={(e) => setRepeat(e.target.value)} className="w-20" />
+        <Field id="eval-repeat" label="Repeat" help={`empty: the suite's (${suiteRepeat})`}>
+          <TextInput id="eval-repeat" type="number" min={1} max={20} value={repeat} placeholder={String(suiteRepeat)} aria-describedby="eval-repeat-help" onChange={(e) => setRepeat(e.target.value)} className="w-20" />
         </Field>
         <label className="flex items-center gap-1 text-sm">
           <input type="checkbox" checked={withBaseline} onChange={(e) => setWithBaseline(e.target.checked)} /> Compare with the latest

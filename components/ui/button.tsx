@@ -1,4 +1,4 @@
-import type { ButtonHTMLAttributes } from "react";
+import type { ButtonHTMLAttributes, Ref } from "react";
 
 const VARIANTS = {
   primary: "rounded bg-blue-700 font-medium text-white hover:bg-blue-800 disabled:opacity-60",
@@ -10,6 +10,7 @@ const SIZES = { sm: "px-2 py-0.5 text-xs", md: "px-2 py-1 text-sm", lg: "px-4 py
 export interface ButtonProps extends ButtonHTMLAttributes<HTMLButtonElement> {
   variant?: keyof typeof VARIANTS;
   size?: keyof typeof SIZES;
+  ref?: Ref<HTMLButtonElement>;
 }
 
 /** The app's one button: primary (the page's main action), secondary, or danger. Type "button" unless told. */

@@ -3,6 +3,7 @@
  * links: what the API takes and answers, shared with the playground. Browser-safe.
  */
 import { z } from "zod";
+import { named } from "./registry";
 import { RUN_OPERATIONS, RUN_STATUSES } from "../domain/runs";
 import { LABEL } from "../domain/names";
 import { workflowRef } from "./requests";
@@ -16,7 +17,7 @@ const version = z
 
 export const labelName = z.string().regex(LABEL, "must be 1-64 letters, digits, '.', '_' or '-', and not a number or \"config\"");
 
-export const moveLabelRequest = z.strictObject({ version }).meta({ id: "MoveLabelRequest" });
+export const moveLabelRequest = z.strictObject({ version }).apply(named({ id: "MoveLabelRequest" }));
 
 export const promoteRequest = z
   .strictObject({
@@ -24,7 +25,7 @@ export const promoteRequest = z
     requireSuite: z.string().min(1).max(128).optional().describe("A test suite that must pass against the version before the label moves."),
     minPass: z.number().min(0).max(1).optional().describe("The pass rate the suite must reach (default 1: every case)."),
   })
-  .meta({ id: "PromoteRequest" });
+  .apply(named({ id: "PromoteRequest" }));
 
 const labelMove = z
   .strictObject({
@@ -37,7 +38,7 @@ const labelMove = z
     passRate: z.number().nullable(),
     createdAt: z.string(),
   })
-  .meta({ id: "LabelMove" });
+  .apply(named({ id: "LabelMove" }));
 
 export const labelMoveSchema = labelMove;
 
@@ -47,7 +48,7 @@ export const labelsSchema = z
     labels: z.array(z.strictObject({ label: z.string(), version: z.string(), movedAt: z.string(), keyId: z.string(), evaluationId: z.string().nullable() })),
     history: z.array(labelMove).describe("Newest first."),
   })
-  .meta({ id: "WorkflowLabels" });
+  .apply(named({ id: "WorkflowLabels" }));
 
 export const promotionStartedSchema = z
   .strictObject({
@@ -57,7 +58,7 @@ export const promotionStartedSchema = z
     version: z.string(),
     minPass: z.number(),
   })
-  .meta({ id: "PromotionStarted" });
+  .apply(named({ id: "PromotionStarted" }));
 
 export const workflowVersionsSchema = z
   .strictObject({
@@ -77,14 +78,14 @@ export const workflowVersionsSchema = z
       }),
     ),
   })
-  .meta({ id: "WorkflowVersions" });
+  .apply(named({ id: "WorkflowVersions" }));
 
 export const diffQuery = z.strictObject({
   from: z.string().min(1).max(80).describe("A version, a label or \"config\"."),
   to: z.string().min(1).max(80),
 });
 
-const schemaChange = z.strictObject({ path: z.string(), change: z.string(), breaking: z.boolean() }).meta({ id: "SchemaChange" });
+const schemaChange = z.strictObject({ path: z.string(), change: z.string(), breaking: z.boolean() }).apply(named({ id: "SchemaChange" }));
 
 export const workflowDiffSchema = z
   .strictObject({
@@ -104,11 +105,11 @@ export const workflowDiffSchema = z
     before: z.strictObject({ instructions: z.string(), schema: z.unknown().nullable() }),
     after: z.strictObject({ instructions: z.string(), schema: z.unknown().nullable() }),
   })
-  .meta({ id: "WorkflowDiff" });
+  .apply(named({ id: "WorkflowDiff" }));
 
 export const replayRequest = z
   .strictObject({ workflowSlug: workflowRef().optional().describe("Replay on this version or label instead of the one the run used.") })
-  .meta({ id: "ReplayRequest" });
+  .apply(named({ id: "ReplayRequest" }));
 
 export const replaySchema = z
   .strictObject({
@@ -121,7 +122,7 @@ export const replaySchema = z
     identical: z.boolean(),
     notes: z.array(z.string()),
   })
-  .meta({ id: "Replay" });
+  .apply(named({ id: "Replay" }));
 
 const pointer = z.string().regex(/^(\/([^~]|~[01])*)+$/, "must be a JSON Pointer such as /email");
 
@@ -134,7 +135,7 @@ export const createShareRequest = z
       .describe("How long the link works (default 7d, at most 365d)."),
     hideFields: z.array(pointer).max(100).optional().describe("Fields of the output masked on the shared page, as JSON Pointers."),
   })
-  .meta({ id: "CreateShareRequest" });
+  .apply(named({ id: "CreateShareRequest" }));
 
 export const shareSchema = z
   .strictObject({
@@ -147,9 +148,9 @@ export const shareSchema = z
     createdAt: z.string(),
     url: z.string().optional().describe("The link: shown once, when it is made (only its hash is stored)."),
   })
-  .meta({ id: "Share" });
+  .apply(named({ id: "Share" }));
 
-export const shareListSchema = z.strictObject({ shares: z.array(shareSchema) }).meta({ id: "ShareList" });
+export const shareListSchema = z.strictObject({ shares: z.array(shareSchema) }).apply(named({ id: "ShareList" }));
 
 /** What a share link shows: never a key, a secret, a callback or another run. */
 export const sharedViewSchema = z
@@ -179,5 +180,5 @@ export const sharedViewSchema = z
       .optional(),
     evaluation: evaluationReportSchema.optional(),
   })
-  .meta({ id: "SharedView" });
+  .apply(named({ id: "SharedView" }));
 export type SharedView = z.infer<typeof sharedViewSchema>;

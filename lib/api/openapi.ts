@@ -4,6 +4,7 @@ import { checkSchemaRequest, createKeyRequest, createThreadRequest, generateObje
 import * as responses from "./responses";
 import * as lifecycle from "./lifecycle";
 import * as suites from "./suites";
+import { apiShapes } from "./registry";
 
 const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
 const pathParam = (name: string) => ({ name, in: "path", required: true, schema: { type: "string" } });
@@ -12,12 +13,12 @@ const body = (description: string, id: string, headers?: Record<string, unknown>
 
 /**
  * Components generated from the same zod schemas that validate requests (requests.ts) and build
- * responses (responses.ts): every shape carries `.meta({ id })`, which registers it in zod's
- * global registry.
+ * responses (responses.ts): every named shape is in `apiShapes` (registry.ts: this copy of the
+ * modules' own, never zod's global registry, which every bundled copy of them would fill again).
  */
 function components(): Record<string, unknown> {
   void [checkSchemaRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, createThreadRequest, createKeyRequest, updateKeyRequest, responses, suites, lifecycle];
-  const out = z.toJSONSchema(z.globalRegistry, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
+  const out = z.toJSONSchema(apiShapes, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
     delete schema.$schema;
@@ -65,6 +66,16 @@ const runErrors = [
 /** Errors only an object operation can end with. */
 const objectOnly = new Set<string>(["output_invalid", "schema_timeout"]);
 
+/** The run operations' one query parameter: a caller that goes away stops the run. */
+const cancelOnDisconnect = {
+  name: "cancelOnDisconnect",
+  in: "query",
+  required: false,
+  description:
+    "`true`: if the client disconnects before the response is complete (an aborted request), the run stops at once — the model call is aborted and the run is recorded failed with `cancelled`, billed for what it used. Otherwise the run completes and is recorded. Not for `Prefer: respond-async`.",
+  schema: { type: "string", enum: ["true", "false"] },
+};
+
 const runIdHeader = {
   "X-Run-ID": { description: "The run's id (same as metadata.runId).", schema: { type: "string" } },
   "RateLimit-Policy": {
@@ -89,6 +100,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       "/api/v1/generate/object": {
         post: {
           operationId: "generateObject",
+          parameters: [cancelOnDisconnect],
           summary: "Generate one JSON value that validates against the given schema",
           requestBody: { required: true, content: { "application/json": { schema: ref("GenerateObjectRequest") } } },
           responses: {
@@ -101,6 +113,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       "/api/v1/stream/object": {
         post: {
           operationId: "streamObject",
+          parameters: [cancelOnDisconnect],
           summary: "Stream a JSON value as it is generated",
           description:
             "Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. Data items are StreamItem values whose `text` pieces concatenate to the final JSON document. The stream ends with `event: done` (`{runId, object, metadata}`) or `event: error` (a Problem); `event: restart` means a retry began and earlier items must be discarded.",
@@ -118,6 +131,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       "/api/v1/generate/text": {
         post: {
           operationId: "generateText",
+          parameters: [cancelOnDisconnect],
           summary: "Generate text",
           requestBody: { required: true, content: { "application/json": { schema: ref("GenerateTextRequest") } } },
           responses: {

@@ -5,6 +5,7 @@
  * shapes are in responses.ts. Browser-safe: no server imports here.
  */
 import { z } from "zod";
+import { named } from "./registry";
 import { usdToNanos, type LimitsView } from "../domain/limits";
 import { SLUG, WORKFLOW_REF } from "../domain/names";
 import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/runs";
@@ -44,7 +45,7 @@ export const callbackSchema = z
       .optional(),
   })
   .strict()
-  .meta({ id: "Callback", description: "Where the run's event is delivered when it ends." }) satisfies z.ZodType<CallbackSpec>;
+  .apply(named({ id: "Callback", description: "Where the run's event is delivered when it ends." })) satisfies z.ZodType<CallbackSpec>;
 
 export const attachmentSchema = z
   .object({
@@ -56,7 +57,7 @@ export const attachmentSchema = z
       .describe("Media type of the file; required for inline content."),
   })
   .strict()
-  .meta({ id: "Attachment" }) satisfies z.ZodType<AttachmentInput>;
+  .apply(named({ id: "Attachment" })) satisfies z.ZodType<AttachmentInput>;
 
 const input = z.string({ error: "is required and must be a string" }).min(1, "must be at least 1 character");
 // z.custom passes the caller's object through as is (z.record would copy it), so the schema the
@@ -79,7 +80,7 @@ export const generateObjectRequest = z
     draft: draftSchema.optional(),
   })
   .strict()
-  .meta({ id: "GenerateObjectRequest" });
+  .apply(named({ id: "GenerateObjectRequest" }));
 
 export const generateTextRequest = z
   .object({
@@ -92,7 +93,7 @@ export const generateTextRequest = z
     draft: draftSchema.optional(),
   })
   .strict()
-  .meta({ id: "GenerateTextRequest" });
+  .apply(named({ id: "GenerateTextRequest" }));
 
 export const streamObjectRequest = z
   .object({
@@ -112,7 +113,7 @@ export const streamObjectRequest = z
       ctx.addIssue({ code: "custom", path: ["threadId"], message: "is required when workflowSlug is absent" });
     }
   })
-  .meta({ id: "StreamObjectRequest", description: "workflowSlug, threadId, or both: a thread that exists names its workflow." });
+  .apply(named({ id: "StreamObjectRequest", description: "workflowSlug, threadId, or both: a thread that exists names its workflow." }));
 
 export type GenerateObjectRequest = z.infer<typeof generateObjectRequest>;
 export type GenerateTextRequest = z.infer<typeof generateTextRequest>;
@@ -124,7 +125,7 @@ export const createThreadRequest = z
     id: z.string().regex(THREAD_ID, "must be 1-128 characters of letters, digits, '.', '_', ':' or '-' (not '.' or '..')").optional(),
   })
   .strict()
-  .meta({ id: "CreateThreadRequest" });
+  .apply(named({ id: "CreateThreadRequest" }));
 
 export const checkSchemaRequest = z
   .object({
@@ -132,7 +133,7 @@ export const checkSchemaRequest = z
     workflowSlug: workflowRef().optional().describe("The workflow whose model the schema is checked for; without it, only whether genserve accepts the schema."),
   })
   .strict()
-  .meta({ id: "CheckSchemaRequest" });
+  .apply(named({ id: "CheckSchemaRequest" }));
 export type CheckSchemaRequest = z.infer<typeof checkSchemaRequest>;
 
 const runStatus = z.enum(RUN_STATUSES);
@@ -197,7 +198,7 @@ export const keyLimitsInput = z
     budgetMonthlyUsd: usd,
   })
   .strict()
-  .meta({ id: "KeyLimitsInput", description: "Absent: unchanged; null: no limit. Budgets in US dollars, per UTC day and calendar month." }) satisfies z.ZodType<Partial<LimitsView>>;
+  .apply(named({ id: "KeyLimitsInput", description: "Absent: unchanged; null: no limit. Budgets in US dollars, per UTC day and calendar month." })) satisfies z.ZodType<Partial<LimitsView>>;
 
 export const createKeyRequest = z
   .object({
@@ -206,7 +207,7 @@ export const createKeyRequest = z
     limits: keyLimitsInput.optional(),
   })
   .strict()
-  .meta({ id: "CreateKeyRequest" });
+  .apply(named({ id: "CreateKeyRequest" }));
 
 export const updateKeyRequest = z
   .object({
@@ -214,7 +215,7 @@ export const updateKeyRequest = z
     limits: keyLimitsInput.optional(),
   })
   .strict()
-  .meta({ id: "UpdateKeyRequest" });
+  .apply(named({ id: "UpdateKeyRequest" }));
 
 
 /** GET /api/v1/usage: finished runs created in [from, to) (default: the last 7 days). */

@@ -5,6 +5,7 @@
  * document. Browser-safe.
  */
 import { z } from "zod";
+import { named } from "./registry";
 import type { LimitsView, Quota } from "../domain/limits";
 import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type RunMetadata } from "../domain/runs";
 import type { ProblemBody } from "../errors";
@@ -34,7 +35,7 @@ export const problemSchema = z
       .optional()
       .describe("quota_exceeded: what the key holds as many of as it may, its limit and how many it holds."),
   })
-  .meta({ id: "Problem", description: "RFC 9457 problem details with a stable `code`; `errors` names each offending field by JSON Pointer." }) satisfies z.ZodType<ProblemBody>;
+  .apply(named({ id: "Problem", description: "RFC 9457 problem details with a stable `code`; `errors` names each offending field by JSON Pointer." })) satisfies z.ZodType<ProblemBody>;
 
 export const metadataSchema = z
   .strictObject({
@@ -49,21 +50,21 @@ export const metadataSchema = z
       .optional()
       .describe("What the run tolerated or fell back from, e.g. a draft-04 `id` in a later draft's schema, or a grammar over its compile budget. Absent when nothing."),
   })
-  .meta({ id: "RunMetadata" }) satisfies z.ZodType<RunMetadata>;
+  .apply(named({ id: "RunMetadata" })) satisfies z.ZodType<RunMetadata>;
 
 export const generateObjectResponse = z
   .strictObject({ object: z.unknown().describe("The generated value; it validates against the request's schema."), metadata: metadataSchema })
-  .meta({ id: "GenerateObjectResponse" });
+  .apply(named({ id: "GenerateObjectResponse" }));
 
-export const generateTextResponse = z.strictObject({ text: z.string(), metadata: metadataSchema }).meta({ id: "GenerateTextResponse" });
+export const generateTextResponse = z.strictObject({ text: z.string(), metadata: metadataSchema }).apply(named({ id: "GenerateTextResponse" }));
 
 export const queuedRunResponse = z
   .strictObject({ runId: z.string(), status: z.literal("queued") })
-  .meta({ id: "QueuedRun", description: "An asynchronous run (Prefer: respond-async), stored and waiting; its result goes to the callback and GET /api/v1/runs/{id}." });
+  .apply(named({ id: "QueuedRun", description: "An asynchronous run (Prefer: respond-async), stored and waiting; its result goes to the callback and GET /api/v1/runs/{id}." }));
 
 export const streamItemSchema = z
   .strictObject({ type: z.literal("object"), object: z.strictObject({ text: z.string() }) })
-  .meta({ id: "StreamItem", description: "The next piece of the generated JSON text." });
+  .apply(named({ id: "StreamItem", description: "The next piece of the generated JSON text." }));
 
 const attachmentMeta = z
   .strictObject({
@@ -75,7 +76,7 @@ const attachmentMeta = z
     sha256: z.string(),
     textChars: z.number().describe("Characters of text that reached the prompt."),
   })
-  .meta({ id: "AttachmentRecord" });
+  .apply(named({ id: "AttachmentRecord" }));
 
 export const runSchema = z
   .strictObject({
@@ -110,11 +111,11 @@ export const runSchema = z
     traceId: z.string().nullable().describe("The W3C trace the run belongs to: the caller's `traceparent`, or the one genserve started when tracing is on."),
     evaluationId: z.string().nullable().describe("The test-suite evaluation the run was made for (a case or a judge run); null for others."),
   })
-  .meta({ id: "Run" });
+  .apply(named({ id: "Run" }));
 
 const deliveryAttempt = z
   .strictObject({ attemptedAt: z.string(), statusCode: z.number().nullable(), error: z.string().nullable(), durationMs: z.number(), nextAttemptAt: z.string().nullable() })
-  .meta({ id: "DeliveryAttempt" });
+  .apply(named({ id: "DeliveryAttempt" }));
 
 export const runDetailSchema = runSchema
   .extend({
@@ -130,7 +131,7 @@ export const runDetailSchema = runSchema
       .nullable()
       .describe("The callback event's delivery: each attempt, and the next one. Null for streamed runs and runs still going."),
   })
-  .meta({ id: "RunDetail" });
+  .apply(named({ id: "RunDetail" }));
 
 export const runListItemSchema = runSchema
   .extend({
@@ -144,7 +145,7 @@ export const runListItemSchema = runSchema
     error: problemSchema.nullable().describe("The run's problem, without `lastOutput` (on the run itself)."),
     truncated: z.array(z.enum(["input", "schema", "output", "callback"])).describe("The fields cut to their preview or left out; the run itself has them whole."),
   })
-  .meta({ id: "RunListItem", description: "A run as lists show it: large fields previewed, the run itself (GET /api/v1/runs/{id}) has them whole." });
+  .apply(named({ id: "RunListItem", description: "A run as lists show it: large fields previewed, the run itself (GET /api/v1/runs/{id}) has them whole." }));
 
 export const runPageSchema = z
   .strictObject({
@@ -154,9 +155,9 @@ export const runPageSchema = z
       .nullable()
       .describe("Pass as `cursor` for the next page; null on the last. A search (`q`) that reached its bound returns what it found so far (possibly no runs) with a cursor to search on."),
   })
-  .meta({ id: "RunPage" });
+  .apply(named({ id: "RunPage" }));
 
-export const redeliveryResponse = z.strictObject({ eventId: z.string(), status: z.literal("pending") }).meta({ id: "Redelivery" });
+export const redeliveryResponse = z.strictObject({ eventId: z.string(), status: z.literal("pending") }).apply(named({ id: "Redelivery" }));
 
 const versioned = {
   version: z.string().describe('"config" for entries of genserve.yaml (read-only through the API), else the version number.'),
@@ -170,9 +171,9 @@ const workflowExample = z
 
 export const workflowSummary = z
   .strictObject({ slug: z.string(), description: z.string(), model: z.string(), contexts: z.array(z.string()), instructionsChars: z.number(), example: workflowExample, ...versioned })
-  .meta({ id: "Workflow" });
+  .apply(named({ id: "Workflow" }));
 
-export const workflowListSchema = z.strictObject({ workflows: z.array(workflowSummary) }).meta({ id: "WorkflowList" });
+export const workflowListSchema = z.strictObject({ workflows: z.array(workflowSummary) }).apply(named({ id: "WorkflowList" }));
 
 export const workflowDefinition = z
   .strictObject({
@@ -192,13 +193,13 @@ export const workflowDefinition = z
     label: z.string().nullable().optional().describe("The label the reference resolved through, when one did."),
     ...versioned,
   })
-  .meta({ id: "WorkflowDefinition" });
+  .apply(named({ id: "WorkflowDefinition" }));
 
-export const contextSummary = z.strictObject({ slug: z.string(), title: z.string(), size: z.number().describe("Characters."), ...versioned }).meta({ id: "Context" });
+export const contextSummary = z.strictObject({ slug: z.string(), title: z.string(), size: z.number().describe("Characters."), ...versioned }).apply(named({ id: "Context" }));
 
-export const contextListSchema = z.strictObject({ contexts: z.array(contextSummary) }).meta({ id: "ContextList" });
+export const contextListSchema = z.strictObject({ contexts: z.array(contextSummary) }).apply(named({ id: "ContextList" }));
 
-export const contextDefinition = z.strictObject({ slug: z.string(), title: z.string(), content: z.string(), ...versioned }).meta({ id: "ContextDefinition" });
+export const contextDefinition = z.strictObject({ slug: z.string(), title: z.string(), content: z.string(), ...versioned }).apply(named({ id: "ContextDefinition" }));
 
 export const schemaCheckSchema = z
   .strictObject({
@@ -218,7 +219,7 @@ export const schemaCheckSchema = z
         "How the model holds outputs to the schema: `grammar` (local engine; `exact` when every keyword is in the grammar, else `notes` lists what is checked after generation), `provider` (native structured output; for OpenAI, `strict` and what keeps strict mode off) or `prompt`. Every output is validated either way. Null when the schema is refused or no workflow is given.",
       ),
   })
-  .meta({ id: "SchemaCheck" });
+  .apply(named({ id: "SchemaCheck" }));
 
 export const threadSchema = z
   .strictObject({
@@ -242,7 +243,7 @@ export const threadSchema = z
       .describe("One page of the messages, in the order asked (`order`, oldest first by default), within `limit` and `limits.threadPageBytes` of content."),
     nextCursor: z.string().nullable().describe("Pass as `cursor` (with the same `order`) for the next page; null on the last."),
   })
-  .meta({ id: "Thread" });
+  .apply(named({ id: "Thread" }));
 
 export const keyLimitsSchema = z
   .strictObject({
@@ -253,7 +254,7 @@ export const keyLimitsSchema = z
     budgetDailyUsd: z.string().nullable(),
     budgetMonthlyUsd: z.string().nullable(),
   })
-  .meta({ id: "KeyLimits", description: "null: no limit." }) satisfies z.ZodType<LimitsView>;
+  .apply(named({ id: "KeyLimits", description: "null: no limit." })) satisfies z.ZodType<LimitsView>;
 
 export const quotaSchema = z
   .strictObject({
@@ -265,7 +266,7 @@ export const quotaSchema = z
     remaining: z.string(),
     resetsAt: z.string().nullable(),
   })
-  .meta({ id: "Quota", description: "One limit of a key as it stands now; amounts are decimal strings (runs, tokens or US dollars)." }) satisfies z.ZodType<Quota>;
+  .apply(named({ id: "Quota", description: "One limit of a key as it stands now; amounts are decimal strings (runs, tokens or US dollars)." })) satisfies z.ZodType<Quota>;
 
 export const apiKeySchema = z
   .strictObject({
@@ -278,29 +279,29 @@ export const apiKeySchema = z
     revokedAt: z.string().nullable(),
     limits: keyLimitsSchema,
   })
-  .meta({ id: "ApiKey" });
+  .apply(named({ id: "ApiKey" }));
 
-export const apiKeyDetailSchema = apiKeySchema.extend({ quotas: z.array(quotaSchema) }).meta({ id: "ApiKeyDetail" });
+export const apiKeyDetailSchema = apiKeySchema.extend({ quotas: z.array(quotaSchema) }).apply(named({ id: "ApiKeyDetail" }));
 
-export const keyListSchema = z.strictObject({ keys: z.array(apiKeySchema) }).meta({ id: "ApiKeyList" });
+export const keyListSchema = z.strictObject({ keys: z.array(apiKeySchema) }).apply(named({ id: "ApiKeyList" }));
 
 export const createdKeySchema = apiKeySchema
   .extend({
     key: z.string().describe("The key itself: shown once, never stored."),
     webhookSecret: z.string().describe("Signs the callback events of this key's runs (Standard Webhooks)."),
   })
-  .meta({ id: "CreatedApiKey" });
+  .apply(named({ id: "CreatedApiKey" }));
 
 const held = z.strictObject({ used: z.number(), limit: z.number() });
 
 /** What the key holds of what it may hold a limited number of (limits.*PerKey; share links: those that still work). */
 export const storageQuotasSchema = z
   .strictObject({ inboxes: held, shares: held, threads: held, suites: held })
-  .meta({ id: "StorageQuotas", description: "What the key holds of each resource capped per key (`quota_exceeded` past a limit)." });
+  .apply(named({ id: "StorageQuotas", description: "What the key holds of each resource capped per key (`quota_exceeded` past a limit)." }));
 
 export const meSchema = z
   .strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean(), limits: keyLimitsSchema, quotas: z.array(quotaSchema), storage: storageQuotasSchema })
-  .meta({ id: "Me" });
+  .apply(named({ id: "Me" }));
 
 export const modelListSchema = z
   .strictObject({
@@ -308,6 +309,7 @@ export const modelListSchema = z
       z.strictObject({
         alias: z.string(),
         provider: z.string(),
+        vision: z.boolean().describe("Whether image attachments are passed to this model (configured `vision`); runs with images on other models answer 422."),
         status: z.strictObject({
           state: z.enum(["loading", "ready", "unavailable"]),
           name: z.string().optional(),
@@ -319,9 +321,9 @@ export const modelListSchema = z
       }),
     ),
   })
-  .meta({ id: "ModelList" });
+  .apply(named({ id: "ModelList" }));
 
-export const inboxSchema = z.strictObject({ id: z.string(), url: z.string() }).meta({ id: "Inbox" });
+export const inboxSchema = z.strictObject({ id: z.string(), url: z.string() }).apply(named({ id: "Inbox" }));
 
 export const inboxEventsSchema = z
   .strictObject({
@@ -330,7 +332,7 @@ export const inboxEventsSchema = z
     events: z.array(z.strictObject({ receivedAt: z.string(), headers: z.record(z.string(), z.string()), body: z.unknown(), verified: z.boolean().describe("Whether the Standard Webhooks signature checked out.") })),
     nextCursor: z.string().nullable().describe("Pass as `cursor` for the older deliveries; null when this page holds the oldest."),
   })
-  .meta({ id: "InboxEvents" });
+  .apply(named({ id: "InboxEvents" }));
 
 export const usageReportSchema = z
   .strictObject({
@@ -352,4 +354,4 @@ export const usageReportSchema = z
     ),
     series: z.array(z.strictObject({ at: z.string().describe("Start of the hour or day (UTC)."), runs: z.number(), errors: z.number(), costUsd: z.string() })),
   })
-  .meta({ id: "UsageReport", description: "Finished runs created in [from, to): per group, largest cost first, and per hour or day." });
+  .apply(named({ id: "UsageReport", description: "Finished runs created in [from, to): per group, largest cost first, and per hour or day." }));

@@ -4,6 +4,7 @@
  * reports. Browser-safe: the playground validates suites with the same shapes.
  */
 import { z } from "zod";
+import { named } from "./registry";
 import { SLUG } from "../domain/names";
 import { attachmentSchema, callbackSchema, workflowRef } from "./requests";
 
@@ -57,7 +58,7 @@ export const expectationSchema = z
     if (has("absent") && kinds.length > 1) ctx.addIssue({ code: "custom", path: ["absent"], message: "cannot be combined with other checks" });
     if (e.min !== undefined && e.max !== undefined && e.min > e.max) ctx.addIssue({ code: "custom", path: ["min"], message: "must not be above max" });
   })
-  .meta({ id: "Expectation", description: "Checks on one field of the output, named by the JSON Pointer it is keyed by." });
+  .apply(named({ id: "Expectation", description: "Checks on one field of the output, named by the JSON Pointer it is keyed by." }));
 export type Expectation = z.infer<typeof expectationSchema>;
 
 export const suiteCaseSchema = z
@@ -82,7 +83,7 @@ export const suiteCaseSchema = z
       .optional()
       .describe("Expectations keyed by the JSON Pointer of the field they check."),
   })
-  .meta({ id: "SuiteCase" });
+  .apply(named({ id: "SuiteCase" }));
 export type SuiteCase = z.infer<typeof suiteCaseSchema>;
 
 const jsonSchemaValue = z
@@ -112,7 +113,7 @@ export const suiteDocumentSchema = z
       }
     }
   })
-  .meta({ id: "SuiteDocument", description: "A test suite: cases, each an input with expectations on fields of the output." });
+  .apply(named({ id: "SuiteDocument", description: "A test suite: cases, each an input with expectations on fields of the output." }));
 export type SuiteDocument = z.infer<typeof suiteDocumentSchema>;
 
 export const createEvaluationRequest = z
@@ -124,7 +125,7 @@ export const createEvaluationRequest = z
     concurrency: z.number().int().min(1).max(64).optional().describe("Case runs at once (default and maximum: limits.evaluationConcurrency)."),
     callback: callbackSchema.optional().describe("Where the signed evaluation.completed event goes."),
   })
-  .meta({ id: "CreateEvaluationRequest" });
+  .apply(named({ id: "CreateEvaluationRequest" }));
 export type CreateEvaluationRequest = z.infer<typeof createEvaluationRequest>;
 
 // ---- What an evaluation reports ----
@@ -138,7 +139,7 @@ export const checkResultSchema = z
     actual: z.unknown().optional().describe("The field's value; absent when the field is missing."),
     reason: z.string().optional().describe("Why it failed (or, for judge, the judge's reason)."),
   })
-  .meta({ id: "CheckResult" });
+  .apply(named({ id: "CheckResult" }));
 export type CheckResult = z.infer<typeof checkResultSchema>;
 
 const ITEM_STATUSES = ["passed", "failed", "error"] as const;
@@ -157,14 +158,14 @@ export const caseRunSchema = z
     error: z.strictObject({ code: z.string(), detail: z.string() }).nullable(),
     checks: z.array(checkResultSchema),
   })
-  .meta({ id: "CaseRun" });
+  .apply(named({ id: "CaseRun" }));
 export type CaseRun = z.infer<typeof caseRunSchema>;
 
 const rate = z.number().nullable().describe("Passed / decided, 0-1; null when nothing was decided yet.");
 
 export const fieldResultSchema = z
   .strictObject({ path: z.string(), checks: z.number(), passed: z.number(), passRate: rate, stable: z.boolean().describe("Every repeat gave the same verdict.") })
-  .meta({ id: "FieldResult" });
+  .apply(named({ id: "FieldResult" }));
 
 export const caseResultSchema = z
   .strictObject({
@@ -176,7 +177,7 @@ export const caseResultSchema = z
     stable: z.boolean(),
     fields: z.array(fieldResultSchema),
   })
-  .meta({ id: "CaseResult" });
+  .apply(named({ id: "CaseResult" }));
 export type CaseResult = z.infer<typeof caseResultSchema>;
 
 export const evaluationTotalsSchema = z
@@ -197,7 +198,7 @@ export const evaluationTotalsSchema = z
     durationMsP50: z.number().nullable(),
     durationMsP95: z.number().nullable(),
   })
-  .meta({ id: "EvaluationTotals" });
+  .apply(named({ id: "EvaluationTotals" }));
 export type EvaluationTotals = z.infer<typeof evaluationTotalsSchema>;
 
 export const baselineDiffSchema = z
@@ -210,7 +211,7 @@ export const baselineDiffSchema = z
     costDeltaUsd: z.string(),
     durationMsP50Delta: z.number().nullable(),
   })
-  .meta({ id: "BaselineDiff" });
+  .apply(named({ id: "BaselineDiff" }));
 export type BaselineDiff = z.infer<typeof baselineDiffSchema>;
 
 export const evaluationTargetSchema = z
@@ -227,7 +228,7 @@ export const evaluationTargetSchema = z
       .optional()
       .describe("For an evaluation gating a promotion: the label moves to the version when the pass rate reaches minPass."),
   })
-  .meta({ id: "EvaluationTarget" });
+  .apply(named({ id: "EvaluationTarget" }));
 export type EvaluationTarget = z.infer<typeof evaluationTargetSchema>;
 
 export const evaluationSummarySchema = z
@@ -243,7 +244,7 @@ export const evaluationSummarySchema = z
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
   })
-  .meta({ id: "EvaluationSummary" });
+  .apply(named({ id: "EvaluationSummary" }));
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
 
 export const evaluationReportSchema = evaluationSummarySchema
@@ -252,19 +253,19 @@ export const evaluationReportSchema = evaluationSummarySchema
     fields: z.array(fieldResultSchema).describe("Per field over every case and repeat."),
     baseline: baselineDiffSchema.nullable(),
   })
-  .meta({ id: "Evaluation" });
+  .apply(named({ id: "Evaluation" }));
 export type EvaluationReport = z.infer<typeof evaluationReportSchema>;
 
-export const evaluationListSchema = z.strictObject({ evaluations: z.array(evaluationSummarySchema) }).meta({ id: "EvaluationList" });
+export const evaluationListSchema = z.strictObject({ evaluations: z.array(evaluationSummarySchema) }).apply(named({ id: "EvaluationList" }));
 
 export const suiteSchema = z
   .strictObject({ slug: z.string(), version: z.number(), keyId: z.string(), createdAt: z.string(), updatedAt: z.string(), document: suiteDocumentSchema })
-  .meta({ id: "Suite" });
+  .apply(named({ id: "Suite" }));
 
 export const suiteListSchema = z
   .strictObject({
     suites: z.array(z.strictObject({ slug: z.string(), version: z.number(), keyId: z.string(), cases: z.number(), workflow: z.string().nullable(), description: z.string().nullable(), updatedAt: z.string() })),
   })
-  .meta({ id: "SuiteList" });
+  .apply(named({ id: "SuiteList" }));
 
-export const queuedEvaluationSchema = z.strictObject({ id: z.string(), status: z.literal("queued") }).meta({ id: "QueuedEvaluation" });
+export const queuedEvaluationSchema = z.strictObject({ id: z.string(), status: z.literal("queued") }).apply(named({ id: "QueuedEvaluation" }));

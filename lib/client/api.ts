@@ -67,6 +67,8 @@ export class ApiError extends Error {
 export interface ModelStatus {
   alias: string;
   provider: string;
+  /** Whether image attachments are passed to it. */
+  vision: boolean;
   status: { state: "loading" } | { state: "ready"; name: string } | { state: "unavailable"; detail: string; fix: string };
 }
 
@@ -304,10 +306,12 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
       const search = query.toString();
       return getJson(`/api/v1/inbox/${encodeURIComponent(id)}${search ? `?${search}` : ""}`, signal);
     },
-    generateObject: (body, signal) => postJson("/api/v1/generate/object", body, signal),
-    generateText: (body, signal) => postJson("/api/v1/generate/text", body, signal),
+    // The playground's Cancel (and leaving the page) aborts the request; the server then stops the
+    // run at once and records it `cancelled` instead of finishing it unseen.
+    generateObject: (body, signal) => postJson("/api/v1/generate/object?cancelOnDisconnect=true", body, signal),
+    generateText: (body, signal) => postJson("/api/v1/generate/text?cancelOnDisconnect=true", body, signal),
     async streamObject(body, signal) {
-      const response = await request("/api/v1/stream/object", { method: "POST", body: JSON.stringify(body), signal, headers: { Accept: "text/event-stream" } });
+      const response = await request("/api/v1/stream/object?cancelOnDisconnect=true", { method: "POST", body: JSON.stringify(body), signal, headers: { Accept: "text/event-stream" } });
       return { runId: response.headers.get("X-Run-ID") ?? "", events: readEvents(response) };
     },
   };

@@ -24,7 +24,7 @@ export async function generate(ctx: RouteContext<Record<string, never>>, operati
   const respondAsync = /(^|[\s,;])respond-async([\s,;]|$)/i.test(request.headers.get("prefer") ?? "");
   const body = operation === "generate.object" ? { operation, request: await ctx.body(generateObjectRequest) } : { operation, request: await ctx.body(generateTextRequest) };
 
-  const origin = { traceparent: request.headers.get("traceparent") };
+  const origin = { traceparent: request.headers.get("traceparent"), signal: respondAsync ? undefined : cancelOnDisconnect(request) };
   const run = async (): Promise<Response> => {
     if (respondAsync) {
       const { runId, quota } = await runtime.runs.startAsync(caller, operation, body.request, origin);
@@ -44,6 +44,20 @@ export async function generate(ctx: RouteContext<Record<string, never>>, operati
 
   if (key === null) return run();
   return idempotent(runtime.store, caller.keyId, key, sha256(canonicalJson({ operation, body: body.request, respondAsync })), run, runtime.logger);
+}
+
+/**
+ * With `?cancelOnDisconnect=true`, a caller that goes away (closes the connection, as a browser's
+ * aborted fetch does) stops the run at once: the model call is aborted and the run recorded
+ * `cancelled`, billed for what it used. Without it the run completes and is recorded, as before.
+ */
+function cancelOnDisconnect(request: Request): AbortSignal | undefined {
+  if (new URL(request.url).searchParams.get("cancelOnDisconnect") !== "true") return undefined;
+  const cancel = new AbortController();
+  const gone = () => cancel.abort(new GenserveError("cancelled", { detail: "The client disconnected and asked for the run to be cancelled." }));
+  if (request.signal.aborted) gone();
+  else request.signal.addEventListener("abort", gone, { once: true });
+  return cancel.signal;
 }
 
 async function idempotent(

@@ -232,6 +232,9 @@ export function createLlamaCppModel(config: ModelConfig, options: LlamaCppOption
       await load().catch(() => undefined);
     },
     async preflight(request) {
+      // A model that cannot run refuses the run while it is planned, so none is stored (and billed)
+      // only to fail a few milliseconds later.
+      if (status.state === "unavailable") throw unavailable(status);
       // The grammar compiler finds a schema no value satisfies, whether or not the model is loaded.
       if (request.json) await compiledFor(request.json);
       if (status.state !== "ready") return undefined;

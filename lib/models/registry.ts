@@ -10,6 +10,8 @@ import type { ModelClient } from "./types";
 export interface ModelStatus {
   alias: string;
   provider: ModelConfig["provider"];
+  /** Whether image attachments are passed to it. */
+  vision: boolean;
   /** Remote providers are "ready" as far as genserve can tell; local models say how loading went. */
   status: LocalModelState | { state: "ready"; name: string };
 }
@@ -57,6 +59,7 @@ export class ModelRegistry {
     return Object.values(this.config.models).map((model) => ({
       alias: model.alias,
       provider: model.provider,
+      vision: model.vision,
       status: model.provider === "llama-cpp" ? (this.get(model.alias) as LocalModelClient).status : { state: "ready", name: model.model },
     }));
   }

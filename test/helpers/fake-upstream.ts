@@ -23,7 +23,7 @@ export interface FakeReply {
   cutAfterChunks?: number;
   /** Streaming: pause between chunks. */
   chunkDelayMs?: number;
-  /** Streaming: after this many content chunks, send nothing more until the client closes (a model that stalls). */
+  /** Streaming: after this many content chunks, send nothing more until the client closes (a model that stalls); not streaming: never answer. */
   holdAfterChunks?: number;
 }
 
@@ -133,6 +133,11 @@ export async function startFakeUpstream(
     const base = { id: "chatcmpl-fake", created: Math.floor(Date.now() / 1000), model };
 
     if (!body.stream) {
+      // Held: a whole answer never comes; the caller must give up (tests of Cancel).
+      if (reply.holdAfterChunks !== undefined) {
+        if (!res.destroyed) await new Promise((r) => res.once("close", r));
+        return;
+      }
       res.writeHead(200, { "content-type": "application/json" }).end(
         JSON.stringify({
           ...base,

@@ -281,6 +281,9 @@ describe("llama-cpp provider on a generated tiny GGUF", () => {
     expect(res.json.detail).toContain("no-such-model.gguf");
     expect(res.json.detail).toContain("--model");
     expect(server.output()).toContain('Model "gone" is not available');
+    // Refused while planned: no run is stored for it (issue 32, part 5).
+    const runs = await get(server, "/api/v1/runs?workflowSlug=broken", key);
+    expect(runs.json.runs).toEqual([]);
   });
 });
 

@@ -83,6 +83,14 @@ export function JsonEditor({ value, onChange, path, label, problemsLabel, proble
     editorRef.current = editor;
     editor.addCommand(m.KeyMod.CtrlCmd | m.KeyCode.Enter, () => handlers.current.onRun?.());
     editor.addCommand(m.KeyMod.CtrlCmd | m.KeyCode.KeyS, () => (handlers.current.onSave ? handlers.current.onSave() : format()));
+    // Tab indents, as in every code editor; Esc then Tab (or Shift+Tab) moves on, so the keyboard
+    // is never trapped here. Any other key, or leaving, gives Tab back to indenting.
+    const tabMovesFocus = (on: boolean) => editor.updateOptions({ tabFocusMode: on });
+    editor.onKeyDown((e) => {
+      if (e.keyCode === m.KeyCode.Escape) tabMovesFocus(true);
+      else if (e.keyCode !== m.KeyCode.Tab && e.keyCode !== m.KeyCode.Shift) tabMovesFocus(false);
+    });
+    editor.onDidBlurEditorText(() => tabMovesFocus(false));
   };
 
   // A rule the API also reported is listed once, as the API's error.
@@ -118,7 +126,9 @@ export function JsonEditor({ value, onChange, path, label, problemsLabel, proble
         <Button size="sm" onClick={format} disabled={!monaco}>
           Format
         </Button>
-        <span>Ctrl/⌘+S {saveHint} · Ctrl+M (Ctrl+Shift+M on a Mac) lets Tab leave the editor · drag the corner to resize</span>
+        <span>
+          <kbd>Esc</kbd> then <kbd>Tab</kbd> leaves the editor · Ctrl/⌘+S {saveHint} · drag the corner to resize
+        </span>
       </div>
       {all.length > 0 ? (
         <ul className="mt-2 max-h-40 space-y-1 overflow-auto text-sm" aria-label={problemsLabel}>

@@ -1,0 +1,41 @@
+import { renderToStaticMarkup } from "react-dom/server";
+import { describe, expect, it } from "vitest";
+import type { RunMetadata } from "@/lib/domain/runs";
+import { RunStatusChip } from "./run-status";
+import type { RunState } from "./use-run";
+
+const base: RunState = {
+  status: "idle",
+  operation: "stream-object",
+  workflowSlug: "w",
+  runId: null,
+  startedAt: 1_000,
+  firstItemAt: null,
+  finishedAt: 1_279,
+  deltas: [],
+  streamedChars: 0,
+  restarts: 0,
+  snapshot: null,
+  closed: [],
+  closedSet: new Set(),
+  doc: null,
+  docVersion: 0,
+  parseError: null,
+  object: undefined,
+  text: null,
+  metadata: null,
+  error: null,
+};
+const text = (run: RunState) => renderToStaticMarkup(<RunStatusChip run={run} />).replace(/<[^>]+>/g, "");
+
+describe("the run's status chip (issue 32, 4.7)", () => {
+  it("a stream that failed before its first item does not say it is still waiting for one", () => {
+    expect(text({ ...base, status: "error" })).toBe("Failed after 279 ms · nothing had arrived");
+    expect(text({ ...base, status: "cancelled" })).toBe("Cancelled at 279 ms · nothing had arrived");
+  });
+
+  it("a finished run shows the duration the run recorded, as the Duration row does", () => {
+    const metadata = { durationInMs: 41, outputTokens: 7 } as RunMetadata;
+    expect(text({ ...base, operation: "generate-object", status: "done", finishedAt: 1_100, metadata })).toBe("Done 41 ms · 7 tok");
+  });
+});
