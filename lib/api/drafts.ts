@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import type { DraftDefinition, RunDraft, WorkflowDraft } from "../domain/drafts";
+import { named } from "./registry";
 
 const SLUG_LIKE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
@@ -17,11 +18,13 @@ export const draftSchema = z
     retries: z.number({ error: "must be a whole number from 0 to 10" }).int().min(0).max(10).optional(),
     contexts: z.array(z.string().regex(SLUG_LIKE, "must be a context slug")).max(100).optional(),
   })
-  .meta({
-    id: "WorkflowDraft",
-    description:
-      "Admin keys: run the workflow version named by `workflowSlug` with these fields changed, without saving them (null removes a limit). The run is stored as a draft run with the definition that ran.",
-  }) satisfies z.ZodType<WorkflowDraft>;
+  .apply(
+    named({
+      id: "WorkflowDraft",
+      description:
+        "Admin keys: run the workflow version named by `workflowSlug` with these fields changed, without saving them (null removes a limit). The run is stored as a draft run with the definition that ran.",
+    }),
+  ) satisfies z.ZodType<WorkflowDraft>;
 
 /** The fields of a workflow a draft can change, as the run ran them. */
 export const draftDefinitionSchema = z
@@ -33,7 +36,7 @@ export const draftDefinitionSchema = z
     retries: z.number(),
     contexts: z.array(z.string()),
   })
-  .meta({ id: "DraftDefinition" }) satisfies z.ZodType<DraftDefinition>;
+  .apply(named({ id: "DraftDefinition" })) satisfies z.ZodType<DraftDefinition>;
 
 /** What a draft run records: the version it started from, the definition that ran, and what differs. */
 export const runDraftSchema = z
@@ -45,5 +48,5 @@ export const runDraftSchema = z
       .describe("The fields whose value differs from the base version's (instructions as whole texts)."),
     instructionsDiff: z.array(z.string()).describe('The instructions as a unified line diff against the base version (" ", "-", "+" lines); empty when unchanged.'),
   })
-  .meta({ id: "RunDraft", description: "Set for a draft run: a workflow definition edited and run without being saved." }) satisfies z.ZodType<RunDraft>;
+  .apply(named({ id: "RunDraft", description: "Set for a draft run: a workflow definition edited and run without being saved." })) satisfies z.ZodType<RunDraft>;
 export type { DraftDefinition, RunDraft, WorkflowDraft };

@@ -18,4 +18,15 @@ describe("the OpenAPI document", () => {
     expect(JSON.stringify(second.buildOpenApiDocument("v1"))).toBe(before);
     expect(JSON.stringify(first.buildOpenApiDocument("v1"))).toBe(before);
   });
+
+  it("names every shape it refers to: each $ref is a component of the document", async () => {
+    const document = (await import("./openapi")).buildOpenApiDocument("v1") as { components: { schemas: Record<string, unknown> } };
+    const refs = new Set([...JSON.stringify(document).matchAll(/"\$ref":"([^"]+)"/g)].map((m) => m[1]!));
+    expect(refs.size).toBeGreaterThan(10);
+    const components = Object.keys(document.components.schemas);
+    // A shape named on zod's global registry instead of `named()` comes out under "__shared" with a
+    // reference no OpenAPI tool can follow.
+    expect(components.filter((c) => c.startsWith("__"))).toEqual([]);
+    expect([...refs].filter((ref) => !components.some((c) => ref === `#/components/schemas/${c}`))).toEqual([]);
+  });
 });
