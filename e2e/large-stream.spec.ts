@@ -58,13 +58,14 @@ test("a long streamed object renders completely and the page stays responsive", 
   const started = Date.now();
   await p.run();
   const output = p.result().getByTestId("result-object");
-  await expect(output).toContainText('"items": [');
-  // Responsive while it streams: typing lands in the input, and Cancel is there to press.
-  await expect(page.getByRole("status")).not.toHaveText("Complete");
+  // Items are drawn (which ones depends on how far the view has followed the stream: on a fast
+  // machine the document's first lines are already above the view, and out of the DOM).
+  await expect(output).toContainText('"title": "Item number ');
+  // Responsive while it streams: Cancel is there to press, and typing lands in the input.
+  await expect(page.getByRole("button", { name: "Cancel", exact: true })).toBeEnabled();
   await p.input().press("End");
   await p.input().pressSequentially(" more");
   await expect(p.input()).toHaveValue(`Make the list. ${longListMarker(ITEMS)} more`);
-  await expect(page.getByRole("button", { name: "Cancel", exact: true })).toBeEnabled();
   await expect(page.getByRole("status")).toHaveText("Complete", { timeout: 240_000 });
   const streamedMs = Date.now() - started;
   const long = await page.evaluate(() => (window as unknown as { __long: number[] }).__long);
