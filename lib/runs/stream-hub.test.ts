@@ -27,6 +27,34 @@ describe("StreamHub", () => {
     await hub.close();
   });
 
+  it("follows a long live stream with one abort listener on the caller's signal, removed at the end", async () => {
+    const hub = new StreamHub({ retainMs: 60_000 });
+    const writer = hub.open("run_long", "key_a");
+    const controller = new AbortController();
+    const added: string[] = [];
+    const removed: string[] = [];
+    const add = controller.signal.addEventListener.bind(controller.signal);
+    const remove = controller.signal.removeEventListener.bind(controller.signal);
+    controller.signal.addEventListener = ((...args: Parameters<AbortSignal["addEventListener"]>) => (added.push(args[0]), add(...args))) as never;
+    controller.signal.removeEventListener = ((...args: Parameters<AbortSignal["removeEventListener"]>) => (removed.push(args[0]), remove(...args))) as never;
+    const seen: number[] = [];
+    const following = (async () => {
+      for await (const batch of hub.followBatches("run_long", 0, controller.signal)) seen.push(...batch.map((e) => e.seq));
+    })();
+    // Each item waits for the follower to have taken the last: the follower waits 200 times.
+    for (let i = 0; i < 200; i++) {
+      writer.push({ kind: "item", text: "x" });
+      await new Promise((resolve) => setImmediate(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    writer.push({ kind: "done", payload: { runId: "run_long", object: {}, metadata: {} as never } });
+    await following;
+    expect(seen).toEqual(Array.from({ length: 201 }, (_, i) => i + 1));
+    expect(added).toEqual(["abort"]);
+    expect(removed).toEqual(["abort"]);
+    await hub.close();
+  });
+
   it("forgets ended runs after the retention time", async () => {
     let now = 0;
     const hub = new StreamHub({ retainMs: 1_000, now: () => now });

@@ -124,20 +124,7 @@ export class StreamHub {
    * and the run was reconciled): the caller then ends the stream from the run's record.
    */
   async *follow(runId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StreamEvent> {
-    const stream = this.runs.get(runId);
-    if (!stream) {
-      if (this.shared) yield* this.followShared(runId, afterSeq, this.shared, signal);
-      return;
-    }
-    let next = afterSeq;
-    for (;;) {
-      while (next < stream.events.length) yield stream.events[next++]!;
-      if (stream.ended || signal?.aborted) return;
-      await new Promise<void>((resolve) => {
-        stream.wake.add(resolve);
-        signal?.addEventListener("abort", () => resolve(), { once: true });
-      });
-    }
+    for await (const batch of this.followBatches(runId, afterSeq, signal)) yield* batch;
   }
 
   /**
@@ -149,23 +136,32 @@ export class StreamHub {
   async *followBatches(runId: string, afterSeq: number, signal?: AbortSignal): AsyncGenerator<StreamEvent[]> {
     const stream = this.runs.get(runId);
     if (!stream) {
-      for await (const event of this.follow(runId, afterSeq, signal)) yield [event];
+      if (this.shared) for await (const event of this.followShared(runId, afterSeq, this.shared, signal)) yield [event];
       return;
     }
-    let next = afterSeq;
-    for (;;) {
-      if (next < stream.events.length) {
-        const batch = stream.events.slice(next);
-        next = stream.events.length;
-        yield batch;
-        continue;
+    // One abort listener for the whole follow (not one per wait: a long stream waits thousands of times).
+    let wake: (() => void) | null = null;
+    const aborted = () => wake?.();
+    signal?.addEventListener("abort", aborted, { once: true });
+    try {
+      let next = afterSeq;
+      for (;;) {
+        if (next < stream.events.length) {
+          const batch = stream.events.slice(next);
+          next = stream.events.length;
+          yield batch;
+          continue;
+        }
+        if (stream.ended || signal?.aborted) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          stream.wake.add(resolve);
+        });
+        wake = null;
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
-      if (stream.ended || signal?.aborted) return;
-      await new Promise<void>((resolve) => {
-        stream.wake.add(resolve);
-        signal?.addEventListener("abort", () => resolve(), { once: true });
-      });
-      await new Promise<void>((resolve) => setImmediate(resolve));
+    } finally {
+      signal?.removeEventListener("abort", aborted);
     }
   }
 
