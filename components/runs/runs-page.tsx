@@ -29,6 +29,9 @@ const SORT: Record<SortKey, (r: RunSummary) => number> = {
 };
 
 /** A line of a run's input or output to recognise it by. */
+/** A draft run, whether or not its record fitted in the list's preview. */
+const isDraft = (r: RunSummary) => Boolean(r.draft) || Boolean(r.truncated?.includes("draft"));
+
 function preview(value: unknown, max = 90): string {
   const text = (typeof value === "string" ? value : value === null || value === undefined ? "" : JSON.stringify(value)).replace(/\s+/g, " ").trim();
   return text.length > max ? `${text.slice(0, max)}…` : text;
@@ -173,7 +176,7 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
                 <td className="hidden py-2 pr-3 md:table-cell">
                   <span className="block truncate">
                     {r.workflowSlug}
-                    {r.draft ? (
+                    {isDraft(r) ? (
                       <Badge tone="warning" className="ml-1 text-xs" >
                         draft
                       </Badge>
@@ -188,7 +191,7 @@ function RunsList({ client, apiKey }: { client: ApiClient; apiKey: string }) {
                   </Link>
                   <span className="block truncate text-xs text-zinc-600 md:hidden dark:text-zinc-400">
                     {r.workflowSlug}
-                    {r.draft ? " · draft" : ""}
+                    {isDraft(r) ? " · draft" : ""}
                   </span>
                 </td>
                 <td className="hidden py-2 pr-3 lg:table-cell">

@@ -143,7 +143,8 @@ export const runListItemSchema = runSchema
     outputBytes: z.number().describe("The output's JSON text in UTF-8 bytes (0 without output)."),
     callback: callbackSchema.nullable().describe("Whole (header values `[hidden]`) when its JSON text is within the preview; otherwise null and named in `truncated`."),
     error: problemSchema.nullable().describe("The run's problem, without `lastOutput` (on the run itself)."),
-    truncated: z.array(z.enum(["input", "schema", "output", "callback"])).describe("The fields cut to their preview or left out; the run itself has them whole."),
+    draft: runDraftSchema.nullable().describe("A draft run's record, whole when its JSON text is within the preview; otherwise null and named in `truncated` (a draft run either way)."),
+    truncated: z.array(z.enum(["input", "schema", "output", "callback", "draft"])).describe("The fields cut to their preview or left out; the run itself has them whole."),
   })
   .apply(named({ id: "RunListItem", description: "A run as lists show it: large fields previewed, the run itself (GET /api/v1/runs/{id}) has them whole." }));
 

@@ -118,7 +118,7 @@ export interface RunSummary {
   deliveries?: DeliveryLog | null;
   /** In lists (GET /runs): the output's start, and the fields cut to a preview (`input`) or left out (null `schema`, `output`, `callback`). */
   outputPreview?: string | null;
-  truncated?: ("input" | "schema" | "output" | "callback")[];
+  truncated?: ("input" | "schema" | "output" | "callback" | "draft")[];
 }
 
 export interface InboxEvent {

@@ -17,7 +17,7 @@ export interface RunListBounds {
 }
 
 /** A run as a list shows it: large texts cut to previews, sizes given (`runs.get` has them whole). */
-export type RunListItem = Omit<RunRecord, "input" | "schema" | "output" | "callback" | "pace"> & {
+export type RunListItem = Omit<RunRecord, "input" | "schema" | "output" | "callback" | "pace" | "draft"> & {
   /** The input's first `previewChars` characters. */
   input: string;
   /** The whole input's size in UTF-8 bytes. */
@@ -30,8 +30,10 @@ export type RunListItem = Omit<RunRecord, "input" | "schema" | "output" | "callb
   /** The output's JSON text in UTF-8 bytes (0 without output). */
   outputBytes: number;
   callback: CallbackSpec | null;
-  /** The fields cut to the preview (or, for schema, output and callback, left out). */
-  truncated: ("input" | "schema" | "output" | "callback")[];
+  /** A draft run's record, whole when its JSON text is within the preview, else null (named in `truncated`). */
+  draft: RunRecord["draft"];
+  /** The fields cut to the preview (or, for schema, output, callback and draft, left out). */
+  truncated: ("input" | "schema" | "output" | "callback" | "draft")[];
 };
 
 export interface RunListPage {

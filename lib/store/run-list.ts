@@ -31,6 +31,8 @@ type PreviewRow = Omit<RunRow, "input" | "schema_json" | "output_json" | "callba
   output_bytes: number | string | null;
   callback: string | null;
   callback_bytes: number | string | null;
+  draft: string | null;
+  draft_bytes: number | string | null;
 };
 
 /** The columns of a list: everything but the large ones, which come as their start (`$n` characters) and their size. */
@@ -38,7 +40,7 @@ const columns = (n: number) =>
   `id, operation, workflow_slug, key_id, status, context_slugs, context_chunks, workflow_version, context_versions, prompt_hash,
    schema_hash, attachments, error_json, model_name, model_tag, input_tokens, output_tokens, cost, duration_ms, attempts,
    created_at, updated_at, finished_at, decoding, warnings_json, prompt_tokens, output_token_limit, traceparent, evaluation_id,
-   workflow_label, draft, ${["input", "schema_json", "output_json", "callback"].map((c) => `substr(${c}, 1, $${n}) AS ${c}, octet_length(${c}) AS ${c.replace("_json", "")}_bytes`).join(", ")}`;
+   workflow_label, ${["input", "schema_json", "output_json", "callback", "draft"].map((c) => `substr(${c}, 1, $${n}) AS ${c}, octet_length(${c}) AS ${c.replace("_json", "")}_bytes`).join(", ")}`;
 
 /** The filter's conditions, their values appended to `params`. */
 function conditions(filter: Omit<RunFilter, "search" | "limit">, params: unknown[]): string[] {
@@ -71,7 +73,7 @@ function stringPreview(json: string): string {
 
 function toItem(row: PreviewRow): RunListItem {
   const whole = (text: string | null, bytes: number | string | null) => text !== null && Buffer.byteLength(text, "utf8") === Number(bytes);
-  const { pace: _pace, input: _input, schema: _schema, output: _output, callback: _callback, ...rest } = toRun({ ...row, schema_json: null, output_json: null, callback: null, pace: null });
+  const { pace: _pace, input: _input, schema: _schema, output: _output, callback: _callback, ...rest } = toRun({ ...row, schema_json: null, output_json: null, callback: null, pace: null, draft: null });
   const truncated: RunListItem["truncated"] = [];
   const cut = <T>(field: RunListItem["truncated"][number], text: string | null, bytes: number | string | null): T | null => {
     if (text === null) return null;
@@ -83,6 +85,8 @@ function toItem(row: PreviewRow): RunListItem {
   const schema = cut("schema", row.schema_json, row.schema_bytes);
   const output = cut("output", row.output_json, row.output_bytes);
   const callback = cut<RunListItem["callback"]>("callback", row.callback, row.callback_bytes);
+  // A draft carries its instructions whole (up to 200,000 characters) and their diff: previewed like the rest.
+  const draft = cut<RunListItem["draft"]>("draft", row.draft, row.draft_bytes);
   // The model's last output (up to 32 KiB) stays on the run itself.
   const error = rest.error && (({ lastOutput: _last, ...problem }) => problem)(rest.error);
   return {
@@ -95,6 +99,7 @@ function toItem(row: PreviewRow): RunListItem {
     outputPreview: typeof output === "string" ? output : row.output_json?.startsWith('"') ? stringPreview(row.output_json) : row.output_json,
     outputBytes: Number(row.output_bytes ?? 0),
     callback,
+    draft,
     truncated,
   };
 }

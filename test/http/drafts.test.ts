@@ -51,6 +51,18 @@ describe("draft runs", () => {
     const listed = (await get(ctx.server, "/api/v1/runs?workflowSlug=drafted", ctx.key)).json.runs;
     expect(listed[0]).toMatchObject({ id: run.json.metadata.runId, draft: { base: "1" } });
 
+    // A draft with long instructions is previewed in lists like every large field: left out, named
+    // in `truncated`; the run itself has it whole.
+    const long = "Follow these rules. ".repeat(5_000);
+    ctx.upstream.reply({ content: JSON.stringify({ number: "INV-2", total: 2, currency: "EUR" }) });
+    const longRun = await post(ctx.server, "/api/v1/generate/object", { input: "Invoice INV-2", type: "event", callback: CALLBACK, workflowSlug: "drafted@1", draft: { instructions: long } }, ctx.key);
+    expect(longRun.status).toBe(200);
+    const page = await fetch(`${ctx.server.url}/api/v1/runs?workflowSlug=drafted&limit=1`, { headers: { "api-key": ctx.key } });
+    const pageText = await page.text();
+    expect(JSON.parse(pageText).runs[0]).toMatchObject({ id: longRun.json.metadata.runId, draft: null, truncated: ["draft"] });
+    expect(pageText.length).toBeLessThan(20_000);
+    expect((await get(ctx.server, `/api/v1/runs/${longRun.json.metadata.runId}`, ctx.key)).json.draft.definition.instructions).toBe(long);
+
     // Nothing of the draft was saved: the versions, the plain slug, slug@1 and the label run as before.
     expect((await call("GET", "/api/v1/workflows/drafted/versions")).json).toEqual(versionsBefore);
     for (const ref of ["drafted", "drafted@1", "drafted@staging"]) {
