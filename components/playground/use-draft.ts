@@ -4,7 +4,7 @@ import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useState } from "react";
 import type { ApiClient } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
-import type { DraftDefinition, WorkflowDraft } from "@/lib/domain/drafts";
+import { changedDraftFields, draftDefinitionOf, type DraftDefinition, type WorkflowDraft } from "@/lib/domain/drafts";
 
 /** A workflow version's full definition, as GET /api/v1/workflows/{ref} answers it. */
 export interface WorkflowDefinition extends Record<string, unknown> {
@@ -21,19 +21,7 @@ export interface WorkflowDefinition extends Record<string, unknown> {
   source: "config" | "api";
 }
 
-const FIELDS = ["instructions", "model", "temperature", "maxOutputTokens", "retries", "contexts"] as const;
 const storageKey = (ref: string) => `genserve.draft.${ref}`;
-
-export const definitionOf = (w: WorkflowDefinition): DraftDefinition => ({
-  model: w.model,
-  instructions: w.instructions,
-  temperature: w.temperature ?? null,
-  maxOutputTokens: w.maxOutputTokens ?? null,
-  retries: w.retries,
-  contexts: w.contexts,
-});
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The selected workflow's definition and this browser's unsaved edits of it (kept in localStorage
@@ -59,14 +47,13 @@ export function useDraft(client: ApiClient, apiKey: string, ref: string) {
     }
     setLoadedFor(ref);
   }, [ref]);
-  const base = definition.data ? definitionOf(definition.data) : null;
-  const current: DraftDefinition | null = base && { ...base, ...edits };
+  const base = useMemo(() => (definition.data ? draftDefinitionOf(definition.data) : null), [definition.data]);
+  const current = useMemo<DraftDefinition | null>(() => base && { ...base, ...edits }, [base, edits]);
   /** The fields that differ from the saved version: what a run sends as `draft`. */
   const changed = useMemo<WorkflowDraft | undefined>(() => {
     if (!base || !current) return undefined;
-    const draft: Record<string, unknown> = {};
-    for (const field of FIELDS) if (!same(base[field], current[field])) draft[field] = current[field];
-    return Object.keys(draft).length > 0 ? (draft as WorkflowDraft) : undefined;
+    const fields = changedDraftFields(base, current);
+    return fields.length > 0 ? (Object.fromEntries(fields.map((field) => [field, current[field]])) as WorkflowDraft) : undefined;
   }, [base, current]);
 
   const persist = useCallback(

@@ -33,3 +33,16 @@ export interface RunDraft {
   /** The instructions as unified diff lines against the base version's; empty when unchanged. */
   instructionsDiff: string[];
 }
+
+/** The fields a draft can change, in order. */
+export const DRAFT_FIELDS = ["model", "instructions", "temperature", "maxOutputTokens", "retries", "contexts"] as const satisfies readonly (keyof DraftDefinition)[];
+
+/** A workflow version's definition as a draft sees it (limits it does not set are null). */
+export function draftDefinitionOf(w: { model: string; instructions: string; temperature?: number; maxOutputTokens?: number; retries: number; contexts: string[] }): DraftDefinition {
+  return { model: w.model, instructions: w.instructions, temperature: w.temperature ?? null, maxOutputTokens: w.maxOutputTokens ?? null, retries: w.retries, contexts: w.contexts };
+}
+
+/** The fields whose value differs between two definitions (the values are JSON: strings, numbers, null, string lists). */
+export function changedDraftFields(before: DraftDefinition, after: DraftDefinition): (keyof DraftDefinition)[] {
+  return DRAFT_FIELDS.filter((field) => JSON.stringify(before[field]) !== JSON.stringify(after[field]));
+}

@@ -1,10 +1,9 @@
 import "server-only";
 import { structuredPatch } from "diff";
-import type { DraftDefinition, RunDraft, WorkflowDraft } from "../domain/drafts";
+import { changedDraftFields, draftDefinitionOf, type DraftDefinition, type RunDraft, type WorkflowDraft } from "../domain/drafts";
 import type { Catalog, CatalogWorkflow } from "../catalog/catalog";
 import type { Config } from "../config/types";
 import { GenserveError, validationError, type FieldError } from "../errors";
-import { jsonEqual } from "../json/json-equal.mjs";
 import type { Principal } from "../keys/keys";
 
 /** Who may run a draft: those who may edit the workflow (today, admin keys). */
@@ -15,16 +14,6 @@ export function assertMayRunDraft(caller: Principal): void {
     errors: [{ path: "/draft", message: "drafts need a key that may edit the workflow (an admin key)" }],
   });
 }
-
-/** The workflow's definition as a draft sees it. */
-export const definitionOf = (w: CatalogWorkflow): DraftDefinition => ({
-  model: w.model,
-  instructions: w.instructions,
-  temperature: w.temperature ?? null,
-  maxOutputTokens: w.maxOutputTokens ?? null,
-  retries: w.retries,
-  contexts: w.contexts,
-});
 
 /**
  * The resolved version with the draft's fields applied, checked (model aliases and contexts must
@@ -41,7 +30,7 @@ export async function applyDraft(deps: { config: Config; catalog: Catalog }, cal
     if (!(await deps.catalog.context(slug))) problems.push({ path: `/draft/contexts/${i}`, message: `unknown context "${slug}"` });
   }
   if (problems.length > 0) throw validationError(problems);
-  const before = definitionOf(base);
+  const before = draftDefinitionOf(base);
   const definition: DraftDefinition = {
     model: draft.model ?? before.model,
     instructions: draft.instructions ?? before.instructions,
@@ -58,9 +47,7 @@ export async function applyDraft(deps: { config: Config; catalog: Catalog }, cal
     ...(temperature !== null && { temperature }),
     ...(maxOutputTokens !== null && { maxOutputTokens }),
   };
-  const changes = (Object.keys(definition) as (keyof DraftDefinition)[])
-    .filter((name) => !jsonEqual(before[name], definition[name]))
-    .map((name) => ({ name, from: before[name], to: definition[name] }));
+  const changes = changedDraftFields(before, definition).map((name) => ({ name, from: before[name], to: definition[name] }));
   const patch = structuredPatch("base", "draft", withNewline(before.instructions), withNewline(definition.instructions), "", "", { context: 3 });
   return { workflow, record: { base: base.version, definition, changes, instructionsDiff: patch.hunks.flatMap((h) => h.lines) } };
 }
