@@ -2,30 +2,9 @@ import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
 import type { RunMetadata } from "@/lib/domain/runs";
 import { RunStatusChip } from "./run-status";
-import type { RunState } from "./use-run";
+import { idleRun, type RunState } from "./use-run";
 
-const base: RunState = {
-  status: "idle",
-  operation: "stream-object",
-  workflowSlug: "w",
-  runId: null,
-  startedAt: 1_000,
-  firstItemAt: null,
-  finishedAt: 1_279,
-  deltas: [],
-  streamedChars: 0,
-  restarts: 0,
-  snapshot: null,
-  closed: [],
-  closedSet: new Set(),
-  doc: null,
-  docVersion: 0,
-  parseError: null,
-  object: undefined,
-  text: null,
-  metadata: null,
-  error: null,
-};
+const base: RunState = { ...idleRun(), workflowSlug: "w", operation: "stream-object", startedAt: 1_000, finishedAt: 1_279 };
 const text = (run: RunState) => renderToStaticMarkup(<RunStatusChip run={run} />).replace(/<[^>]+>/g, "");
 
 describe("the run's status chip (issue 32, 4.7)", () => {

@@ -38,7 +38,8 @@ export interface RunState {
   error: ApiError | null;
 }
 
-const IDLE: Readonly<RunState> = {
+/** A run not started, with arrays and sets of its own (a run appends to them: shared, one run's deltas would show under the next). */
+export const idleRun = (): RunState => ({
   status: "idle",
   operation: null,
   workflowSlug: null,
@@ -59,7 +60,7 @@ const IDLE: Readonly<RunState> = {
   text: null,
   metadata: null,
   error: null,
-};
+});
 
 /** While streaming, the partial value is copied out of the parser at most this often. */
 const SNAPSHOT_MS = 250;
@@ -78,9 +79,9 @@ const PUBLISH_MS = 100;
  * (a copy of the whole) is taken at most every SNAPSHOT_MS and when the stream ends.
  */
 export function useRun(client: ApiClient | null) {
-  const [state, setState] = useState<RunState>(IDLE);
+  const [state, setState] = useState<RunState>(idleRun);
   const abortRef = useRef<AbortController | null>(null);
-  const live = useRef<RunState>(IDLE);
+  const live = useRef<RunState>(idleRun());
   const frame = useRef<number | null>(null);
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   const publishedAt = useRef(0);
@@ -130,9 +131,7 @@ export function useRun(client: ApiClient | null) {
       abortRef.current?.abort();
       const controller = new AbortController();
       abortRef.current = controller;
-      // Fresh arrays: spreading IDLE alone would share its one `deltas` array between runs, each
-      // run's deltas pushed after the last one's (three runs showed three JSON documents joined).
-      live.current = { ...IDLE, deltas: [], closed: [], status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
+      live.current = { ...idleRun(), status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
       publish(true);
       parserRef.current = null;
       // A run replaced by another (or reset) writes nothing more: its late events and its abort
@@ -205,7 +204,7 @@ export function useRun(client: ApiClient | null) {
     const controller = abortRef.current;
     abortRef.current = null;
     controller?.abort();
-    live.current = { ...IDLE, deltas: [], closed: [] };
+    live.current = idleRun();
     publish(true);
   }, [publish]);
   return { state, start, cancel, reset };

@@ -19,12 +19,14 @@ interface Props {
   className?: string;
 }
 
-const TONES: Record<JsonMark["tone"], string> = {
+/** How a marked place is shown, by tone (the live output views use the same). */
+export const TONES: Record<JsonMark["tone"], string> = {
   danger: "bg-red-100 underline decoration-red-600 decoration-wavy underline-offset-2 dark:bg-red-950 dark:decoration-red-400",
   changed: "bg-amber-100 dark:bg-amber-900/60",
 };
 
-const COLOURS = {
+/** JSON's colours: keys, strings, numbers, literals and punctuation (the live output views use the same). */
+export const COLOURS = {
   key: "text-sky-800 dark:text-sky-300",
   string: "text-green-800 dark:text-green-300",
   number: "text-amber-800 dark:text-amber-300",

@@ -2,21 +2,8 @@
 
 import { useMemo, useRef, useState, type ReactNode } from "react";
 import type { PrettyLines } from "@/lib/json/pretty-lines";
-import type { JsonMark } from "../../ui/json-view";
+import { COLOURS, TONES, type JsonMark } from "../../ui/json-view";
 import { VirtualLines } from "./virtual-lines";
-
-const TONES: Record<JsonMark["tone"], string> = {
-  danger: "bg-red-100 underline decoration-red-600 decoration-wavy underline-offset-2 dark:bg-red-950 dark:decoration-red-400",
-  changed: "bg-amber-100 dark:bg-amber-900/60",
-};
-
-export const COLOURS = {
-  key: "text-sky-800 dark:text-sky-300",
-  string: "text-green-800 dark:text-green-300",
-  number: "text-amber-800 dark:text-amber-300",
-  literal: "text-purple-700 dark:text-purple-300",
-  punctuation: "text-zinc-600 dark:text-zinc-400",
-} as const;
 
 const TOKEN = /("(?:[^"\\]|\\.)*"?)(\s*:\s)?|(-?\d[\d.eE+-]*)|(true|false|null)|([[\]{},:]|…)|(\s+)|(.)/g;
 
