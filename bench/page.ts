@@ -14,6 +14,7 @@
  */
 import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
+import { LONG_LIST_SCHEMA, longList, longListMarker, longListWhenAsked } from "../test/helpers/fake-upstream";
 
 const rootArg = process.argv.indexOf("--root");
 const ROOT = rootArg > 0 ? path.resolve(process.argv[rootArg + 1]!) : path.resolve(import.meta.dirname, "..");
@@ -22,28 +23,15 @@ const { startFakeUpstream } = (await helpers("fake-upstream.ts")) as typeof impo
 const { startGenserve, tempDir, writeConfig } = (await helpers("genserve.ts")) as typeof import("../test/helpers/genserve");
 const { testConfig } = (await helpers("config.ts")) as typeof import("../test/helpers/config");
 
-const MARKER = "[bench: 4000 items]";
+// The long list and its schema come from this checkout's fake upstream (the tool, not what is measured):
+// a baseline checkout (--root) may not have them.
 const ITEMS = 4_000;
-const big = JSON.stringify({
-  items: Array.from({ length: ITEMS }, (_, i) => ({ id: i, title: `Item number ${i}`, tags: ["alpha", "beta"], price: i * 1.25, available: i % 2 === 0 })),
-});
-const SCHEMA = {
-  type: "object",
-  properties: {
-    items: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: { id: { type: "integer" }, title: { type: "string" }, tags: { type: "array", items: { type: "string" } }, price: { type: "number" }, available: { type: "boolean" } },
-        required: ["id", "title", "tags", "price", "available"],
-      },
-    },
-  },
-  required: ["items"],
-};
+const MARKER = longListMarker(ITEMS);
+const big = JSON.stringify(longList(ITEMS));
+const SCHEMA = LONG_LIST_SCHEMA;
 
 const upstream = await startFakeUpstream({ record: false });
-upstream.respondWith((body) => (JSON.stringify(body.messages).includes(MARKER) ? { content: big } : undefined));
+upstream.respondWith(longListWhenAsked());
 const dir = tempDir("genserve-bench-page-");
 // A workflow with room for the long stream on a busy machine (the test config's have a 60 s deadline).
 const config = testConfig(upstream.url).replace("workflows:\n", "workflows:\n  long-list:\n    description: A long list\n    model: fast\n    retries: 0\n    timeoutMs: 900000\n");

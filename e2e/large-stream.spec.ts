@@ -1,22 +1,9 @@
 import { expect, test } from "@playwright/test";
-import { longListMarker } from "../test/helpers/fake-upstream";
+import { LONG_LIST_SCHEMA, longListMarker } from "../test/helpers/fake-upstream";
 import { BASE, KEY, PlaygroundPage } from "./pages";
 
 const ITEMS = 3_000;
-const SCHEMA = {
-  type: "object",
-  properties: {
-    items: {
-      type: "array",
-      items: {
-        type: "object",
-        properties: { id: { type: "integer" }, title: { type: "string" }, tags: { type: "array", items: { type: "string" } }, price: { type: "number" }, available: { type: "boolean" } },
-        required: ["id", "title", "tags", "price", "available"],
-      },
-    },
-  },
-  required: ["items"],
-};
+const SCHEMA = LONG_LIST_SCHEMA;
 
 test.beforeAll(async () => {
   // Room for the long stream on a busy machine (the test configuration's workflows have 60 s).

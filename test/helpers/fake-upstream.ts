@@ -49,6 +49,22 @@ export function longList(items: number): { items: { id: number; title: string; t
   return { items: Array.from({ length: items }, (_, i) => ({ id: i, title: `Item number ${i}`, tags: ["alpha", "beta"], price: i * 1.25, available: i % 2 === 0 })) };
 }
 
+/** The JSON Schema `longList`'s objects follow. */
+export const LONG_LIST_SCHEMA = {
+  type: "object",
+  properties: {
+    items: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { id: { type: "integer" }, title: { type: "string" }, tags: { type: "array", items: { type: "string" } }, price: { type: "number" }, available: { type: "boolean" } },
+        required: ["id", "title", "tags", "price", "available"],
+      },
+    },
+  },
+  required: ["items"],
+};
+
 export function longListWhenAsked(): (body: ReceivedRequest["body"]) => FakeReply | undefined {
   return (body) => {
     const found = /\[model: a list of (\d+) items\]/.exec(JSON.stringify(body.messages));
