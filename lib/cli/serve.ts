@@ -80,9 +80,16 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
     if (api?.handles(pathOf(req.url))) void api.listener(req, res);
     else if (assets) {
       const next = handle;
-      void assets.serve(req, res).then((served) => {
-        if (!served) return next(req, res);
-      });
+      // Anything the compressed path cannot answer (or fails at) is Next.js's to answer.
+      void assets.serve(req, res).then(
+        async (served) => {
+          if (!served) await next(req, res);
+        },
+        async () => {
+          if (res.headersSent) res.destroy();
+          else await next(req, res);
+        },
+      );
     } else void handle(req, res);
   });
   // Receiving a request (headers, then the body) is bounded, so a client that trickles bytes cannot
