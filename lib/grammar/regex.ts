@@ -12,10 +12,13 @@ import "server-only";
 import { alt, type CharRange, jsonStringChar, literal, MAX_REPEAT, repeat } from "./gbnf";
 import { type Node, patternTree, type PatternTree } from "./regex-tree";
 
+/** The last pattern read: the compiler asks the functions below about one pattern in turn. */
+let last: { pattern: string; tree: ReturnType<typeof patternTree> } | undefined;
+
 /** The pattern's tree and its anchors, or null when it uses what GBNF cannot say here. */
 function parsePattern(pattern: string): PatternTree | null {
-  const tree = patternTree(pattern);
-  return "refused" in tree ? null : tree;
+  if (last?.pattern !== pattern) last = { pattern, tree: patternTree(pattern) };
+  return "refused" in last.tree ? null : last.tree;
 }
 
 /** GBNF for a JSON string's content (between the quotes) whose value matches `pattern`, or null. */
