@@ -30,7 +30,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   schema: ["config", "errors.ts", "json", "regex", "workers"],
   keys: ["domain", "errors.ts", "ids.ts", "store"],
   catalog: ["config", "domain", "errors.ts", "json", "schema", "store"],
-  models: ["config", "domain", "errors.ts", "grammar", "net", "schema"],
+  models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
   attachments: ["config", "errors.ts", "net", "workers"],
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],
   // The run pipeline, above everything it orchestrates.

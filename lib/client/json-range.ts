@@ -4,6 +4,7 @@
  * further than the text; the start when nothing matches. Browser-safe.
  */
 import { findNodeAtLocation, parseTree } from "jsonc-parser";
+import { unescapePointerSegment } from "../json/pointer";
 
 export function rangeOf(text: string, pointer: string): { offset: number; length: number } {
   const tree = parseTree(text);
@@ -11,7 +12,7 @@ export function rangeOf(text: string, pointer: string): { offset: number; length
   const segments = pointer
     .split("/")
     .slice(1)
-    .map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"))
+    .map(unescapePointerSegment)
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
   for (let n = segments.length; n >= 0; n--) {
     const node = findNodeAtLocation(tree, segments.slice(0, n));

@@ -1,4 +1,4 @@
-import { escapePointerSegment } from "../json/pointer";
+import { escapePointerSegment, unescapePointerSegment } from "../json/pointer";
 import { own } from "../json/own";
 /**
  * Where in a schema the rule for an instance location lives: `/lines/0/amount` in the output maps
@@ -7,14 +7,14 @@ import { own } from "../json/own";
  */
 export function schemaPathFor(schema: unknown, instancePath: string): string {
   const root = schema as Record<string, unknown>;
-  const segments = instancePath.split("/").slice(1).filter((s) => s !== "").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const segments = instancePath.split("/").slice(1).filter((s) => s !== "").map(unescapePointerSegment);
   let node = root;
   let path = "";
   const escape = escapePointerSegment;
   for (const segment of segments) {
     for (let hops = 0; typeof node?.$ref === "string" && node.$ref.startsWith("#/") && hops < 10; hops++) {
       const refPath = node.$ref.slice(1);
-      node = refPath.split("/").slice(1).reduce<Record<string, unknown>>((n, k) => own(n, k.replace(/~1/g, "/").replace(/~0/g, "~")) as Record<string, unknown>, root);
+      node = refPath.split("/").slice(1).reduce<Record<string, unknown>>((n, k) => own(n, unescapePointerSegment(k)) as Record<string, unknown>, root);
       path = refPath;
     }
     const properties = node?.properties as Record<string, Record<string, unknown>> | undefined;

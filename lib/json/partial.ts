@@ -1,4 +1,4 @@
-import { escapePointerSegment } from "./pointer";
+import { escapePointerSegment, unescapePointerSegment } from "./pointer";
 import { own, setOwn } from "./own";
 /**
  * An incremental JSON parser: feed it text as it streams in and read the value built so far.
@@ -80,8 +80,7 @@ export class PartialJsonParser {
     // Find the copy of the current container inside the cloned value, then place the partial there.
     let target: unknown = value;
     for (const segment of frame.path.split("/").slice(1)) {
-      const key = segment.replace(/~1/g, "/").replace(/~0/g, "~");
-      target = own(target, key);
+      target = own(target, unescapePointerSegment(segment));
     }
     if (Array.isArray(target)) {
       target.push(partial);

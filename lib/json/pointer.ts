@@ -3,6 +3,9 @@
 /** One reference token, escaped: `~` as `~0`, `/` as `~1`. */
 export const escapePointerSegment = (segment: string | number): string => String(segment).replace(/~/g, "~0").replace(/\//g, "~1");
 
+/** One reference token, unescaped: `~1` as `/`, then `~0` as `~` (so `~01` is `~1`). */
+export const unescapePointerSegment = (segment: string): string => segment.replace(/~1/g, "/").replace(/~0/g, "~");
+
 /** The pointer for a path of keys and indexes (`[]` is the whole document, ""). */
 export function toPointer(segments: readonly (string | number)[]): string {
   return segments.map((s) => `/${escapePointerSegment(s)}`).join("");
@@ -11,7 +14,7 @@ export function toPointer(segments: readonly (string | number)[]): string {
 /** The keys of a pointer, unescaped (`""` is the whole document, `[]`). */
 export function parsePointer(pointer: string): string[] {
   if (pointer === "") return [];
-  return pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  return pointer.slice(1).split("/").map(unescapePointerSegment);
 }
 
 /**

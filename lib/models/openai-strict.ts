@@ -1,4 +1,5 @@
 import "server-only";
+import { escapePointerSegment } from "../json/pointer";
 /**
  * OpenAI's strict structured outputs accept only a subset of JSON Schema (every property required,
  * additionalProperties false on every object, no patternProperties, conditionals, `not`, `oneOf` or
@@ -35,7 +36,7 @@ export function openAIStrictProblems(schema: unknown, limit = 20): string[] {
     for (const unsupported of ["patternProperties", "if", "then", "else", "not", "dependentSchemas", "oneOf", "allOf"]) {
       if (unsupported in record) problems.push(`${unsupported} at ${path || "/"}`);
     }
-    for (const [key, value] of Object.entries(record)) visit(value, `${path}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`, depth + 1);
+    for (const [key, value] of Object.entries(record)) visit(value, `${path}/${escapePointerSegment(key)}`, depth + 1);
   };
   visit(schema, "", 0);
   return problems.slice(0, limit);

@@ -1,47 +1,21 @@
 // JSON Schema `pattern`s on a linear-time engine. A pattern is ECMA-262 syntax with the `u` flag
-// (what ajv and every JavaScript validator run); it is parsed here (regexpp) and written out in RE2
-// syntax with the same meaning, then compiled by re2js, whose matching time is linear in the input
-// whatever the pattern. The translation spells out what the two dialects read differently: `.`
-// and `\s` / `\S` follow ECMAScript (RE2's `.` matches \r and U+2028, its `\s` lacks \v, U+00A0
-// and the other Unicode spaces), characters are written as code points, and groups become
-// non-capturing (only `test` is ever asked).
+// (what ajv and every JavaScript validator run); it is parsed by regexpp (ecma-syntax.mjs, the
+// parser the grammar compiler shares) and written out in RE2 syntax with the same meaning, then
+// compiled by re2js, whose matching time is linear in the input whatever the pattern. The
+// translation spells out what the two dialects read differently: `.` and `\s` / `\S` follow
+// ECMAScript (RE2's `.` matches \r and U+2028, its `\s` lacks \v, U+00A0 and the other Unicode
+// spaces), characters are written as code points, and groups become non-capturing (only `test` is
+// ever asked).
 //
 // What RE2 cannot run (back-references, lookahead and lookbehind, counts above 1,000, property
 // names it does not know) is reported with the feature and its place, so the caller can decide: run
 // it on JavaScript's engine after a ReDoS analysis (server), or say which part is not linear.
 // Plain JavaScript, browser-safe: the schema worker, the screening and the playground load it.
-import { RegExpParser } from "@eslint-community/regexpp";
 import { RE2JS } from "re2js";
+import { DIGIT, LINE_TERMINATORS, parseEcmaPattern, SPACE, WORD } from "./ecma-syntax.mjs";
 
 /** RE2's largest repetition count. */
 const MAX_COUNT = 1000;
-
-/** ECMAScript's WhiteSpace and LineTerminator code points: what `\s` matches. */
-const SPACE = [
-  [0x09, 0x0d],
-  [0x20, 0x20],
-  [0xa0, 0xa0],
-  [0x1680, 0x1680],
-  [0x2000, 0x200a],
-  [0x2028, 0x2029],
-  [0x202f, 0x202f],
-  [0x205f, 0x205f],
-  [0x3000, 0x3000],
-  [0xfeff, 0xfeff],
-];
-/** `.` without the `s` flag: everything but line terminators. */
-const LINE_TERMINATORS = [
-  [0x0a, 0x0a],
-  [0x0d, 0x0d],
-  [0x2028, 0x2029],
-];
-const DIGIT = [[0x30, 0x39]];
-const WORD = [
-  [0x30, 0x39],
-  [0x41, 0x5a],
-  [0x5f, 0x5f],
-  [0x61, 0x7a],
-];
 
 /** Unicode property names and values ECMAScript accepts that RE2 spells without the `Name=` part. */
 const PROPERTY_KEYS = new Set(["General_Category", "gc", "Script", "sc"]);
@@ -138,8 +112,6 @@ function emit(node, at) {
   }
 }
 
-const parser = new RegExpParser({ ecmaVersion: 2025 });
-
 /**
  * Reads an ECMAScript pattern (`u` flag) and translates it to RE2.
  * @param {string} source
@@ -148,9 +120,9 @@ const parser = new RegExpParser({ ecmaVersion: 2025 });
 export function translatePattern(source) {
   let ast;
   try {
-    ast = parser.parsePattern(source, 0, source.length, { unicode: true });
+    ast = parseEcmaPattern(source);
   } catch (error) {
-    return { ok: false, invalid: true, feature: "syntax", reason: String(error.message).replace(/^Invalid regular expression: /, "") };
+    return { ok: false, invalid: true, feature: "syntax", reason: String(error.message) };
   }
   const at = (node) => `offset ${node.start}`;
   try {

@@ -1,5 +1,6 @@
 import "server-only";
 import type { FieldError } from "../errors";
+import { unescapePointerSegment } from "../json/pointer";
 import type { JobOptions } from "../schema/schema-worker";
 import type { PreparedSchema, SchemaCompiler } from "../schema/validator";
 
@@ -85,7 +86,7 @@ export class PartialValidator {
     const key = index ? "#item" : escaped;
     let found = byKey.get(key);
     if (!found) {
-      found = this.child(node, escaped.replace(/~1/g, "/").replace(/~0/g, "~"));
+      found = this.child(node, unescapePointerSegment(escaped));
       byKey.set(key, found);
     }
     return found;
@@ -125,7 +126,7 @@ export class PartialValidator {
         .slice(1)
         .split("/")
         .slice(1)
-        .reduce<Schema | undefined>((n, k) => n?.[k.replace(/~1/g, "/").replace(/~0/g, "~")] as Schema | undefined, this.root);
+        .reduce<Schema | undefined>((n, k) => n?.[unescapePointerSegment(k)] as Schema | undefined, this.root);
     }
     return current && typeof current === "object" ? current : null;
   }

@@ -1,6 +1,7 @@
 "use client";
 
 import { useRef, type ReactNode } from "react";
+import { unescapePointerSegment } from "@/lib/json/pointer";
 import type { PrettyLines } from "@/lib/json/pretty-lines";
 import { Badge } from "../../ui/badge";
 import { colourLine } from "./live-json-view";
@@ -24,7 +25,7 @@ function schemaAt(schema: unknown, path: string): { properties?: Record<string, 
   let s = schema as { properties?: Record<string, unknown>; items?: unknown } | undefined;
   for (const segment of path.split("/").slice(1)) {
     if (!s || typeof s !== "object") return undefined;
-    const key = segment.replace(/~1/g, "/").replace(/~0/g, "~");
+    const key = unescapePointerSegment(segment);
     s = (/^\d+$/.test(key) && s.items !== undefined ? s.items : s.properties?.[key]) as typeof s;
   }
   return s as never;
@@ -58,7 +59,7 @@ export function LiveFieldsView({ doc, version, schema, closed, ended }: Props) {
     for (let j = i + 1; j < (end === -1 ? doc.count : end); j++) {
       if (doc.depth(j) !== depth) continue;
       const p = doc.path(j);
-      if (!p.endsWith("#end")) present.add(p.slice(path.length + 1).replace(/~1/g, "/").replace(/~0/g, "~"));
+      if (!p.endsWith("#end")) present.add(unescapePointerSegment(p.slice(path.length + 1)));
     }
     const result = required.filter((k) => !present.has(k));
     if (end !== -1) missingCache.current.byLine.set(i, result);
