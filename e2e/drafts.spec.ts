@@ -139,12 +139,12 @@ test.describe("drafts at 1280×720", () => {
     const [boxA, boxB] = [(await a.boundingBox())!, (await b.boundingBox())!];
     expect(boxB.x).toBeGreaterThanOrEqual(boxA.x + boxA.width);
     expect(Math.abs(boxB.y - boxA.y)).toBeLessThan(2);
-    await expect(b.getByRole("heading")).toContainText("(free)");
+    await expect(b.getByRole("heading", { level: 2 })).toContainText("(free)");
     await expectNoSidewaysScroll(page);
     await expectAccessible(page);
     await page.screenshot({ path: `${SHOTS}/compare-wide-light.png` });
 
-    // A third variant: C beside them (two rows of two at this width), its own comparison on top.
+    // A third variant: C beside them (three columns; the composer steps aside), its own comparison on top.
     await page.getByRole("button", { name: "Add variant" }).click();
     await page.getByLabel("Variant C").selectOption({ label: "the same workflow again" });
     await p.run();
@@ -203,6 +203,7 @@ for (const size of [
         await page.screenshot({ path: `${SHOTS}/prompt-${size.name}-${scheme}.png` });
         await page.getByLabel("Compare with").selectOption({ label: "the same workflow again" });
         await p.run();
+        await p.showVariant("B");
         await expect(page.getByRole("region", { name: "Comparison" }).getByTestId("delta-cost")).toBeVisible({ timeout: 30_000 });
         await expectNoSidewaysScroll(page);
         await expectAccessible(page);

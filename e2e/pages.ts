@@ -46,6 +46,14 @@ export class PlaygroundPage {
     await this.page.getByRole("menuitem", { name: what }).click();
   }
 
+  /** Compare on a phone shows one column at a time: picks that column's tab when the tabs are shown. */
+  async showVariant(name: string): Promise<void> {
+    // Column A shows first at every width, once the comparison is on the page.
+    await expect(this.page.getByRole("region", { name: "Result A" })).toBeVisible();
+    const tabs = this.page.getByRole("tablist", { name: "Variants" });
+    if (await tabs.isVisible()) await tabs.getByRole("tab", { name, exact: true }).click();
+  }
+
   async run(): Promise<void> {
     await this.page.getByRole("button", { name: "Run", exact: true }).click();
   }

@@ -43,16 +43,21 @@ function signed(x: number, y: number): { text: string; sign: number } {
  * (B − A) as chips, and how many fields differ; the differences themselves are marked inside the
  * two outputs below, and listed here on demand.
  */
-export function Comparison({ a, b, comparison, name = "B" }: { a: RunState; b: RunState; comparison: RunComparison | null; name?: string }) {
+export function Comparison({ a, b, comparison, name = "B", compact = false }: { a: RunState; b: RunState; comparison: RunComparison | null; name?: string; compact?: boolean }) {
   // The first variant's panel keeps the plain name "Comparison"; the others name their column.
   const region = name === "B" ? "Comparison" : `Comparison ${name}`;
   const [listed, setListed] = useState(false);
+  // In a column (compact): no border of its own, small type, the chips wrapping under the heading.
+  const Box = compact ? Section : Panel;
+  const boxClass = compact ? "mt-2 text-xs" : "text-sm";
+  const heading = compact ? "mr-1 text-sm font-semibold" : "mr-2 text-base font-semibold";
+  const HeadingTag = compact ? "h3" : "h2";
   if (!comparison) {
     return (
-      <Panel aria-label={region} className="text-sm">
-        <h2 className="text-base font-semibold">Comparison ({name} − A)</h2>
+      <Box aria-label={region} className={boxClass}>
+        <HeadingTag className={heading}>Comparison ({name} − A)</HeadingTag>
         <p className="mt-1">{a.status === "running" || b.status === "running" ? "Waiting for both runs to finish…" : "Both runs must succeed to compare them."}</p>
-      </Panel>
+      </Box>
     );
   }
   const [ma, mb] = [a.metadata!, b.metadata!];
@@ -63,23 +68,23 @@ export function Comparison({ a, b, comparison, name = "B" }: { a: RunState; b: R
   // Lower is better for all three: B cheaper or faster reads green.
   const tone = (sign: number): BadgeTone => (sign < 0 ? "success" : sign > 0 ? "warning" : "neutral");
   return (
-    <Panel aria-label={region} className="text-sm">
-      <div className="flex flex-wrap items-center gap-2">
-        <h2 className="mr-2 text-base font-semibold">Comparison ({name} − A)</h2>
-        <Badge tone={tone(cost.sign)} className="px-2 py-0.5">
+    <Box aria-label={region} className={boxClass}>
+      <div className={`flex flex-wrap items-center ${compact ? "gap-1" : "gap-2"}`}>
+        <HeadingTag className={heading}>Comparison ({name} − A)</HeadingTag>
+        <Badge tone={tone(cost.sign)} className={compact ? "px-1.5" : "px-2 py-0.5"}>
           Δ cost <span data-testid="delta-cost">{cost.text.replace(/^([+\-±])/, "$1$")}</span>
         </Badge>
-        <Badge tone={tone(latency.sign)} className="px-2 py-0.5">
+        <Badge tone={tone(latency.sign)} className={compact ? "px-1.5" : "px-2 py-0.5"}>
           Δ latency <span data-testid="delta-latency">{latency.sign === 0 ? "±0 ms" : `${latency.text.slice(0, 1)}${formatDuration(Math.abs(mb.durationInMs - ma.durationInMs))}`}</span>
         </Badge>
-        <Badge tone={tone(tokens.sign)} className="px-2 py-0.5">
+        <Badge tone={tone(tokens.sign)} className={compact ? "px-1.5" : "px-2 py-0.5"}>
           Δ output tokens {tokens.text}
         </Badge>
-        <Badge tone={differences.length ? "info" : "success"} className="px-2 py-0.5">
+        <Badge tone={differences.length ? "info" : "success"} className={compact ? "px-1.5" : "px-2 py-0.5"}>
           {differences.length === 0 ? "The two outputs are identical." : `${differences.length} field${differences.length === 1 ? "" : "s"} differ, marked below`}
         </Badge>
         {differences.length > 0 ? (
-          <button type="button" className="text-sm text-blue-700 underline dark:text-blue-400" aria-expanded={listed} onClick={() => setListed(!listed)}>
+          <button type="button" className="text-blue-700 underline dark:text-blue-400" aria-expanded={listed} onClick={() => setListed(!listed)}>
             {listed ? "Hide the list" : "List them"}
           </button>
         ) : null}
@@ -99,6 +104,10 @@ export function Comparison({ a, b, comparison, name = "B" }: { a: RunState; b: R
           </tbody>
         </table>
       ) : null}
-    </Panel>
+    </Box>
   );
+}
+
+function Section(props: React.HTMLAttributes<HTMLElement>) {
+  return <section {...props} />;
 }

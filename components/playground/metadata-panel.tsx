@@ -14,7 +14,20 @@ const ms = (a: number | null, b: number | null) => (a !== null && b !== null ? f
  * Run id, model, tokens, cost and timings; filled in as the run progresses and when it ends. A run
  * that failed keeps them too: they are read from its record (what it used is billed all the same).
  */
-export function MetadataPanel({ run, suffix, client = null, apiKey = null }: { run: RunState; suffix?: string; client?: ApiClient | null; apiKey?: string | null }) {
+export function MetadataPanel({
+  run,
+  suffix,
+  client = null,
+  apiKey = null,
+  compact = false,
+}: {
+  run: RunState;
+  suffix?: string;
+  client?: ApiClient | null;
+  apiKey?: string | null;
+  /** In a comparison column: the same facts as a few wrapped lines of small type. */
+  compact?: boolean;
+}) {
   const failedId = run.status === "error" ? (run.error?.runId ?? run.runId) : null;
   const record = useQuery({
     queryKey: queryKeys.run(apiKey ?? "", failedId ?? ""),
@@ -45,9 +58,27 @@ export function MetadataPanel({ run, suffix, client = null, apiKey = null }: { r
     ["Duration", m ? formatDuration(m.durationInMs) : run.status === "running" ? "running…" : "—"],
     ["Time to first item", run.operation === "stream-object" ? ms(run.startedAt, run.firstItemAt) : "—"],
   ];
+  const title = suffix ? `Run metadata ${suffix}` : "Run metadata";
+  if (compact) {
+    return (
+      <Panel aria-label={title} className="px-2 py-1.5">
+        <h3 className="sr-only">{title}</h3>
+        <dl className="flex flex-wrap gap-x-3 gap-y-0.5 text-xs">
+          {rows.map(([label, value]) => (
+            <div key={label} className="flex min-w-0 gap-1">
+              <dt className="shrink-0 text-zinc-600 dark:text-zinc-400">{label}</dt>
+              <dd className="min-w-0 [overflow-wrap:anywhere]" data-testid={`meta-${label.toLowerCase().replace(/[^a-z]+/g, "-")}`}>
+                {value}
+              </dd>
+            </div>
+          ))}
+        </dl>
+      </Panel>
+    );
+  }
   return (
-    <Panel aria-label={suffix ? `Run metadata ${suffix}` : "Run metadata"}>
-      <h2 className="text-lg font-semibold">{suffix ? `Run metadata ${suffix}` : "Run metadata"}</h2>
+    <Panel aria-label={title}>
+      <h2 className="text-lg font-semibold">{title}</h2>
       <dl className="mt-2 grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
         {rows.map(([label, value]) => (
           <div key={label} className="contents">

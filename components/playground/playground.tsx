@@ -54,7 +54,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const { client } = useApiKey();
   const workflows = useQuery({ queryKey: queryKeys.workflows(apiKey), queryFn: ({ signal }) => client!.listWorkflows(signal) });
   const contexts = useQuery({ queryKey: queryKeys.contexts(apiKey), queryFn: ({ signal }) => client!.listContexts(signal) });
-  const { c, setC, update, history, remember, linkProblems, dismissLinkProblems } = useComposition(workflows.data?.[0]?.slug);
+  const { c, setC, update, history, remember, linkProblems, dismissLinkProblems, linkDraft } = useComposition(workflows.data?.[0]?.slug);
   const [localError, setLocalError] = useState<FieldProblem | null>(null);
   const [copied, setCopied] = useState<CopyTarget | null>(null);
   const { state: run, start, cancel, reset } = useRun(client);
@@ -69,7 +69,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const me = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client!.me(signal) });
   const admin = me.data?.admin ?? false;
   const models = useQuery({ queryKey: queryKeys.models(apiKey), queryFn: ({ signal }) => client!.listModels(signal) });
-  const draft = useDraft(client!, apiKey, c.workflowSlug);
+  const draft = useDraft(client!, apiKey, c.workflowSlug, linkDraft);
   const [presenting, setPresenting] = useState(false);
   // Another workflow or operation: the last results belonged to the previous one, so they go.
   const { reset: resetB } = b;
@@ -160,8 +160,10 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     const plain = compositionSnippet(c, window.location.origin);
     // The code runs what Run runs: with the unsaved draft, when there is one.
     const snippet = admin && draft.changed ? { ...plain, body: { ...(plain.body as Record<string, unknown>), draft: draft.changed } } : plain;
-    const text = what === "curl" ? toCurl(snippet) : what === "fetch" ? toFetch(snippet) : `${window.location.origin}/${toPermalinkHash(c)}`;
-    if (what === "link") window.history.replaceState(null, "", toPermalinkHash(c));
+    // The permalink carries the unsaved prompt too, so whoever opens it continues from the draft.
+    const hash = toPermalinkHash(c, admin ? draft.changed : undefined);
+    const text = what === "curl" ? toCurl(snippet) : what === "fetch" ? toFetch(snippet) : `${window.location.origin}/${hash}`;
+    if (what === "link") window.history.replaceState(null, "", hash);
     await navigator.clipboard.writeText(text);
     setCopied(what);
     setTimeout(() => setCopied(null), 2000);
@@ -193,6 +195,9 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const lastThreadRun = isStream && run.status !== "running" ? run.runId : null;
   const comparedRuns = variants.map((v, i) => ({ run: others[i]!.state, name: COLUMN_NAMES[i + 1]!, label: variantLabel(v, c.workflowSlug) })).filter((v) => v.run.status !== "idle");
   const comparing = comparedRuns.length > 0;
+  // Three or four columns: the composer steps aside on wide screens until asked back (Results' toggle).
+  const [composerShown, setComposerShown] = useState(false);
+  const aside = comparedRuns.length >= 2 && !composerShown;
   const currentSlug = c.workflowSlug.split("@")[0]!;
   const versions = useQuery({
     queryKey: queryKeys.workflowVersions(apiKey, currentSlug),
@@ -245,12 +250,12 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         ))}
       </div>
       <div
-        className={`grid grid-cols-[minmax(0,1fr)] lg:min-h-0 lg:flex-1 ${presenting ? "" : comparing ? "lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]" : "lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]"}`}
+        className={`grid grid-cols-[minmax(0,1fr)] lg:min-h-0 lg:flex-1 ${presenting || aside ? "" : comparing ? "lg:grid-cols-[minmax(0,2fr)_minmax(0,3fr)]" : "lg:grid-cols-[minmax(0,1fr)_minmax(0,1fr)]"}`}
       >
         <form
           id="composition"
           aria-label="Compose a run"
-          className={`space-y-4 px-4 py-4 lg:overflow-y-auto lg:border-r lg:border-zinc-200 lg:dark:border-zinc-800 ${presenting ? "hidden" : pane === "compose" ? "" : "hidden lg:block"}`}
+          className={`space-y-4 px-4 py-4 lg:overflow-y-auto lg:border-r lg:border-zinc-200 lg:dark:border-zinc-800 ${presenting ? "hidden" : pane === "compose" ? (aside ? "lg:hidden" : "") : aside ? "hidden" : "hidden lg:block"}`}
           onSubmit={(e) => {
             e.preventDefault();
             runNow();
@@ -288,6 +293,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
             run={run}
             variants={comparedRuns}
             comparing={comparing}
+            composer={comparedRuns.length >= 2 && !presenting ? { shown: composerShown, toggle: () => setComposerShown((shown) => !shown) } : null}
             schema={schema}
             describe={describe}
             onRetry={runNow}

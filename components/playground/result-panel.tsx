@@ -22,6 +22,10 @@ interface Props {
   subtitle?: ReactNode;
   /** Places to mark in the output besides its failing ones (a comparison's differences). */
   marks?: ReadonlyMap<string, JsonMark>;
+  /** In a comparison column: the subtitle on its own line, and the output scrolls inside the column. */
+  compact?: boolean;
+  /** Shown under the title (a comparison column's deltas against A). */
+  header?: ReactNode;
 }
 
 /**
@@ -38,7 +42,7 @@ function lastOutputOf(run: RunState): { value: unknown; raw: string | null } | n
 }
 
 /** The output: pretty object (live), schema-aware tree with field states, or the raw deltas. */
-export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
+export function ResultPanel({ run, schema, suffix, subtitle, marks, compact = false, header }: Props) {
   const [tab, setTab] = useState<Tab>("object");
   const streaming = run.status === "running";
   const isText = run.operation === "generate-text";
@@ -67,10 +71,10 @@ export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="mr-auto min-w-0 text-lg font-semibold">
           {title}
-          {subtitle ? <span className="ml-2 text-sm font-normal text-zinc-700 dark:text-zinc-300"> {subtitle}</span> : null}
+          {subtitle ? <span className={`text-sm font-normal text-zinc-700 dark:text-zinc-300 ${compact ? "block [overflow-wrap:anywhere]" : "ml-2"}`}> {subtitle}</span> : null}
         </h2>
         {run.status === "done" && !isText ? (
-          <span className="rounded bg-green-100 px-2 py-0.5 text-sm font-medium text-green-900 dark:bg-green-900 dark:text-green-100">Valid against schema</span>
+          <span className="rounded bg-green-100 px-2 py-0.5 text-sm font-medium text-green-900 dark:bg-green-900 dark:text-green-100">{compact ? "Valid" : "Valid against schema"}</span>
         ) : null}
         {run.restarts > 0 ? (
           <span className="rounded bg-amber-100 px-2 py-0.5 text-sm text-amber-900 dark:bg-amber-900 dark:text-amber-100">
@@ -104,6 +108,7 @@ export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
           </div>
         ) : null}
       </div>
+      {header}
       <RunStatusChip run={run} />
       {failed ? (
         <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">
@@ -117,7 +122,8 @@ export function ResultPanel({ run, schema, suffix, subtitle, marks }: Props) {
         aria-label={suffix ? `Output ${suffix}` : "Output"}
         // A partial output (cancelled, or cut by a failure) is dimmed: grey and dashed, still readable.
         data-partial={partial || undefined}
-        className={`mt-3 min-h-32 overflow-auto rounded p-3 ${partial ? "border border-dashed border-zinc-400 bg-zinc-100 grayscale dark:border-zinc-600 dark:bg-zinc-900" : "bg-zinc-50 dark:bg-zinc-900"}`}
+        // Side by side, each column's output scrolls inside it so every column stays in view.
+        className={`mt-3 min-h-32 overflow-auto rounded p-3 ${compact ? "lg:max-h-[calc(100dvh-21rem)]" : ""} ${partial ? "border border-dashed border-zinc-400 bg-zinc-100 grayscale dark:border-zinc-600 dark:bg-zinc-900" : "bg-zinc-50 dark:bg-zinc-900"}`}
       >
         {failed?.raw !== undefined && failed.raw !== null ? (
           <>

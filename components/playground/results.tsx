@@ -1,6 +1,6 @@
 "use client";
 
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
 import type { ApiClient, ApiError } from "@/lib/client/api";
 import { Button } from "../ui/button";
 import { FailureAlert } from "../ui/failure-alert";
@@ -19,6 +19,11 @@ export function Results(props: {
   /** The variants run beside A (B, C, D), each with its column's name and what it is. */
   variants: { run: RunState; name: string; label: string }[];
   comparing: boolean;
+  /**
+   * With three or four columns the composer steps aside on wide screens (as in presenter view) so
+   * every column fits side by side; this brings it back (the columns then go two by two).
+   */
+  composer?: { shown: boolean; toggle(): void } | null;
   schema: unknown;
   /** The workflow and model a run is on, for the comparison's column headers. */
   describe(run: RunState): string;
@@ -37,24 +42,67 @@ export function Results(props: {
   const comparisons = useMemo(() => (comparing ? variants.map((v) => compareRuns(run, v.run)) : []), [comparing, run, variants]);
   // A's output is marked with its differences from B (the first variant); each variant with its own from A.
   const columns = [{ run, name: "A", label: props.describe(run), marks: comparisons[0]?.marks.a }, ...variants.map((v, i) => ({ run: v.run, name: v.name, label: props.describe(v.run) || v.label, marks: comparisons[i]?.marks.b }))];
-  // Two columns side by side from a pane of 36rem; three or four from 64rem (two rows of two below that).
-  const grid = columns.length === 2 ? "@xl:grid-cols-2" : columns.length === 3 ? "@xl:grid-cols-2 @5xl:grid-cols-3" : "@xl:grid-cols-2 @5xl:grid-cols-4";
+  // From 1024 px (lg) the columns stand side by side (two by two when the composer is beside three
+  // or four); below that one column shows at a time, chosen with the tabs above them.
+  const [shown, setShown] = useState("A");
+  const selected = columns.some((c) => c.name === shown) ? shown : "A";
+  const grid = columns.length === 2 || props.composer?.shown ? "lg:grid-cols-2" : columns.length === 3 ? "lg:grid-cols-3" : "lg:grid-cols-4";
   return (
-    <div className="space-y-4 @container">
+    <div className="space-y-4">
       <p role="status" aria-live="polite" className="sr-only">
         {status}
       </p>
       <RunError error={apiError} running={run.status === "running"} onRetry={props.onRetry} onEditSchema={props.onEditSchema} />
       {comparing ? (
         <>
-          {variants.map((v, i) => (
-            <Comparison key={v.name} a={run} b={v.run} comparison={comparisons[i] ?? null} name={v.name} />
-          ))}
-          <div className={`grid gap-4 ${grid}`}>
-            {columns.map((col) => (
-              <div key={col.name} className="min-w-0 space-y-4">
-                <ResultPanel run={col.run} schema={schema} suffix={col.name} subtitle={col.label} marks={col.marks} />
-                <MetadataPanel run={col.run} suffix={col.name} {...record} />
+          <div className="flex flex-wrap items-center gap-2">
+            <div role="tablist" aria-label="Variants" className="flex rounded border border-zinc-300 lg:hidden dark:border-zinc-700">
+              {columns.map((col) => (
+                <button
+                  key={col.name}
+                  type="button"
+                  role="tab"
+                  id={`variant-tab-${col.name}`}
+                  aria-selected={selected === col.name}
+                  aria-controls={`variant-${col.name}`}
+                  onClick={() => setShown(col.name)}
+                  onKeyDown={(e) => {
+                    const at = columns.findIndex((c) => c.name === selected);
+                    const step = e.key === "ArrowRight" ? 1 : e.key === "ArrowLeft" ? -1 : 0;
+                    if (!step) return;
+                    const next = columns[(at + step + columns.length) % columns.length]!.name;
+                    setShown(next);
+                    document.getElementById(`variant-tab-${next}`)?.focus();
+                  }}
+                  tabIndex={selected === col.name ? 0 : -1}
+                  className={`min-w-11 px-3 py-1.5 text-sm font-medium ${selected === col.name ? "bg-zinc-900 text-white dark:bg-zinc-100 dark:text-zinc-900" : "text-zinc-800 dark:text-zinc-200"}`}
+                >
+                  {col.name}
+                </button>
+              ))}
+            </div>
+            <p className="text-sm text-zinc-700 dark:text-zinc-300">
+              {columns.length} variants on the same input; Δ is each one against A.
+            </p>
+            {props.composer ? (
+              <button type="button" className="ml-auto hidden text-sm text-blue-700 underline lg:inline dark:text-blue-400" aria-pressed={props.composer.shown} onClick={props.composer.toggle}>
+                {props.composer.shown ? "Hide the composer" : "Show the composer"}
+              </button>
+            ) : null}
+          </div>
+          <div className={`grid gap-3 ${grid}`}>
+            {columns.map((col, i) => (
+              <div key={col.name} id={`variant-${col.name}`} data-variant={col.name} className={`min-w-0 space-y-2 ${selected === col.name ? "" : "hidden lg:block"}`}>
+                <ResultPanel
+                  run={col.run}
+                  schema={schema}
+                  suffix={col.name}
+                  subtitle={col.label}
+                  marks={col.marks}
+                  compact
+                  header={i === 0 ? <p className="mt-2 text-xs text-zinc-700 dark:text-zinc-300">The baseline: B{columns.length > 2 ? `–${columns.at(-1)!.name}` : ""} are compared with it.</p> : <Comparison a={run} b={col.run} comparison={comparisons[i - 1] ?? null} name={col.name} compact />}
+                />
+                <MetadataPanel run={col.run} suffix={col.name} compact {...record} />
               </div>
             ))}
           </div>

@@ -3,6 +3,7 @@
 import { useCallback, useEffect, useMemo, useState } from "react";
 import { emptyComposition, fromPermalinkHash, restoreComposition, type Composition } from "@/lib/client/composition";
 import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
+import type { WorkflowDraft } from "@/lib/domain/drafts";
 import { WORKFLOW_REF } from "@/lib/domain/names";
 import { useStoredList } from "./use-stored-list";
 
@@ -20,12 +21,15 @@ export function useComposition(firstWorkflow: string | undefined) {
   const history = useMemo(() => stored.map((h) => restoreComposition(h, emptyComposition("{}")).composition), [stored]);
   /** What a permalink held that could not be used, each named (shown until dismissed). */
   const [linkProblems, setLinkProblems] = useState<string[]>([]);
+  /** The prompt's edits a permalink carried (a draft run reopened), for the workflow it names. */
+  const [linkDraft, setLinkDraft] = useState<{ ref: string; edits: WorkflowDraft } | null>(null);
 
   useEffect(() => {
     const restored = fromPermalinkHash(window.location.hash);
     if (restored) {
       setC(restored.composition);
       setLinkProblems(restored.problems);
+      if (restored.draft) setLinkDraft({ ref: restored.composition.workflowSlug, edits: restored.draft });
     }
     // "Try this version" (the workflow page): `?try=slug@4` selects that version; its schema,
     // instructions and parameters follow from its definition (the playground reads it).
@@ -42,5 +46,5 @@ export function useComposition(firstWorkflow: string | undefined) {
   const update = useCallback(<K extends keyof Composition>(key: K, value: Composition[K]) => setC((prev) => ({ ...prev, [key]: value })), []);
   const remember = useCallback((composition: Composition) => rememberComposition({ ...composition, attachments: [] }), [rememberComposition]);
   const dismissLinkProblems = useCallback(() => setLinkProblems([]), []);
-  return { c, setC, update, history, remember, linkProblems, dismissLinkProblems };
+  return { c, setC, update, history, remember, linkProblems, dismissLinkProblems, linkDraft };
 }

@@ -1,7 +1,7 @@
 "use client";
 
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { useCallback, useEffect, useMemo, useState } from "react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import type { ApiClient } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
 import { changedDraftFields, draftDefinitionOf, type DraftDefinition, type WorkflowDraft } from "@/lib/domain/drafts";
@@ -28,7 +28,7 @@ const storageKey = (ref: string) => `genserve.draft.${ref}`;
  * per workflow reference, so they survive a reload): what the prompt section shows, what a run
  * sends as `draft` (only the fields that differ), and saving the edits as the next version.
  */
-export function useDraft(client: ApiClient, apiKey: string, ref: string) {
+export function useDraft(client: ApiClient, apiKey: string, ref: string, seed: { ref: string; edits: WorkflowDraft } | null = null) {
   const queryClient = useQueryClient();
   const definition = useQuery({
     queryKey: queryKeys.workflow(apiKey, ref),
@@ -38,7 +38,16 @@ export function useDraft(client: ApiClient, apiKey: string, ref: string) {
   });
   const [edits, setEdits] = useState<Partial<DraftDefinition>>({});
   const [loadedFor, setLoadedFor] = useState<string | null>(null);
+  // A permalink's draft (a draft run reopened) replaces this browser's edits of that workflow, once.
+  const seeded = useRef<object | null>(null);
   useEffect(() => {
+    if (seed && seed.ref === ref && seeded.current !== seed) {
+      seeded.current = seed;
+      setEdits(seed.edits as Partial<DraftDefinition>);
+      localStorage.setItem(storageKey(ref), JSON.stringify({ edits: seed.edits, savedAt: new Date().toISOString() }));
+      setLoadedFor(ref);
+      return;
+    }
     try {
       const stored = JSON.parse(localStorage.getItem(storageKey(ref)) ?? "null") as { edits?: Partial<DraftDefinition> } | null;
       setEdits(stored?.edits && typeof stored.edits === "object" ? stored.edits : {});
@@ -46,7 +55,7 @@ export function useDraft(client: ApiClient, apiKey: string, ref: string) {
       setEdits({});
     }
     setLoadedFor(ref);
-  }, [ref]);
+  }, [ref, seed]);
   const base = useMemo(() => (definition.data ? draftDefinitionOf(definition.data) : null), [definition.data]);
   const current = useMemo<DraftDefinition | null>(() => base && { ...base, ...edits }, [base, edits]);
   /** The fields that differ from the saved version: what a run sends as `draft`. */

@@ -15,6 +15,22 @@ export function DraftPanel({ draft, slug }: { draft: RunDraft; slug: string }) {
       <p className="mt-1 text-zinc-700 dark:text-zinc-300">
         An unsaved draft of {slug}@{draft.base} ran: this run is stored with the definition below; the workflow&apos;s versions did not change.
       </p>
+      <dl aria-label="Definition that ran" className="mt-2 flex flex-wrap gap-x-4 gap-y-0.5">
+        {(
+          [
+            ["model", draft.definition.model],
+            ["temperature", draft.definition.temperature],
+            ["max output tokens", draft.definition.maxOutputTokens],
+            ["retries", draft.definition.retries],
+            ["contexts", draft.definition.contexts],
+          ] as const
+        ).map(([term, value]) => (
+          <div key={term} className="flex gap-1">
+            <dt className="text-zinc-600 dark:text-zinc-400">{term}</dt>
+            <dd>{show(value)}</dd>
+          </div>
+        ))}
+      </dl>
       {parameters.length > 0 ? (
         <ul className="mt-2 space-y-0.5">
           {parameters.map((c) => (
@@ -35,6 +51,12 @@ export function DraftPanel({ draft, slug }: { draft: RunDraft; slug: string }) {
       ) : (
         <p className="mt-2 text-zinc-700 dark:text-zinc-300">The instructions are the version&apos;s.</p>
       )}
+      <details className="mt-2">
+        <summary className="cursor-pointer text-blue-700 dark:text-blue-400">The instructions that ran</summary>
+        <pre data-testid="draft-instructions" className="mt-1 max-h-80 overflow-auto rounded bg-zinc-50 p-2 font-mono text-xs whitespace-pre-wrap [overflow-wrap:anywhere] dark:bg-zinc-900">
+          {draft.definition.instructions}
+        </pre>
+      </details>
     </Panel>
   );
 }

@@ -49,7 +49,8 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
     input: r.input,
     ...(r.callback ? { callbackUrl: r.callback.url, customPropertiesText: JSON.stringify(r.callback.customProperties ?? {}) } : {}),
   };
-  const reopen = toPermalinkHash({ ...composition, workflowSlug: r.workflowSlug });
+  // A draft run reopens on the version it started from with its definition as the prompt's draft.
+  const reopen = r.draft ? toPermalinkHash({ ...composition, workflowSlug: `${r.workflowSlug}@${r.draft.base}` }, r.draft.definition) : toPermalinkHash({ ...composition, workflowSlug: r.workflowSlug });
   const copyCurl = async () => {
     await navigator.clipboard.writeText(toCurl(compositionSnippet(composition, window.location.origin)));
     setCopied("curl");

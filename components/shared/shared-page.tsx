@@ -9,6 +9,7 @@ import { Button } from "../ui/button";
 import { Panel } from "../ui/panel";
 import { TableHead } from "../ui/table-head";
 import { ScrollTable } from "../ui/scroll-table";
+import { DraftPanel } from "../runs/draft-panel";
 
 /** A share link's page: a run or an evaluation report, read without a key. */
 export function SharedPage({ token }: { token: string }) {
@@ -70,6 +71,7 @@ function SharedRun({ run, hidden }: { run: NonNullable<SharedView["run"]>; hidde
           {run.workflowVersion && run.workflowVersion !== "config" ? `@${run.workflowVersion}` : ""}
         </h1>
         <Badge tone={statusTone(run.status)}>{run.status}</Badge>
+        {run.draft ? <Badge tone="info">draft</Badge> : null}
         <span className="text-sm text-zinc-600 dark:text-zinc-400">{run.operation}</span>
       </div>
       <dl className="mt-3 grid grid-cols-2 gap-x-6 gap-y-1 text-sm sm:grid-cols-4">
@@ -106,6 +108,7 @@ function SharedRun({ run, hidden }: { run: NonNullable<SharedView["run"]>; hidde
           {hidden.length > 0 && <p className="mt-2 text-xs text-zinc-600 dark:text-zinc-400">Fields shown as [hidden] were masked by the run&apos;s owner.</p>}
         </Panel>
       </div>
+      {run.draft ? <DraftPanel draft={run.draft} slug={run.workflowSlug} /> : null}
     </>
   );
 }

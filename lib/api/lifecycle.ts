@@ -8,6 +8,7 @@ import { RUN_OPERATIONS, RUN_STATUSES } from "../domain/runs";
 import { LABEL } from "../domain/names";
 import { workflowRef } from "./requests";
 import { metadataSchema } from "./responses";
+import { runDraftSchema } from "./drafts";
 import { evaluationReportSchema } from "./suites";
 
 const version = z
@@ -176,6 +177,7 @@ export const sharedViewSchema = z
         attachments: z.array(z.strictObject({ mimeType: z.string(), bytes: z.number() })),
         createdAt: z.string(),
         pace: z.array(z.tuple([z.number(), z.number()])).nullable().describe("How a streamed output arrived: [ms since start, characters so far]."),
+        draft: runDraftSchema.nullable().describe("A draft run's definition (unsaved edits of `workflowVersion`) and its diff against that version; null for runs of saved versions."),
       })
       .optional(),
     evaluation: evaluationReportSchema.optional(),

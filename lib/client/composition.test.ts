@@ -30,6 +30,17 @@ describe("composition", () => {
     expect(fromPermalinkHash("#c=!!")).toBeNull();
   });
 
+  it("carries a draft run's definition beside the composition, checked as a request's draft is", () => {
+    const c = { ...emptyComposition("{}"), workflowSlug: "invoice@3", input: "x" };
+    const draft = { model: "free", instructions: "Edited.", temperature: 1.2, maxOutputTokens: null, retries: 1, contexts: ["notes"] };
+    expect(fromPermalinkHash(toPermalinkHash(c, draft))).toEqual({ composition: c, problems: [], draft });
+    expect(fromPermalinkHash(toPermalinkHash(c))).toEqual({ composition: c, problems: [] });
+    const bad = fromPermalinkHash(toPermalinkHash(c, { temperature: 7 } as never))!;
+    expect(bad.composition).toEqual(c);
+    expect(bad.draft).toBeUndefined();
+    expect(bad.problems).toEqual([expect.stringMatching(/^draft\/temperature: .*the saved prompt is used$/)]);
+  });
+
   it("keeps what a crafted permalink holds of the right types, and names each field it drops (issue 31)", () => {
     const link = (value: unknown) => {
       const bytes = new TextEncoder().encode(JSON.stringify(value));

@@ -4,6 +4,8 @@
  * Browser-safe.
  */
 import { z } from "zod";
+import { draftSchema } from "../api/drafts";
+import type { WorkflowDraft } from "../domain/drafts";
 import { estimateTokens } from "../domain/tokens";
 
 export type Operation = "generate-object" | "stream-object" | "generate-text";
@@ -87,9 +89,12 @@ export function toRequestBody(c: Composition): Record<string, unknown> {
   return body;
 }
 
-/** A permalink fragment: the composition without attachment bytes (URLs are kept). */
-export function toPermalinkHash(c: Composition): string {
-  const shared = { ...c, attachments: c.attachments.filter((a) => /^https?:\/\//.test(a.file)) };
+/**
+ * A permalink fragment: the composition without attachment bytes (URLs are kept), and the prompt's
+ * unsaved edits when there are some (a draft run reopened from its run page, or a draft being shared).
+ */
+export function toPermalinkHash(c: Composition, draft?: WorkflowDraft): string {
+  const shared = { ...c, attachments: c.attachments.filter((a) => /^https?:\/\//.test(a.file)), ...(draft && { draft }) };
   const bytes = new TextEncoder().encode(JSON.stringify(shared));
   let binary = "";
   for (const b of bytes) binary += String.fromCharCode(b);
@@ -108,7 +113,14 @@ export function fromPermalinkHash(hash: string): Restored | null {
   } catch {
     return { composition: emptyComposition("{}"), problems: ["it is not a permalink genserve made (its data cannot be read)"] };
   }
-  return restoreComposition(parsed, emptyComposition("{}"));
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed) || !("draft" in parsed)) return restoreComposition(parsed, emptyComposition("{}"));
+  // The draft travels beside the composition and is checked as a request's draft is.
+  const { draft, ...rest } = parsed as Record<string, unknown>;
+  const restored = restoreComposition(rest, emptyComposition("{}"));
+  const checked = draftSchema.safeParse(draft);
+  if (checked.success) return { ...restored, draft: checked.data };
+  const issue = checked.error.issues[0];
+  return { ...restored, problems: [...restored.problems, `${["draft", ...(issue?.path ?? []).map(String)].join("/")}: ${(issue?.message ?? "invalid").replace(/^Invalid input: /, "")}; the saved prompt is used`] };
 }
 
 /**
@@ -135,6 +147,8 @@ const COMPOSITION_FIELDS = {
 export interface Restored {
   composition: Composition;
   problems: string[];
+  /** The prompt's unsaved edits the link carried (a draft run's definition), opened as the prompt's draft. */
+  draft?: WorkflowDraft;
 }
 
 /** Checks a composition that came from outside the page field by field; unknown fields are ignored and named. */

@@ -147,6 +147,8 @@ function sharedRun(run: RunRecord, hide: readonly string[]): NonNullable<SharedV
     createdAt: run.createdAt,
     // The pace is of the raw text; with fields hidden it would hint at their length: left out then.
     pace: hide.length > 0 ? null : run.pace,
+    // A draft run shows the definition that ran (instructions, model, parameters), as its run page does.
+    draft: run.draft,
   };
 }
 

@@ -51,6 +51,11 @@ describe("draft runs", () => {
     const listed = (await get(ctx.server, "/api/v1/runs?workflowSlug=drafted", ctx.key)).json.runs;
     expect(listed[0]).toMatchObject({ id: run.json.metadata.runId, draft: { base: "1" } });
 
+    // Its share link shows it is a draft run: the definition that ran and its diff against the base version.
+    const link = (await call("POST", `/api/v1/runs/${run.json.metadata.runId}/share`, {})).json.url as string;
+    const shared = await (await fetch(`${ctx.server.url}/api/v1/shared/${link.split("/s/")[1]}`)).json();
+    expect(shared.run).toMatchObject({ workflowVersion: "1", draft: { base: "1", definition: { ...draft, retries: 2 }, instructionsDiff: ["-SAVED ONE", "+EDITED IN THE PLAYGROUND"] } });
+
     // A draft with long instructions is previewed in lists like every large field: left out, named
     // in `truncated`; the run itself has it whole.
     const long = "Follow these rules. ".repeat(5_000);
@@ -72,6 +77,11 @@ describe("draft runs", () => {
       expect(systemOf(ctx.upstream.requests.at(-1)!)).toContain("SAVED ONE");
       expect(ctx.upstream.requests.at(-1)!.body).toMatchObject({ model: "fake-7b", temperature: 0.5 });
       expect((await get(ctx.server, `/api/v1/runs/${plain.json.metadata.runId}`, ctx.key)).json.draft).toBeNull();
+      if (ref === "drafted") {
+        // The share link of a run of a saved version says it is not a draft.
+        const plainLink = (await call("POST", `/api/v1/runs/${plain.json.metadata.runId}/share`, {})).json.url as string;
+        expect((await (await fetch(`${ctx.server.url}/api/v1/shared/${plainLink.split("/s/")[1]}`)).json()).run.draft).toBeNull();
+      }
     }
 
     // A replay runs the definition that ran; on another version it runs that version as saved, and says so.
