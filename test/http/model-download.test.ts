@@ -31,7 +31,7 @@ describe("POST /api/v1/models/{alias}/download", () => {
   let srv: GenserveServer;
   let admin: string;
   let user: string;
-  const modelState = async () => (await get(srv, "/api/v1/models", admin)).json.models.find((m: { alias: string }) => m.alias === "default").status;
+  const modelState = async () => (await get(srv, "/api/v1/models", admin)).json.models.find((m: { alias: string }) => m.alias === "local").status;
 
   beforeAll(async () => {
     writeTinyModel(modelFile);
@@ -54,7 +54,7 @@ describe("POST /api/v1/models/{alias}/download", () => {
   });
 
   it("is refused to a key that is not an admin (403), and for an unknown alias (404), without downloading", async () => {
-    const refused = await post(srv, "/api/v1/models/default/download", {}, user);
+    const refused = await post(srv, "/api/v1/models/local/download", {}, user);
     expect(refused.status).toBe(403);
     expect(refused.json.code).toBe("forbidden");
     const unknown = await post(srv, "/api/v1/models/nope/download", {}, admin);
@@ -64,12 +64,12 @@ describe("POST /api/v1/models/{alias}/download", () => {
 
   it("retries once however many ask at the same time, and reports the new failure", async () => {
     mode = "hold";
-    const first = await post(srv, "/api/v1/models/default/download", {}, admin);
+    const first = await post(srv, "/api/v1/models/local/download", {}, admin);
     expect(first.status, first.text).toBe(202);
     expect(first.json.status.state).toBe("downloading");
     await waitUntil(() => held.length === 1, "the retried download reaches the host");
     // Two more while the first is held: both join it.
-    const [second, third] = await Promise.all([post(srv, "/api/v1/models/default/download", {}, admin), post(srv, "/api/v1/models/default/download", {}, admin)]);
+    const [second, third] = await Promise.all([post(srv, "/api/v1/models/local/download", {}, admin), post(srv, "/api/v1/models/local/download", {}, admin)]);
     expect([second.status, third.status]).toEqual([202, 202]);
     expect(second.json.status.state).toBe("downloading");
     expect(await modelState()).toMatchObject({ state: "downloading" });
@@ -85,14 +85,14 @@ describe("POST /api/v1/models/{alias}/download", () => {
 
   it("a retry that gets the file: the model loads and runs", async () => {
     mode = "serve";
-    const res = await post(srv, "/api/v1/models/default/download", {}, admin);
+    const res = await post(srv, "/api/v1/models/local/download", {}, admin);
     expect(res.status, res.text).toBe(202);
     await waitUntil(async () => (await modelState()).state === "ready", "the model is downloaded and loaded");
     expect(requests).toBe(3);
     const run = await post(srv, "/api/v1/generate/text", { type: "event", callback: CALLBACK, workflowSlug: "default", input: "x" }, admin);
     expect(run.status, run.text).toBe(200);
     // Nothing left to retry.
-    const again = await post(srv, "/api/v1/models/default/download", {}, admin);
+    const again = await post(srv, "/api/v1/models/local/download", {}, admin);
     expect(again.status).toBe(409);
     expect(again.json.code).toBe("conflict");
   }, 120_000);
