@@ -32,9 +32,9 @@ test.describe("Retry download on the model banner", () => {
       const banner = await openNoModel(page, KEY());
       const retry = banner.getByRole("button", { name: "Retry download" });
       await expect(retry).toBeVisible();
-      await expect(retry).toBeInViewport();
-      // Still compact with the button: the input stays on a phone's first screen.
-      expect((await banner.boundingBox())!.height).toBeLessThan(130);
+      // Still compact with the button (as the banner's own test measures it: typing in the input, both in view).
+      await page.getByLabel("Input", { exact: true }).fill("Hello");
+      expect((await banner.boundingBox())!.height).toBeLessThan(120);
       await expect(page.getByLabel("Input", { exact: true })).toBeInViewport();
       await retry.focus();
       await page.keyboard.press("Enter");

@@ -62,43 +62,44 @@ function Unavailable(props: { client: ApiClient; apiKey: string; model: ModelSta
   });
   return (
     <div>
-      <div className="flex flex-wrap items-center gap-x-3 gap-y-1">
-        <p>
-          <strong>Model “{model.alias}” is not available</strong> — runs on it are off until it is.
-        </p>
-        {admin && model.provider === "llama-cpp" ? (
-          <Button onClick={() => retry.mutate()} disabled={retry.isPending}>
-            {retry.isPending ? "Retrying…" : "Retry download"}
-          </Button>
-        ) : null}
-      </div>
+      <p>
+        <strong>Model “{model.alias}” is not available</strong> — runs on it are off until it is.
+      </p>
       {retried && !retry.isPending ? (
         <p className="mt-1 break-words" data-testid="retry-failed">
           <strong>Retry failed:</strong> {detail}
         </p>
       ) : null}
       {retry.error ? <p className="mt-1 break-words">Retry refused: {retry.error instanceof ApiError ? retry.error.detail : (retry.error as Error).message}</p> : null}
-      <details className="mt-1">
-        <summary className="cursor-pointer font-medium underline-offset-2 hover:underline">Why, and how to fix it</summary>
-        <p className="mt-1 break-words">{detail}</p>
-        <ul className="mt-1 list-disc space-y-0.5 pl-5">
-          <li>
-            a model file: <code>genserve serve --model /path/to/model.gguf</code>, or <code>path:</code> in genserve.yaml;
-          </li>
-          <li>
-            an <code>hf:&lt;user&gt;/&lt;repo&gt;/&lt;file&gt;.gguf</code> URI this machine can reach (downloaded on the next start{admin ? ", or with Retry download" : ""});
-          </li>
-          <li>
-            a provider such as <code>openai-compatible</code> in genserve.yaml.
-          </li>
-        </ul>
-        <p className="mt-1">
-          <a href="/docs#configure-models" className="font-medium underline">
-            Configuring models
-          </a>{" "}
-          (genserve.yaml, with examples)
-        </p>
-      </details>
+      {/* The fixes folded, and Retry download beside them on the same line (a phone keeps the composer in view). */}
+      <div className="mt-1 flex items-start gap-3">
+        <details className="min-w-0 flex-1">
+          <summary className="cursor-pointer font-medium underline-offset-2 hover:underline">Why, and how to fix it</summary>
+          <p className="mt-1 break-words">{detail}</p>
+          <ul className="mt-1 list-disc space-y-0.5 pl-5">
+            <li>
+              a model file: <code>genserve serve --model /path/to/model.gguf</code>, or <code>path:</code> in genserve.yaml;
+            </li>
+            <li>
+              an <code>hf:&lt;user&gt;/&lt;repo&gt;/&lt;file&gt;.gguf</code> URI this machine can reach (downloaded on the next start{admin ? ", or with Retry download" : ""});
+            </li>
+            <li>
+              a provider such as <code>openai-compatible</code> in genserve.yaml.
+            </li>
+          </ul>
+          <p className="mt-1">
+            <a href="/docs#configure-models" className="font-medium underline">
+              Configuring models
+            </a>{" "}
+            (genserve.yaml, with examples)
+          </p>
+        </details>
+        {admin && model.provider === "llama-cpp" ? (
+          <Button size="sm" onClick={() => retry.mutate()} disabled={retry.isPending}>
+            {retry.isPending ? "Retrying…" : "Retry download"}
+          </Button>
+        ) : null}
+      </div>
     </div>
   );
 }

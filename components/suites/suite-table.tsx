@@ -20,7 +20,10 @@ export function SuiteTable({ doc, onChange, problems }: { doc: SuiteDoc; onChang
   const focusNext = useRef<string | null>(null);
   useEffect(() => {
     if (focusNext.current) {
-      document.getElementById(focusNext.current)?.focus();
+      const el = document.getElementById(focusNext.current);
+      el?.focus();
+      // A new row's placeholder path is selected: typing replaces it.
+      if (el instanceof HTMLInputElement && el.id.endsWith("-path")) el.select();
       focusNext.current = null;
     }
   });
@@ -66,7 +69,9 @@ function CaseCard(props: {
   const label = `Case ${i + 1}`;
   const setRows = (next: CheckRow[], focus?: string) => onChange(withRows(c, next), focus);
   const setRow = (j: number, row: CheckRow) => setRows(rows.map((r, k) => (k === j ? row : r)));
-  const addRow = (at: number) => setRows([...rows.slice(0, at), { ...NEW_CHECK, path: rows[at - 1]?.path ?? NEW_CHECK.path }, ...rows.slice(at)], `${id}-check-${at}-path`);
+  // A path of its own: a check of a path already there would merge into that path's expectation.
+  const freePath = () => [NEW_CHECK.path, ...Array.from({ length: rows.length + 1 }, (_, k) => `${NEW_CHECK.path}${k + 2}`)].find((p) => !rows.some((r) => r.path === p))!;
+  const addRow = (at: number) => setRows([...rows.slice(0, at), { ...NEW_CHECK, path: freePath() }, ...rows.slice(at)], `${id}-check-${at}-path`);
   const enterAdds = (add: () => void) => (e: KeyboardEvent) => {
     if (e.key === "Enter" && !e.shiftKey && !e.metaKey && !e.ctrlKey && !e.altKey) {
       e.preventDefault();
