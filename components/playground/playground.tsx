@@ -113,7 +113,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   // why (a run would only answer 503, or 422).
   const model = useModel(client!, apiKey, selectedWorkflow?.model);
   const runBlocked =
-    model?.status.state === "unavailable"
+    model?.status.state === "unavailable" || model?.status.state === "downloading"
       ? `Model “${model.alias}” is not available`
       : model && !model.vision && c.attachments.some(isImage)
         ? `Model “${model.alias}” does not take images`

@@ -13,6 +13,8 @@ import { Field, Select, TextInput } from "../ui/field";
 import { ErrorAlert } from "../ui/panel";
 import { EvaluationComparison, EvaluationView } from "./evaluation-view";
 import { SuiteEditor } from "./suite-editor";
+import { SuiteTable } from "./suite-table";
+import { asSuiteDoc, type SuiteDoc } from "./suite-table-model";
 import { Page } from "../ui/page";
 import { ScrollTable } from "../ui/scroll-table";
 
@@ -30,6 +32,8 @@ function Suites({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   const suites = useQuery({ queryKey: queryKeys.suites(apiKey), queryFn: ({ signal }) => client.listSuites(signal) });
   const [selected, setSelected] = useState<string | null>(null);
   const [creating, setCreating] = useState(false);
+  // Table or JSON, kept from suite to suite (and across a save, which opens the saved suite).
+  const [view, setView] = useState<EditorView>("text");
   // A suite to open from the address (?suite=slug), e.g. after "Save as test case"; or an evaluation
   // (?evaluation=id, from a workflow's label history), shown on its suite's page.
   useEffect(() => {
@@ -87,15 +91,18 @@ function Suites({ client, apiKey }: { client: ApiClient; apiKey: string }) {
           </tbody>
         </ScrollTable>
         <div className="min-w-0">
-          {creating ? <SuiteDetail key="new" client={client} apiKey={apiKey} slug={null} onSaved={open} /> : null}
-          {selected && !creating ? <SuiteDetail key={selected} client={client} apiKey={apiKey} slug={selected} onSaved={open} /> : null}
+          {creating ? <SuiteDetail key="new" client={client} apiKey={apiKey} slug={null} onSaved={open} view={view} onView={setView} /> : null}
+          {selected && !creating ? <SuiteDetail key={selected} client={client} apiKey={apiKey} slug={selected} onSaved={open} view={view} onView={setView} /> : null}
         </div>
       </div>
     </Page>
   );
 }
 
-function SuiteDetail({ client, apiKey, slug, onSaved }: { client: ApiClient; apiKey: string; slug: string | null; onSaved(slug: string): void }) {
+type EditorView = "table" | "text";
+
+function SuiteDetail(props: { client: ApiClient; apiKey: string; slug: string | null; onSaved(slug: string): void; view: EditorView; onView(view: EditorView): void }) {
+  const { client, apiKey, slug, onSaved, view, onView: setView } = props;
   const queryClient = useQueryClient();
   const { dark } = useTheme();
   const suite = useQuery({ queryKey: queryKeys.suite(apiKey, slug ?? ""), queryFn: ({ signal }) => client.getSuite(slug!, signal), enabled: slug !== null });
@@ -103,6 +110,16 @@ function SuiteDetail({ client, apiKey, slug, onSaved }: { client: ApiClient; api
   const [text, setText] = useState<string | null>(slug === null ? JSON.stringify(NEW_SUITE, null, 2) : null);
   const [problems, setProblems] = useState<FieldProblem[]>([]);
   const [error, setError] = useState<string | null>(null);
+  // Table or text: both edit the same document (the text); the table reads it parsed and writes it back.
+  const [viewError, setViewError] = useState<string | null>(null);
+  const parsed = text === null ? null : asSuiteDoc(text);
+  const showTable = () => {
+    if (parsed && !parsed.ok) return setViewError(parsed.reason);
+    setViewError(null);
+    setView("table");
+  };
+  const editTable = (doc: SuiteDoc) => setText(JSON.stringify(doc, null, 2));
+  const shown: EditorView = view === "table" && parsed?.ok ? "table" : "text";
   useEffect(() => {
     if (suite.data && text === null) {
       const { suite: _slug, ...document } = suite.data.document;
@@ -165,7 +182,31 @@ function SuiteDetail({ client, apiKey, slug, onSaved }: { client: ApiClient; api
             {error}
           </p>
         ) : null}
-        {text !== null ? <SuiteEditor value={text} onChange={setText} problems={problems} onSave={() => save.mutate()} dark={dark} /> : null}
+        <div role="group" aria-label="Edit the suite as" className="inline-flex overflow-hidden rounded border border-zinc-400 text-sm dark:border-zinc-600">
+          {(
+            [
+              ["table", "Table", showTable],
+              ["text", "JSON", () => (setViewError(null), setView("text"))],
+            ] as const
+          ).map(([key, label, choose]) => (
+            <button
+              key={key}
+              type="button"
+              aria-pressed={shown === key}
+              onClick={choose}
+              className={`px-3 py-1 ${shown === key ? "bg-blue-700 font-medium text-white" : "hover:bg-zinc-100 dark:hover:bg-zinc-800"}`}
+            >
+              {label}
+            </button>
+          ))}
+        </div>
+        {viewError ? (
+          <p role="alert" className="text-sm text-red-700 dark:text-red-400">
+            The table cannot show this document: {viewError}
+          </p>
+        ) : null}
+        {text !== null && shown === "table" && parsed?.ok ? <SuiteTable doc={parsed.doc} onChange={editTable} problems={problems} /> : null}
+        {text !== null && shown === "text" ? <SuiteEditor value={text} onChange={setText} problems={problems} onSave={() => save.mutate()} dark={dark} /> : null}
       </section>
     </div>
   );

@@ -438,6 +438,15 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           responses: { "200": body("The models.", "ModelList"), ...problemResponses(["unauthorized"]) },
         },
       },
+      "/api/v1/models/{alias}/download": {
+        post: {
+          operationId: "retryModelDownload",
+          summary:
+            "Fetch an unavailable local model's file again (admin keys), in the background: the model reads `downloading`, then `loading` and `ready`, or `unavailable` with the new reason. Asked again while one runs, it joins that download.",
+          parameters: [pathParam("alias")],
+          responses: { "202": body("The model's state now (downloading).", "ModelStatus"), ...problemResponses(["unauthorized", "forbidden", "not_found", "conflict"]) },
+        },
+      },
       "/api/v1/inbox": {
         post: {
           operationId: "createInbox",

@@ -304,25 +304,25 @@ export const meSchema = z
   .strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean(), limits: keyLimitsSchema, quotas: z.array(quotaSchema), storage: storageQuotasSchema })
   .apply(named({ id: "Me" }));
 
-export const modelListSchema = z
+export const modelStatusSchema = z
   .strictObject({
-    models: z.array(
-      z.strictObject({
-        alias: z.string(),
-        provider: z.string(),
-        vision: z.boolean().describe("Whether image attachments are passed to this model (configured `vision`); runs with images on other models answer 422."),
-        status: z.strictObject({
-          state: z.enum(["loading", "ready", "unavailable"]),
-          name: z.string().optional(),
-          contextSize: z.number().optional(),
-          parallel: z.number().optional(),
-          detail: z.string().optional().describe("Why the model is unavailable."),
-          fix: z.string().optional().describe("What to do about it."),
-        }),
-      }),
-    ),
+    alias: z.string(),
+    provider: z.string(),
+    vision: z.boolean().describe("Whether image attachments are passed to this model (configured `vision`); runs with images on other models answer 422."),
+    status: z.strictObject({
+      state: z.enum(["downloading", "loading", "ready", "unavailable"]).describe("downloading: an admin's retried download is under way; then loading, ready, or unavailable again."),
+      name: z.string().optional(),
+      contextSize: z.number().optional(),
+      parallel: z.number().optional(),
+      downloadedBytes: z.number().optional().describe("While downloading: bytes so far."),
+      totalBytes: z.number().optional().describe("While downloading: the file's size (0 until known)."),
+      detail: z.string().optional().describe("Why the model is unavailable."),
+      fix: z.string().optional().describe("What to do about it."),
+    }),
   })
-  .apply(named({ id: "ModelList" }));
+  .apply(named({ id: "ModelStatus", description: "A configured model and whether it can run." }));
+
+export const modelListSchema = z.strictObject({ models: z.array(modelStatusSchema) }).apply(named({ id: "ModelList" }));
 
 export const inboxSchema = z.strictObject({ id: z.string(), url: z.string() }).apply(named({ id: "Inbox" }));
 

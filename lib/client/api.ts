@@ -69,7 +69,11 @@ export interface ModelStatus {
   provider: string;
   /** Whether image attachments are passed to it. */
   vision: boolean;
-  status: { state: "loading" } | { state: "ready"; name: string } | { state: "unavailable"; detail: string; fix: string };
+  status:
+    | { state: "loading" }
+    | { state: "downloading"; downloadedBytes: number; totalBytes: number }
+    | { state: "ready"; name: string }
+    | { state: "unavailable"; detail: string; fix: string };
 }
 
 export interface WorkflowSummary {
@@ -190,6 +194,8 @@ export interface ApiClient {
   cancelEvaluation(id: string): Promise<EvaluationSummary>;
   listWorkflows(signal?: AbortSignal): Promise<WorkflowSummary[]>;
   listModels(signal?: AbortSignal): Promise<ModelStatus[]>;
+  /** POST /api/v1/models/{alias}/download (admin keys): fetch an unavailable local model again. */
+  retryModelDownload(alias: string): Promise<ModelStatus>;
   listContexts(signal?: AbortSignal): Promise<ContextSummary[]>;
   listRuns(params: { cursor?: string; status?: string; workflowSlug?: string; operation?: string; q?: string; from?: string; to?: string; limit?: number }, signal?: AbortSignal): Promise<{ runs: RunSummary[]; nextCursor: string | null }>;
   getRun(id: string, signal?: AbortSignal): Promise<RunSummary>;
@@ -267,6 +273,7 @@ export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
     checkSchema: (body, signal) => postJson<SchemaCheck>("/api/v1/schemas/check", body, signal),
     listWorkflows: async (signal) => (await getJson<{ workflows: WorkflowSummary[] }>("/api/v1/workflows", signal)).workflows,
     listModels: async (signal) => (await getJson<{ models: ModelStatus[] }>("/api/v1/models", signal)).models,
+    retryModelDownload: (alias) => postJson(`/api/v1/models/${encodeURIComponent(alias)}/download`, {}),
     listContexts: async (signal) => (await getJson<{ contexts: ContextSummary[] }>("/api/v1/contexts", signal)).contexts,
     listRuns: (params, signal) => {
       const query = new URLSearchParams();

@@ -4,7 +4,8 @@ import { createAiSdkModel } from "./ai-sdk";
 import type { GrammarCompiler } from "../grammar/grammar-pool";
 import { createLlamaCppModel, type LlamaCppOptions, type LocalModelClient, type LocalModelState } from "./llama-cpp";
 import { isRemoteSource } from "../config/model-path";
-import { MODEL_FIX, type ModelFile } from "./model-source";
+import { MODEL_FIX, type DownloadProgress, type ModelFile } from "./model-source";
+import { GenserveError } from "../errors";
 import type { ModelClient } from "./types";
 
 export interface ModelStatus {
@@ -13,8 +14,18 @@ export interface ModelStatus {
   /** Whether image attachments are passed to it. */
   vision: boolean;
   /** Remote providers are "ready" as far as genserve can tell; local models say how loading went. */
-  status: LocalModelState | { state: "ready"; name: string };
+  status: LocalModelState | { state: "ready"; name: string } | DownloadingState;
 }
+
+/** A local model's file being fetched again (an admin's "Retry download"): bytes so far, of how many (0: not known yet). */
+export interface DownloadingState {
+  state: "downloading";
+  downloadedBytes: number;
+  totalBytes: number;
+}
+
+/** Fetches a model source into the data directory (`ensureModelFile` bound to it); never throws. */
+export type ModelDownloader = (source: string, onProgress: (progress: DownloadProgress) => void) => Promise<ModelFile>;
 
 export interface RegistryOptions {
   /** What `genserve serve` found (or downloaded) for each local model, by alias. */
@@ -25,11 +36,17 @@ export interface RegistryOptions {
   onLaneWait?: LlamaCppOptions["onLaneWait"];
   /** What providers are called with (default: the global fetch). */
   fetch?: typeof globalThis.fetch;
+  /** How "Retry download" fetches a local model's file again (without it, retrying is refused). */
+  download?: ModelDownloader;
 }
 
 /** One client per configured alias, created on first use. */
 export class ModelRegistry {
   private readonly clients = new Map<string, ModelClient>();
+  /** Files found again by a retried download, by alias (they replace what `genserve serve` found). */
+  private readonly files = new Map<string, ModelFile>();
+  /** Downloads under way, by alias: at most one each, however many ask. */
+  private readonly downloads = new Map<string, DownloadingState>();
 
   constructor(
     private readonly config: Config,
@@ -56,12 +73,57 @@ export class ModelRegistry {
   }
 
   statuses(): ModelStatus[] {
-    return Object.values(this.config.models).map((model) => ({
+    return Object.values(this.config.models).map((model) => this.statusOf(model));
+  }
+
+  private statusOf(model: ModelConfig): ModelStatus {
+    const downloading = this.downloads.get(model.alias);
+    return {
       alias: model.alias,
       provider: model.provider,
       vision: model.vision,
-      status: model.provider === "llama-cpp" ? (this.get(model.alias) as LocalModelClient).status : { state: "ready", name: model.model },
-    }));
+      status: downloading
+        ? { ...downloading }
+        : model.provider === "llama-cpp"
+          ? (this.get(model.alias) as LocalModelClient).status
+          : { state: "ready", name: model.model },
+    };
+  }
+
+  /**
+   * Fetches an unavailable local model's file again (a failed download, a file put in place since),
+   * in the background: the status says `downloading` meanwhile, then `loading` and `ready`, or
+   * `unavailable` with the new reason. A retry asked for while one is under way joins it (no second
+   * download). Answers the status right after the call.
+   */
+  retryDownload(alias: string): ModelStatus {
+    const model = this.config.models[alias];
+    if (!model) throw new GenserveError("not_found", { detail: `No model "${alias}" is configured.` });
+    if (model.provider !== "llama-cpp" || !model.path) throw new GenserveError("conflict", { detail: `Model "${alias}" is not a local model: there is nothing to download.` });
+    if (this.downloads.has(alias)) return this.statusOf(model);
+    const state = (this.get(alias) as LocalModelClient).status.state;
+    if (state !== "unavailable") throw new GenserveError("conflict", { detail: `Model "${alias}" is ${state}: there is nothing to retry.` });
+    const download = this.options.download;
+    if (!download) throw new GenserveError("conflict", { detail: "This server cannot download models (no data directory)." });
+    const progress: DownloadingState = { state: "downloading", downloadedBytes: 0, totalBytes: 0 };
+    this.downloads.set(alias, progress);
+    const source = model.path;
+    void (async () => {
+      const file = await download(source, (p) => {
+        progress.downloadedBytes = p.downloadedBytes;
+        progress.totalBytes = p.totalBytes;
+      }).catch((error: unknown): ModelFile => ({ ok: false, detail: `The model could not be downloaded: ${(error as Error).message ?? String(error)}.`, fix: MODEL_FIX }));
+      this.options.log?.(file.ok ? "info" : "error", file.ok ? "local model file ready" : "local model not available", { alias, source, ...(file.ok ? { file: file.file } : { detail: file.detail }) });
+      // The old client could never run (unavailable): a new one with what was found takes its place.
+      const old = this.clients.get(alias) as Partial<LocalModelClient> | undefined;
+      this.files.set(alias, file);
+      this.clients.delete(alias);
+      const next = this.get(alias) as LocalModelClient;
+      this.downloads.delete(alias);
+      await old?.dispose?.().catch(() => undefined);
+      if (file.ok) await next.warm().catch(() => undefined);
+    })();
+    return this.statusOf(model);
   }
 
   /** Each local model's lanes (only those loaded or loading: a model nobody used is not started for this). */
@@ -77,7 +139,7 @@ export class ModelRegistry {
 
   private create(model: ModelConfig): ModelClient {
     if (model.provider !== "llama-cpp") return createAiSdkModel(model, { fetch: this.options.fetch });
-    const file: ModelFile = this.options.localFiles?.[model.alias] ?? localFileOnly(model.path!);
+    const file: ModelFile = this.files.get(model.alias) ?? this.options.localFiles?.[model.alias] ?? localFileOnly(model.path!);
     const grammars = this.options.grammars;
     if (!grammars) throw new Error(`local model ${model.alias} needs a grammar compiler (RegistryOptions.grammars)`);
     return createLlamaCppModel(model, { file, grammars, log: this.options.log, onLaneWait: this.options.onLaneWait });

@@ -6,6 +6,7 @@ import { DocumentExtractor, EXTRACT_WORKER_FILE } from "../attachments/extract";
 import { Catalog } from "../catalog/catalog";
 import { DeliveryWorker } from "../delivery/worker";
 import { ModelRegistry } from "../models/registry";
+import { ensureModelFile } from "../models/model-source";
 import { RunService } from "../runs/service";
 import { EvaluationService } from "../evals/service";
 import { StreamHub } from "../runs/stream-hub";
@@ -78,6 +79,8 @@ export function createRuntime(boot: BootOptions): Runtime {
     log: (level, message, fields) => logger[level](fields ?? {}, message),
     onLaneWait: (alias, seconds) => metrics?.laneWaited(alias, seconds),
     fetch: createHttpFetch({ fallback: nodeFetch() }),
+    // "Retry download" (admins): the same resolution `genserve serve` does at start.
+    download: (source, onProgress) => ensureModelFile(source, boot.dataDir, onProgress),
   });
   const tracing = new Tracing(boot.config.observability.traces, boot.version);
   if (tracing.enabled) logger.info({ endpoint: boot.config.observability.traces.endpoint }, "exporting traces (OTLP/HTTP)");

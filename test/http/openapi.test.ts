@@ -115,6 +115,10 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", path)).status).toBe(200);
     expect((await call("GET", "/api/v1/me")).status).toBe(200);
     expect((await call("GET", "/api/v1/models")).status).toBe(200);
+    // Retry download: admin keys only, local models only (this server has none: the others conflict).
+    expect((await call("POST", "/api/v1/models/fast/download", { key: user })).status).toBe(403);
+    expect((await call("POST", "/api/v1/models/nope/download")).status).toBe(404);
+    expect((await call("POST", "/api/v1/models/fast/download")).json).toMatchObject({ status: 409, code: "conflict" });
     const check = await call("POST", "/api/v1/schemas/check", { body: { schema: { type: "object", properties: { a: { type: "string" } } }, workflowSlug: "no-retry" } });
     expect(check.json).toMatchObject({ accepted: true, model: { alias: "free" }, support: { mode: "provider" } });
     expect((await call("POST", "/api/v1/schemas/check", { body: { schema: { type: "number" } } })).json).toMatchObject({ accepted: false, support: null });
