@@ -161,7 +161,7 @@ export class Outcomes {
         },
         this.callbackEvent(run, { error: problem }, metadata, finishedAt),
         options.settle ?? this.deps.metering.settlement(run.usage, metadata.cost),
-        options.owner === null ? undefined : this.deps.owner,
+        options.owner === null ? null : this.deps.owner,
       );
       if (!recorded) run.log.warn("the run had already ended elsewhere (reconciled); this failure was not recorded");
       else this.observe(run, "failed", metadata, problem.code);
@@ -174,7 +174,8 @@ export class Outcomes {
   }
 
   /** Records the run's end with its event (if any), which goes to delivery once stored (`queueEvent`). */
-  private record(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement, owner: string | undefined = this.deps.owner): Promise<boolean> {
+  /** `owner` null: whoever holds the run (a queued run is held by none). */
+  private record(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement, owner: string | null = this.deps.owner): Promise<boolean> {
     return queueEvent(this.deps.delivery, event, (queued) => this.finish(id, outcome, queued, settle, owner));
   }
 
@@ -183,11 +184,11 @@ export class Outcomes {
    * tried again until half the lease has passed — the run stays ours meanwhile — then the error
    * stands: nothing was written, and once the lease lapses a process reconciles the run.
    */
-  private async finish(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement, owner: string | undefined): Promise<boolean> {
+  private async finish(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement, owner: string | null): Promise<boolean> {
     const deadline = Date.now() + recordGraceMs(this.deps.config.limits.runLeaseMs);
     for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
       try {
-        return await this.deps.store.runs.finish(id, outcome, event, owner, settle);
+        return await this.deps.store.runs.finish(id, outcome, event, owner ?? undefined, settle);
       } catch (error) {
         if (!isGenserveError(error) || error.code !== "storage_unavailable" || Date.now() + delay > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));

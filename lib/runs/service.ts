@@ -207,7 +207,8 @@ export class RunService {
     if (!(await this.deps.store.runs.requestCancel(run.id, this.now().toISOString()))) return answer((await this.deps.store.runs.get(run.id)) ?? run);
     this.deps.logger.info({ runId: run.id }, "run cancel requested");
     if (this.cancels.stop(run.id, cancelRequested())) {
-      await Promise.race([this.inflight.get(run.id), new Promise((r) => setTimeout(r, waitMs).unref())]);
+      // The run's own failure (cancelled) is not this request's.
+      await Promise.race([this.inflight.get(run.id)?.catch(() => undefined), new Promise((r) => setTimeout(r, waitMs).unref())]);
     } else if (run.status === "queued") {
       // Nobody executes it: it ends here (a process that claimed it meanwhile is told, and stops).
       await this.outcomes.fail(this.outcomes.ledgerOfRecord(run), cancelRequested(), { owner: null });

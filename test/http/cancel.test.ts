@@ -195,7 +195,7 @@ describe("POST /api/v1/runs/{id}/cancel", () => {
 
   it("is a 409 run_finished for a run that ended otherwise, and a 404 for a run that does not exist", async () => {
     ctx.upstream.reply({ content: INVOICE });
-    const done = await post(ctx.server, "/api/v1/generate/object", streamBody, owner.key);
+    const done = await post(ctx.server, "/api/v1/generate/object", { ...streamBody, type: "event", callback: { url: receiver.url } }, owner.key);
     expect(done.status).toBe(200);
     const res = await cancel(done.json.metadata.runId, owner.key);
     expect(res.status).toBe(409);
