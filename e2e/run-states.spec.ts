@@ -81,7 +81,10 @@ test.describe("a run's states in the playground", () => {
     await p.run();
     await expect(p.result().getByTestId("result-object")).toContainText('"number"');
     const runId = (await started).headers()["x-run-id"]!;
+    // Besides aborting the request, Cancel asks the server to stop the run wherever it executes.
+    const cancelCall = page.waitForRequest((r) => r.method() === "POST" && r.url().endsWith(`/api/v1/runs/${runId}/cancel`));
     await page.getByRole("button", { name: "Cancel", exact: true }).click();
+    await cancelCall;
     await expect(p.result().getByTestId("run-status")).toContainText(/^Cancelled at /);
     await expect(p.result().getByTestId("result-object")).toContainText('"number"');
     // Ended on the server too, not left running until the model gives up (issue 32).

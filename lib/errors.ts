@@ -41,6 +41,7 @@ export const ERROR_CODES = {
   payload_too_large: { status: 413, title: "Payload too large", retryable: false },
   unsupported_media_type: { status: 415, title: "Unsupported media type", retryable: false },
   stream_unavailable: { status: 409, title: "The run's stream is not available here", retryable: false },
+  run_finished: { status: 409, title: "The run has already finished", retryable: false },
   cancelled: { status: 499, title: "The client cancelled the run", retryable: false },
   rate_limited: { status: 429, title: "Too many requests", retryable: true },
   model_busy: { status: 429, title: "The local model is busy: too many runs are waiting for it", retryable: true },
@@ -86,7 +87,7 @@ export interface ProblemExtensions {
   budget?: { period: "daily" | "monthly"; limitUsd: string; spentUsd: string; reservedUsd: string; resetsAt: string };
   /** `rate_limited` by a key's limit: which policy, its quota, and when to retry. */
   limit?: { policy: "rpm" | "tpm" | "concurrency"; quota: number; retryAfterSeconds: number };
-  /** `output_invalid`: the model's last output as it was generated (its first 32 KiB), which `errors` describe. */
+  /** `output_invalid`: the model's last output as it was generated (its first 32 KiB), which `errors` describe; `cancelled`: the streamed output so far. */
   lastOutput?: string;
   /** `quota_exceeded`: what the key holds as many of as it may (`limits.<resource>PerKey`). */
   quota?: { resource: QuotaResource; limit: number; used: number };

@@ -198,7 +198,13 @@ export function useRun(client: ApiClient | null) {
     [client, publish],
   );
 
-  const cancel = useCallback(() => abortRef.current?.abort(), []);
+  const cancel = useCallback(() => {
+    const runId = live.current.status === "running" ? live.current.runId : null;
+    abortRef.current?.abort();
+    // The server stops the run wherever it executes (its id is known once a stream started); best
+    // effort: a run that ended meanwhile answers 409, which is no news to show.
+    if (runId && client) void client.cancelRun(runId).catch(() => undefined);
+  }, [client]);
   /** Forgets the run (cancelling it if it is still going): its result no longer belongs on screen. */
   const reset = useCallback(() => {
     const controller = abortRef.current;

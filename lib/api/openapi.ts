@@ -312,6 +312,20 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           responses: { "200": body("The diff.", "WorkflowDiff"), ...problemResponses(["validation_failed", "unauthorized", "workflow_not_found"]) },
         },
       },
+      "/api/v1/runs/{id}/cancel": {
+        post: {
+          operationId: "cancelRun",
+          summary: "Cancel a queued or running run (the key that made it, or an admin key), on whichever process executes it",
+          description:
+            "The model call is aborted and the run ends `failed` with the problem `cancelled`, its tokens so far recorded and billed, a streamed run's output so far in the problem's `lastOutput`, and its `run.failed` callback sent. Streams following the run end with that problem. A run executing on another process sharing PostgreSQL is stopped within milliseconds (NOTIFY), at worst at that process's next heartbeat (`limits.runLeaseMs / 3`). Cancelling a cancelled run answers it again; any other finished run is a 409 `run_finished`.",
+          parameters: [pathParam("id")],
+          responses: {
+            "200": body("The run ended cancelled.", "RunCancellation"),
+            "202": body("The cancel is recorded; the run is being stopped where it executes.", "RunCancellation"),
+            ...problemResponses(["unauthorized", "run_not_found", "run_finished"]),
+          },
+        },
+      },
       "/api/v1/runs/{id}/replay": {
         post: {
           operationId: "replayRun",

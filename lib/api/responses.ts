@@ -29,7 +29,10 @@ export const problemSchema = z
       .strictObject({ policy: z.enum(["rpm", "tpm", "concurrency"]), quota: z.number(), retryAfterSeconds: z.number() })
       .optional()
       .describe("rate_limited by the key's limits: which policy refused the run."),
-    lastOutput: z.string().optional().describe("output_invalid: the model's last output as generated (up to 32,768 characters); `errors` name its failing places."),
+    lastOutput: z
+      .string()
+      .optional()
+      .describe("output_invalid: the model's last output as generated (up to 32,768 characters); `errors` name its failing places. cancelled: a streamed run's output so far."),
     quota: z
       .strictObject({ resource: z.enum(["inboxes", "shares", "threads", "suites"]), limit: z.number(), used: z.number() })
       .optional()
@@ -159,6 +162,14 @@ export const runPageSchema = z
   .apply(named({ id: "RunPage" }));
 
 export const redeliveryResponse = z.strictObject({ eventId: z.string(), status: z.literal("pending") }).apply(named({ id: "Redelivery" }));
+
+export const runCancellationSchema = z
+  .strictObject({
+    id: z.string(),
+    status: z.enum(RUN_STATUSES).describe('Once ended: "failed" with the problem `cancelled` (whose `lastOutput` is a streamed run\'s output so far). Still "running" (202): it is being stopped where it executes.'),
+    error: problemSchema.nullable(),
+  })
+  .apply(named({ id: "RunCancellation", description: "Where a cancelled run is: ended (200) or being stopped (202)." }));
 
 const versioned = {
   version: z.string().describe('"config" for entries of genserve.yaml (read-only through the API), else the version number.'),

@@ -1,5 +1,6 @@
 import "server-only";
 import { replayRequest, replaySchema } from "../api/lifecycle";
+import { runCancellationSchema } from "../api/responses";
 import { GenserveError } from "../errors";
 import { mayRead } from "../keys/access";
 import type { Principal } from "../keys/keys";
@@ -27,4 +28,14 @@ export const replay = route<{ id: string }>(async ({ runtime, principal, params,
   const input = await body(replayRequest, { optional: true });
   const result = await replayRun({ catalog: runtime.catalog, runs: runtime.runs }, caller, original, input);
   return reply(replaySchema, result, { status: 201, headers: { Location: `/api/v1/runs/${result.runId}`, "X-Run-ID": result.runId } });
+});
+
+/**
+ * POST /api/v1/runs/{id}/cancel: stops a queued or running run the caller may read (another key's
+ * run is a 404, as for GET); 200 once it ended cancelled, 202 while it is being stopped elsewhere.
+ */
+export const cancelRun = route<{ id: string }>(async ({ runtime, principal, params }) => {
+  const run = await readableRun(runtime.store, await principal(), params.id);
+  const result = await runtime.runs.cancel(run);
+  return reply(runCancellationSchema, result, { status: result.status === "running" || result.status === "queued" ? 202 : 200 });
 });

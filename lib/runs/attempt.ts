@@ -168,6 +168,7 @@ export class Attempts {
     // How this attempt's text arrived, for replays at its pace (share links).
     const pace = (run.pace = new PaceRecorder());
     const inFlight = (run.inFlight = { request, text: "" });
+    run.partial = "";
     try {
       for await (const part of plan.client.stream({ ...request, abortSignal: stop.signal })) {
         if (part.type === "finish") {
@@ -176,6 +177,7 @@ export class Attempts {
         }
         text += part.text;
         inFlight.text = text;
+        run.partial = text;
         pace.mark(Date.now() - run.startedAt, text.length);
         onText(part.text);
         parser.push(part.text);

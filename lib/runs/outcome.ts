@@ -131,7 +131,7 @@ export class Outcomes {
   }
 
   /** Records a failed run (and queues its run.failed event); returns the error as the caller sees it. */
-  async fail(run: RunLedger, error: unknown, options: { settle?: Settlement } = {}): Promise<GenserveError> {
+  async fail(run: RunLedger, error: unknown, options: { settle?: Settlement; /** null: whoever holds the run (a queued run is held by none). */ owner?: null } = {}): Promise<GenserveError> {
     const known = isGenserveError(error) ? error : new GenserveError("internal", { detail: "An internal error occurred.", cause: error });
     known.runId = run.id;
     const problem: ProblemBody = toProblem(known, run.log);
@@ -161,6 +161,7 @@ export class Outcomes {
         },
         this.callbackEvent(run, { error: problem }, metadata, finishedAt),
         options.settle ?? this.deps.metering.settlement(run.usage, metadata.cost),
+        options.owner === null ? null : this.deps.owner,
       );
       if (!recorded) run.log.warn("the run had already ended elsewhere (reconciled); this failure was not recorded");
       else this.observe(run, "failed", metadata, problem.code);
@@ -173,8 +174,9 @@ export class Outcomes {
   }
 
   /** Records the run's end with its event (if any), which goes to delivery once stored (`queueEvent`). */
-  private record(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement): Promise<boolean> {
-    return queueEvent(this.deps.delivery, event, (queued) => this.finish(id, outcome, queued, settle));
+  /** `owner` null: whoever holds the run (a queued run is held by none). */
+  private record(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement, owner: string | null = this.deps.owner): Promise<boolean> {
+    return queueEvent(this.deps.delivery, event, (queued) => this.finish(id, outcome, queued, settle, owner));
   }
 
   /**
@@ -182,11 +184,11 @@ export class Outcomes {
    * tried again until half the lease has passed — the run stays ours meanwhile — then the error
    * stands: nothing was written, and once the lease lapses a process reconciles the run.
    */
-  private async finish(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement): Promise<boolean> {
+  private async finish(id: string, outcome: RunOutcome, event: NewEvent | undefined, settle: Settlement, owner: string | null): Promise<boolean> {
     const deadline = Date.now() + recordGraceMs(this.deps.config.limits.runLeaseMs);
     for (let delay = 100; ; delay = Math.min(delay * 2, 1_000)) {
       try {
-        return await this.deps.store.runs.finish(id, outcome, event, this.deps.owner, settle);
+        return await this.deps.store.runs.finish(id, outcome, event, owner ?? undefined, settle);
       } catch (error) {
         if (!isGenserveError(error) || error.code !== "storage_unavailable" || Date.now() + delay > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, delay));

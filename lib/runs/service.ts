@@ -7,6 +7,7 @@ import type { Principal } from "../keys/keys";
 import { NO_LIMITS } from "../domain/limits";
 import { refusal, sweepRules } from "../keys/limits";
 import type { MeterState, RunRecord } from "../store/types";
+import type { RunStatus } from "../domain/runs";
 import { AsyncQueue } from "./async-queue";
 import { Attempts, countInFlight, type Attempted } from "./attempt";
 import { ledgerOf, Outcomes } from "./outcome";
@@ -17,6 +18,7 @@ import type { StreamHub } from "./stream-hub";
 import type { RunMetrics } from "../observability/metrics";
 import { Tracing, type TraceSpan } from "../observability/tracing";
 import { RunDeadline } from "./deadline";
+import { cancelRequested, RunCancels, withPartial } from "./cancellation";
 import type { Execution, Plan, RunOrigin, RunRequest } from "./types";
 
 export interface RunServiceDeps extends PlannerDeps {
@@ -61,8 +63,8 @@ export class RunService {
   private heartbeat: NodeJS.Timeout | null = null;
   /** When this process last had the store forget meters of windows long over. */
   private lastSweep = 0;
-  /** Streamed runs that a client may cancel by going away (`cancelOnDisconnect`). */
-  private readonly cancellable = new Map<string, AbortController>();
+  /** Runs executing here that a cancel (POST /runs/{id}/cancel, here or elsewhere, or a client going away) stops. */
+  private readonly cancels: RunCancels;
   private readonly shutdown = new AbortController();
   private closing = false;
   private readonly now: () => Date;
@@ -72,6 +74,7 @@ export class RunService {
     this.now = deps.now ?? (() => new Date());
     this.tracing = deps.tracing ?? new Tracing({ headers: {}, serviceName: "genserve", sampleRatio: 1, exportDelayMs: 1_000 }, "");
     this.planner = new Planner(deps);
+    this.cancels = new RunCancels({ store: deps.store, logger: deps.logger });
     this.attempts = new Attempts(deps.schemas);
     this.metering = new Metering({ config: deps.config, store: deps.store, now: this.now });
     this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, delivery: deps.delivery, owner: deps.replicaId, metering: this.metering, metrics: deps.metrics, now: this.now });
@@ -97,6 +100,7 @@ export class RunService {
     const leaseMs = this.deps.config.limits.runLeaseMs;
     this.heartbeat = setInterval(() => void this.beat(), Math.max(250, Math.floor(leaseMs / 3)));
     this.heartbeat.unref();
+    await this.cancels.listen();
     this.queue.kick();
     return recovered;
   }
@@ -149,8 +153,6 @@ export class RunService {
     const run = await this.open(principal, "stream.object", request, origin, "running");
     const { id } = run.plan;
     const writer = this.deps.hub.open(id, principal.keyId);
-    const cancel = new AbortController();
-    this.cancellable.set(id, cancel);
     let sent = 0;
     void this.track(
       run,
@@ -167,14 +169,10 @@ export class RunService {
             if (sent > 0 && !signal.aborted) writer.push({ kind: "restart", attempt });
           },
         }),
-      cancel.signal,
     )
       .then(({ value, metadata }) => writer.push({ kind: "done", payload: { runId: id, object: value, metadata } }))
       .catch((error: unknown) => writer.push({ kind: "error", problem: toProblem(error, run.log) }))
-      .finally(() => {
-        writer.end();
-        this.cancellable.delete(id);
-      });
+      .finally(() => writer.end());
     return { runId: id, quota: run.quota };
   }
 
@@ -184,13 +182,43 @@ export class RunService {
    */
   clientGone(runId: string, cancel: boolean): void {
     const log = this.deps.logger.child({ runId });
-    const controller = this.cancellable.get(runId);
-    if (cancel && controller) {
+    if (cancel && this.cancels.has(runId)) {
       log.info("stream client disconnected; cancelling the run");
-      controller.abort(new GenserveError("cancelled", { detail: "The client disconnected and asked for the run to be cancelled." }));
-    } else if (controller) {
+      this.cancels.stop(runId, new GenserveError("cancelled", { detail: "The client disconnected and asked for the run to be cancelled." }));
+    } else if (this.cancels.has(runId)) {
       log.info("stream client disconnected; the run continues");
     }
+  }
+
+  /**
+   * POST /api/v1/runs/{id}/cancel (the caller may read `run`): a queued run ends `cancelled` here
+   * and now; a running one is stopped where it executes — here at once, on another process when the
+   * store tells it (PostgreSQL NOTIFY, or its next heartbeat: `limits.runLeaseMs / 3`) — and ends
+   * `cancelled` with its tokens so far and its streamed output so far. A cancelled run answers as
+   * it is (idempotent); any other finished run is a 409 `run_finished`. Waits up to `waitMs` for the
+   * run to end, and says where it is.
+   */
+  async cancel(run: RunRecord, waitMs = 2_000): Promise<{ id: string; status: RunStatus; error: RunRecord["error"] }> {
+    const answer = (r: RunRecord) => {
+      if (r.status === "queued" || r.status === "running" || r.error?.code === "cancelled") return { id: r.id, status: r.status, error: r.error };
+      throw new GenserveError("run_finished", { detail: `The run has already ${r.status}; only a queued or running run can be cancelled.`, runId: r.id });
+    };
+    answer(run);
+    if (!(await this.deps.store.runs.requestCancel(run.id, this.now().toISOString()))) return answer((await this.deps.store.runs.get(run.id)) ?? run);
+    this.deps.logger.info({ runId: run.id }, "run cancel requested");
+    if (this.cancels.stop(run.id, cancelRequested())) {
+      // The run's own failure (cancelled) is not this request's.
+      await Promise.race([this.inflight.get(run.id)?.catch(() => undefined), new Promise((r) => setTimeout(r, waitMs).unref())]);
+    } else if (run.status === "queued") {
+      // Nobody executes it: it ends here (a process that claimed it meanwhile is told, and stops).
+      await this.outcomes.fail(this.outcomes.ledgerOfRecord(run), cancelRequested(), { owner: null });
+    } else {
+      // Executing elsewhere: that process is told; its end is in the store.
+      for (const until = Date.now() + waitMs; Date.now() < until; await new Promise((r) => setTimeout(r, 50).unref())) {
+        if ((await this.deps.store.runs.get(run.id))?.status !== "running") break;
+      }
+    }
+    return answer((await this.deps.store.runs.get(run.id)) ?? run);
   }
 
   /**
@@ -226,6 +254,8 @@ export class RunService {
     const until = new Date(this.now().getTime() + this.deps.config.limits.runLeaseMs).toISOString();
     try {
       if (this.inflight.size > 0) await this.deps.store.runs.renewLeases(this.deps.replicaId, [...this.inflight.keys()], until);
+      // A cancel asked through another process whose announcement was missed.
+      await this.cancels.check();
       const recovered = await this.reconcile();
       if (recovered.failed + recovered.requeued > 0) this.deps.logger.warn(recovered, "reconciled runs whose process stopped");
       const now = this.now();
@@ -261,6 +291,7 @@ export class RunService {
     }
     if (this.heartbeat) clearInterval(this.heartbeat);
     this.heartbeat = null;
+    await this.cancels.close();
   }
 
   get activeRuns(): number {
@@ -341,6 +372,11 @@ export class RunService {
     const principal: Principal = { keyId: run.keyId, name: key?.name ?? "", admin: key?.admin ?? false, limits: key?.limits ?? NO_LIMITS };
     // The execution continues the trace of the request that queued the run.
     const span = this.tracing.start(`${run.operation} (queued)`, run.traceparent, { "genserve.operation": run.operation, "genserve.key.id": run.keyId, "gen_ai.operation.name": "chat" });
+    if ((await this.deps.store.runs.cancelRequested([run.id])).length > 0) {
+      // Cancelled while another process claimed it.
+      await this.outcomes.fail({ ...this.outcomes.ledgerOfRecord(run), span }, cancelRequested());
+      return;
+    }
     let plan: Plan;
     try {
       plan = await this.planner.plan(principal, run.operation, run.request as RunRequest, run.id);
@@ -357,13 +393,13 @@ export class RunService {
   }
 
   /**
-   * Runs the attempt stage under the workflow's deadline, the shutdown signal and `cancel`, then
-   * records the outcome. The deadline is a timer the run owns (deadline.ts): the attempt is left
+   * Runs the attempt stage under the workflow's deadline, the shutdown signal, `cancel` and the
+   * run's own stop (`RunCancels`: a cancel request, a client gone), then records the outcome. The deadline is a timer the run owns (deadline.ts): the attempt is left
    * behind when it passes, whether or not what it waits on heeds the signal, so no run outlives it.
    * A failure is recorded and rethrown with the run id.
    */
   private track<A extends Attempted>(run: Execution, attempt: (signal: AbortSignal) => Promise<A>, cancel?: AbortSignal): Promise<A & { metadata: RunMetadata }> {
-    const deadline = new RunDeadline(run.plan.workflow.timeoutMs, [this.shutdown.signal, cancel]);
+    const deadline = new RunDeadline(run.plan.workflow.timeoutMs, [this.shutdown.signal, cancel, this.cancels.register(run.plan.id)]);
     run.deadlineAt = Date.now() + run.plan.workflow.timeoutMs;
     const promise = (async () => {
       let result: A;
@@ -372,10 +408,12 @@ export class RunService {
       } catch (error) {
         const { signal } = deadline;
         const reason = signal.reason as unknown;
+        const partial = run.partial;
         // An attempt left behind still streaming has its text so far counted.
         countInFlight(run);
-        // A deadline, a shutdown or a cancel that carries its own error is the failure to record.
-        throw await this.outcomes.fail(ledgerOf(run), signal.aborted && isGenserveError(reason) ? reason : error);
+        // A deadline, a shutdown or a cancel that carries its own error is the failure to record;
+        // a cancelled run keeps its streamed output so far on its problem.
+        throw await this.outcomes.fail(ledgerOf(run), signal.aborted && isGenserveError(reason) ? withPartial(reason, partial) : error);
       } finally {
         deadline.dispose();
       }
@@ -386,7 +424,12 @@ export class RunService {
       }
     })();
     this.inflight.set(run.plan.id, promise);
-    void promise.catch(() => undefined).finally(() => this.inflight.delete(run.plan.id));
+    void promise
+      .catch(() => undefined)
+      .finally(() => {
+        this.inflight.delete(run.plan.id);
+        this.cancels.release(run.plan.id);
+      });
     return promise;
   }
 }

@@ -78,6 +78,8 @@ export interface Execution {
    * ended by its deadline while the attempt is left behind still counts what the attempt used.
    */
   inFlight?: { request: ModelRequest; text: string };
+  /** For streamed attempts: the current attempt's text so far (kept on the run's problem when it is cancelled). */
+  partial?: string;
   /** Before each attempt after the first: reserves what it may cost (throws when a budget cannot hold it). */
   beforeAttempt?: (attempt: number) => Promise<void>;
 }

@@ -2,6 +2,7 @@ import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/limits";
 import { TRANSFER_TABLES } from "./migrations";
+import { cancelContract } from "./contract-cancel";
 import { BOUNDS, pagesContract } from "./contract-pages";
 import type { NewRun, Store, TransferRow, TransferTable } from "./types";
 
@@ -517,5 +518,6 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
     });
 
     pagesContract(() => ({ store, keyId }));
+    cancelContract(() => ({ store, keyId }), open.second);
   });
 }

@@ -422,6 +422,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN draft TEXT;
     `,
   },
+  {
+    version: 23,
+    name: "run cancellation: when a cancel was asked for (POST /runs/{id}/cancel), seen by whichever process executes the run",
+    sql: `
+      ALTER TABLE runs ADD COLUMN cancel_requested_at TEXT;
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */

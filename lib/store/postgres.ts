@@ -102,6 +102,8 @@ async function settleIn(client: pg.PoolClient, runId: string, settle: Settlement
 
 /** The channel appends to streamed runs are announced on (the payload is the run id). */
 const STREAM_CHANNEL = "genserve_streams";
+/** The channel runs' cancel requests are announced on (the payload is the run id). */
+const CANCEL_CHANNEL = "genserve_run_cancels";
 
 /**
  * LISTENs on `channel` with a connection of its own (a pooled one cannot hold a LISTEN), and
@@ -409,6 +411,25 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       async queuedCount(keyId, atMost) {
         const { rows } = await query<{ n: string }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE status = 'queued' AND key_id = $1 LIMIT $2) q", [keyId, atMost]);
         return Number(rows[0]!.n);
+      },
+      async requestCancel(id, at) {
+        // One statement: the announcement goes out when it commits, and only for a run it marked.
+        const { rows } = await query<{ id: string }>(
+          `WITH marked AS (
+             UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, $2) WHERE id = $1 AND status IN ('queued', 'running') RETURNING id
+           )
+           SELECT id, pg_notify($3, id) FROM marked`,
+          [id, at, CANCEL_CHANNEL],
+        );
+        return rows.length > 0;
+      },
+      async cancelRequested(ids) {
+        if (ids.length === 0) return [];
+        const { rows } = await query<{ id: string }>("SELECT id FROM runs WHERE id = ANY($1) AND status = 'running' AND cancel_requested_at IS NOT NULL", [ids]);
+        return rows.map((r) => r.id);
+      },
+      async listenCancels(onCancel, onReconnect) {
+        return listenChannel(url, CANCEL_CHANNEL, onCancel, onReconnect);
       },
       async claimQueued(at, lease) {
         return transaction(async (client) => {

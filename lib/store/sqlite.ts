@@ -60,6 +60,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
   }
 
   const streamListeners = new Set<(runId: string) => void>();
+  const cancelListeners = new Set<(runId: string) => void>();
   // The writes every run makes (admission, its end, its callback's attempts, its stream) share commits under load.
   const commits = groupCommit(db);
   const write = commits.write;
@@ -179,6 +180,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     ),
     runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
     runStatus: db.prepare<[string], { status: string }>("SELECT status FROM runs WHERE id = ?"),
+    runCancel: db.prepare<[string, string]>("UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ? AND status IN ('queued', 'running')"),
+    runCancelled: db.prepare<[string], { id: string }>("SELECT value AS id FROM json_each(?) j JOIN runs r ON r.id = j.value WHERE r.status = 'running' AND r.cancel_requested_at IS NOT NULL"),
     threadMessageInsert: db.prepare(
       "INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
     ),
@@ -373,6 +376,20 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
       },
       async queuedCount(keyId, atMost) {
         return stmt.queuedOfKey.get(keyId, atMost)!.n;
+      },
+      async requestCancel(id, at) {
+        const changed = (await write(() => stmt.runCancel.run(at, id))).changes > 0;
+        // One process owns the file: its own listeners are everyone who can be told.
+        if (changed) for (const listener of cancelListeners) listener(id);
+        return changed;
+      },
+      async cancelRequested(ids) {
+        if (ids.length === 0) return [];
+        return stmt.runCancelled.all(JSON.stringify(ids)).map((r) => r.id);
+      },
+      async listenCancels(onCancel) {
+        cancelListeners.add(onCancel);
+        return { close: async () => void cancelListeners.delete(onCancel) };
       },
       async claimQueued(at, lease) {
         return db

@@ -432,6 +432,18 @@ export interface Store {
     claimQueued(at: string, lease: Lease): Promise<(RunRecord & { request: unknown }) | null>;
     /** How many runs the key has queued, counted up to `atMost`. */
     queuedCount(keyId: string, atMost: number): Promise<number>;
+    /**
+     * Records that the run is to be cancelled (the first request's time stands) and tells every
+     * listening process (`listenCancels`); false when the run has ended or does not exist.
+     */
+    requestCancel(id: string, at: string): Promise<boolean>;
+    /** Of these runs, those still running whose cancel was requested (a heartbeat's check). */
+    cancelRequested(ids: readonly string[]): Promise<string[]>;
+    /**
+     * Calls `onCancel(runId)` whenever any process requests a run's cancel; `onReconnect` after the
+     * notification channel was lost and is back (requests meanwhile went unannounced).
+     */
+    listenCancels(onCancel: (runId: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }>;
   };
   events: {
     /** Pending events whose next attempt is due, oldest first (whoever holds them). */

@@ -99,6 +99,20 @@ describe("responses follow the published OpenAPI document", () => {
     const withEvent = page.json.runs.find((r: { operation: string }) => r.operation !== "stream.object");
     expect((await call("POST", `/api/v1/runs/${withEvent.id}/deliveries/redeliver`)).status).toBe(202);
     expect((await call("GET", `/api/v1/runs/${id}/stream`, { key: user })).status).toBe(404);
+    // Cancel: a run that ended is a 409, a missing one a 404, and a running one ends cancelled.
+    expect((await call("POST", `/api/v1/runs/${withEvent.id}/cancel`)).status).toBe(409);
+    expect((await call("POST", "/api/v1/runs/run_01NOPE/cancel")).status).toBe(404);
+    let release!: () => void;
+    ctx.upstream.reply({ waitFor: new Promise<void>((resolve) => (release = resolve)), content: "held" });
+    try {
+      const held = await call("POST", "/api/v1/generate/text", { body: { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" }, headers: { prefer: "respond-async" } });
+      await waitUntil(() => ctx.upstream.requests.length === 1, "the model to be called");
+      const cancelled = await call("POST", `/api/v1/runs/${held.json.runId}/cancel`);
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.json).toMatchObject({ id: held.json.runId, status: "failed", error: { code: "cancelled" } });
+    } finally {
+      release();
+    }
   });
 
   it("threads, inboxes, the key, models and the document itself", async () => {
