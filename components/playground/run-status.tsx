@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { estimateTokens } from "@/lib/domain/tokens";
 import { formatDuration } from "@/lib/client/format";
 import { Badge } from "../ui/badge";
-import type { RunState } from "./use-run";
+import { useRunState, type RunState, type RunStore } from "./use-run";
 
 /**
  * Where the run is, at a glance: while it runs, the time so far (a stream: its first item, the
@@ -55,3 +55,8 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
   );
 }
 
+
+/** The chip for a run held in a store: only it re-renders as the run streams, not what holds it. */
+export function LiveRunStatusChip({ store, compact = false }: { store: RunStore; compact?: boolean }) {
+  return <RunStatusChip run={useRunState(store)} compact={compact} />;
+}
