@@ -95,6 +95,8 @@ describe("a run's store (issue 39: a streamed delta re-renders the output, not t
     expect(publications - seenAt).toBeGreaterThanOrEqual(3);
     expect(versions.size).toBeGreaterThanOrEqual(3);
     expect(store.getSnapshot().doc?.count).toBeGreaterThan(40);
+    // No copy of the whole value per publication while it streams (the live views read `doc`).
+    expect(store.getSnapshot().snapshot).toBeNull();
 
     feed.send({ type: "done", runId: "run_1", object: JSON.parse(text), metadata: { runId: "run_1" } as RunMetadata });
     feed.close();

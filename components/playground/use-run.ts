@@ -24,7 +24,10 @@ export interface RunState {
   deltas: string[];
   streamedChars: number;
   restarts: number;
-  /** The value so far; while streaming, refreshed at most every SNAPSHOT_MS (it costs a copy of the whole value). */
+  /**
+   * Stream: the value as far as it went, copied out of the parser when the stream stops (a copy of
+   * the whole value: never per delta; while it streams the live views draw from `doc`).
+   */
   snapshot: PartialSnapshot | null;
   closed: string[];
   closedSet: Set<string>;
@@ -62,8 +65,6 @@ export const idleRun = (): RunState => ({
   error: null,
 });
 
-/** While streaming, the partial value is copied out of the parser at most this often. */
-const SNAPSHOT_MS = 250;
 /**
  * While streaming, subscribers are told at most this often (in an animation frame): a model faster
  * than the screen needs no more to be followed by eye. Starts, restarts and ends are told at once.
@@ -88,8 +89,8 @@ function nextFrame(callback: () => void): () => void {
  *
  * Stream deltas go into an incremental parser and an incremental layout (PrettyLines), with work
  * proportional to each delta; subscribers see the first item at once, then at most one update per
- * PUBLISH_MS (in an animation frame) however fast they come; the partial value (a copy of the whole)
- * is taken at most every SNAPSHOT_MS and when the stream ends.
+ * PUBLISH_MS (in an animation frame) however fast they come. The partial value (a copy of the
+ * whole) is taken only when the stream stops: nothing on screen reads it while it streams.
  */
 export class RunStore {
   /** The client runs go through (the signed-in key's); set by `useRun` on every render. */
@@ -102,7 +103,6 @@ export class RunStore {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private publishedAt = 0;
   private parser: PartialJsonParser | null = null;
-  private snapshotAt = 0;
 
   constructor(client: ApiClient | null = null) {
     this.client = client;
@@ -121,18 +121,9 @@ export class RunStore {
   private flush = () => {
     this.frame = null;
     this.publishedAt = performance.now();
-    this.takeSnapshot(false);
     this.published = { ...this.live, docVersion: this.live.doc?.version ?? 0 };
     for (const listener of [...this.listeners]) listener();
   };
-
-  private takeSnapshot(now: boolean) {
-    const t = performance.now();
-    if (this.parser && this.live.status === "running" && (now || t - this.snapshotAt >= SNAPSHOT_MS || this.live.snapshot?.value === undefined)) {
-      this.snapshotAt = t;
-      this.live.snapshot = this.parser.snapshot();
-    }
-  }
 
   private publish(now = false) {
     if (now) {
@@ -140,7 +131,6 @@ export class RunStore {
       this.frame = null;
       if (this.timer !== null) clearTimeout(this.timer);
       this.timer = null;
-      this.takeSnapshot(true);
       this.flush();
     } else if (this.frame === null && this.timer === null) {
       const wait = this.publishedAt + PUBLISH_MS - performance.now();
