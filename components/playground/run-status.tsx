@@ -18,7 +18,9 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
     const timer = setInterval(() => setNow(performance.now()), 100);
     return () => clearInterval(timer);
   }, [running]);
-  const end = running ? now : (run.finishedAt ?? now);
+  // While it runs, the time now (`now` ticks to redraw; taken when the chip was last drawn, it would
+  // be older than the run's start until the first tick: a negative time).
+  const end = running ? Math.max(now, performance.now()) : (run.finishedAt ?? now);
   const elapsed = run.startedAt === null ? null : end - run.startedAt;
   const streamed = run.streamedChars;
   const tokens = run.operation === "stream-object" ? estimateTokens(streamed) : null;
