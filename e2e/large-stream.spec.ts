@@ -1,6 +1,7 @@
 import { expect, test } from "@playwright/test";
 import { LONG_LIST_SCHEMA, longListMarker } from "../test/helpers/fake-upstream";
 import { BASE, KEY, PlaygroundPage } from "./pages";
+import { countRenders, renderCounts, resetRenderCounts } from "./render-counter";
 
 const ITEMS = 3_000;
 const SCHEMA = LONG_LIST_SCHEMA;
@@ -24,7 +25,9 @@ test.beforeAll(async () => {
  * every delta cannot meet at this size: only the rows on screen in the DOM, typing landing while
  * it streams, and no long task over 3 s (the view that copied and re-rendered the whole value per
  * delta spent ~10 s in a single task at this size on an idle machine; this one's longest, with
- * the machine's load at 15 on 2 cores, was about 1 s).
+ * the machine's load at 15 on 2 cores, was about 1 s). While it streams, only the output is drawn
+ * again: the composition around it (its form, the Input) is not re-rendered by a delta, which is
+ * what keeps a key press cheap (counted through React's developer-tools hook, see render-counter.ts).
  */
 test("a long streamed object renders completely and the page stays responsive", async ({ page }) => {
   test.setTimeout(300_000);
@@ -33,6 +36,7 @@ test("a long streamed object renders completely and the page stays responsive", 
     w.__long = [];
     new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: "longtask", buffered: true });
   });
+  await countRenders(page, { composer: "form#composition", input: "textarea#input", output: '[role="log"][aria-label="Output"]' }, '[role="log"][aria-busy="true"]');
   const p = new PlaygroundPage(page);
   await p.open();
   await p.signIn();
@@ -48,6 +52,11 @@ test("a long streamed object renders completely and the page stays responsive", 
   // Items are drawn (which ones depends on how far the view has followed the stream: on a fast
   // machine the document's first lines are already above the view, and out of the DOM).
   await expect(output).toContainText('"title": "Item number ');
+  // Deltas re-render the output, and nothing of the composition: not its form, not the Input.
+  await resetRenderCounts(page);
+  await expect.poll(async () => (await renderCounts(page)).output, { timeout: 60_000 }).toBeGreaterThanOrEqual(5);
+  const renders = await renderCounts(page);
+  expect(renders, "re-renders while it streams (the output's: at least 5)").toMatchObject({ composer: 0, input: 0 });
   // Responsive while it streams: Cancel is there to press, and typing lands in the input.
   await expect(page.getByRole("button", { name: "Cancel", exact: true })).toBeEnabled();
   await p.input().press("End");

@@ -24,18 +24,21 @@ import { CallbackFields, ThreadField } from "./delivery-fields";
 import { LinkNotice } from "./link-notice";
 import { ModelBanner, useModel } from "./model-banner";
 import { PromptSection } from "./prompt-section";
-import { Results } from "./results";
-import { RunStatusChip } from "./run-status";
+import { LiveResults, type ComparedColumn } from "./live-results";
+import { LiveRunStatusChip } from "./run-status";
 import { ThreadTranscript } from "./thread-transcript";
 import { Toolbar, type CopyTarget } from "./toolbar";
 import { SchemaSection } from "./schema-section";
 import { pretty, useComposition } from "./use-composition";
 import { useDraft } from "./use-draft";
 import { useInbox } from "./use-inbox";
-import { useRun, type RunState } from "./use-run";
+import { runPhase, useRun, useRunSelector, type RunState } from "./use-run";
 import { useShortcuts } from "./use-shortcuts";
 import { useStoredList } from "./use-stored-list";
 import { COLUMN_NAMES, MAX_VARIANTS, MODEL, SAME, SAVED, variantBody, variantLabel } from "./variants";
+
+/** No problems: one array, so that a memoised section sees the same props. */
+const NO_PROBLEMS: FieldProblem[] = [];
 
 export function Playground() {
   const { apiKey, client, signOut } = useApiKey();
@@ -48,7 +51,8 @@ export function Playground() {
  * The playground's layout: a bar always in view (what runs, Run, status, Compare, Code), then the
  * composer and the results as two panes that scroll on their own — on a narrow screen, two tabs
  * that switch to the result on Run. State lives in hooks (composition, runs, inbox, recent
- * threads); each section is its own component.
+ * threads); each section is its own component. A run's live state is in its store (useRun): only the
+ * result pane and the status chip follow it as it streams; this component reads its start and end.
  */
 function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized(): void }) {
   const { client } = useApiKey();
@@ -57,15 +61,17 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const { c, setC, update, history, remember, linkProblems, dismissLinkProblems, linkDraft } = useComposition(workflows.data?.[0]?.slug);
   const [localError, setLocalError] = useState<FieldProblem | null>(null);
   const [copied, setCopied] = useState<CopyTarget | null>(null);
-  const { state: run, start, cancel, reset } = useRun(client);
+  const store = useRun(client);
+  const { start, cancel, reset } = store;
+  const run = useRunSelector(store, runPhase);
   // Compare: the same composition run again as up to three variants (another workflow, version or
   // label, the saved version without the draft, another model), side by side.
   const [variants, setVariants] = useState<string[]>([]);
   const b = useRun(client);
   const cRun = useRun(client);
   const d = useRun(client);
-  const others = [b, cRun, d];
-  const runB = b.state;
+  const others = useMemo(() => [b, cRun, d] as const, [b, cRun, d]);
+  const phases = [useRunSelector(b, runPhase), useRunSelector(cRun, runPhase), useRunSelector(d, runPhase)];
   const me = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client!.me(signal) });
   const admin = me.data?.admin ?? false;
   const models = useQuery({ queryKey: queryKeys.models(apiKey), queryFn: ({ signal }) => client!.listModels(signal) });
@@ -104,7 +110,10 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   // An output that failed validation names places in the output: the result marks them there; the
   // schema is not wrong for it and is not marked (its own problems are under /schema).
   const problems: FieldProblem[] = [...(apiError && apiError.code !== "output_invalid" ? apiError.errors : []), ...(localError ? [localError] : [])];
-  const errorsAt = (prefix: string) => problems.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}/`));
+  const errorsAt = (prefix: string) => {
+    const found = problems.filter((p) => p.path === prefix || p.path.startsWith(`${prefix}/`));
+    return found.length > 0 ? found : NO_PROBLEMS;
+  };
   // The Advanced section stays open while a field in it has a problem.
   const advancedOpen = advanced || ["/threadId", "/callback"].some((at) => errorsAt(at).length > 0);
 
@@ -139,14 +148,20 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     void start(c.operation, body);
     variants.forEach((variant, i) => void others[i]!.start(c.operation, variantBody(variant, body, drafted, c.workflowSlug)));
   }, [c, remember, start, variants, others, admin, draft.changed, runBlocked]);
-  const running = [run, ...others.map((o) => o.state)].some((r) => r.status === "running");
+  const running = [run, ...phases].some((r) => r.status === "running");
   const cancelAll = useCallback(() => {
     cancel();
     for (const o of others) o.cancel();
   }, [cancel, others]);
   const togglePresenter = useCallback(() => setPresenting((p) => !p), []);
   useShortcuts({ run: runNow, cancel: cancelAll, running, present: togglePresenter });
-  const editSchema = () => {
+  // The result pane and the schema editor are memoised: what they are given stays the same while
+  // other fields are edited (Run from them runs the composition as it is then).
+  const latestRunNow = useRef(runNow);
+  latestRunNow.current = runNow;
+  const runLatest = useCallback(() => latestRunNow.current(), []);
+  const setSchemaText = useCallback((text: string) => update("schemaText", text), [update]);
+  const editSchema = useCallback(() => {
     setPane("compose");
     // After the pane is shown: bring the editor into view and put the caret in it.
     requestAnimationFrame(() => {
@@ -154,7 +169,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
       section?.scrollIntoView({ block: "start", behavior: "smooth" });
       section?.querySelector<HTMLTextAreaElement>(".monaco-editor textarea")?.focus();
     });
-  };
+  }, []);
 
   const copy = async (what: CopyTarget) => {
     const plain = compositionSnippet(c, window.location.origin);
@@ -183,21 +198,33 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   }, [workflows.data, exampleSchema, draft.definition]);
   const estimate = estimateInputTokens(c, selectedWorkflow, contexts.data ?? []);
   const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
-  const describe = (r: RunState) => {
-    const model = r.metadata ? `${r.metadata.model.name || r.metadata.model.tag} (${r.metadata.model.tag})` : workflows.data?.find((w) => w.slug === r.workflowSlug?.split("@")[0])?.model;
-    return [r.workflowSlug, model].filter(Boolean).join(" · ");
-  };
+  const inboxId = inbox?.id;
+  const resultInbox = useMemo(() => (inboxRunId && inboxId && client ? { client, apiKey, inboxId, runId: inboxRunId } : null), [inboxRunId, inboxId, client, apiKey]);
+  const describe = useCallback(
+    (r: RunState) => {
+      const model = r.metadata ? `${r.metadata.model.name || r.metadata.model.tag} (${r.metadata.model.tag})` : workflows.data?.find((w) => w.slug === r.workflowSlug?.split("@")[0])?.model;
+      return [r.workflowSlug, model].filter(Boolean).join(" · ");
+    },
+    [workflows.data],
+  );
   const advancedSummary = [
     isStream ? (c.threadId ? `thread ${c.threadId}` : "no thread") : inbox && c.callbackUrl === inbox.url ? "callback to the built-in inbox" : c.callbackUrl ? "callback to your URL" : "no callback",
   ]
     .filter(Boolean)
     .join(" · ");
   const lastThreadRun = isStream && run.status !== "running" ? run.runId : null;
-  const comparedRuns = variants.map((v, i) => ({ run: others[i]!.state, name: COLUMN_NAMES[i + 1]!, label: variantLabel(v, c.workflowSlug) })).filter((v) => v.run.status !== "idle");
-  const comparing = comparedRuns.length > 0;
+  // The variants that have run (a new list only when one starts or is reset, or the variants change).
+  const [idleB, idleC, idleD] = phases.map((p) => p.status === "idle");
+  const comparedColumns = useMemo<ComparedColumn[]>(() => {
+    const idle = [idleB, idleC, idleD];
+    return variants.flatMap((v, i) => (idle[i] ? [] : [{ index: i, name: COLUMN_NAMES[i + 1]!, label: variantLabel(v, c.workflowSlug) }]));
+  }, [variants, c.workflowSlug, idleB, idleC, idleD]);
+  const comparing = comparedColumns.length > 0;
   // Three or four columns: the composer steps aside on wide screens until asked back (Results' toggle).
   const [composerShown, setComposerShown] = useState(false);
-  const aside = comparedRuns.length >= 2 && !composerShown;
+  const aside = comparedColumns.length >= 2 && !composerShown;
+  const toggleComposer = useCallback(() => setComposerShown((shown) => !shown), []);
+  const composerToggle = useMemo(() => (comparedColumns.length >= 2 && !presenting ? { shown: composerShown, toggle: toggleComposer } : null), [comparedColumns.length, presenting, composerShown, toggleComposer]);
   const currentSlug = c.workflowSlug.split("@")[0]!;
   const versions = useQuery({
     queryKey: queryKeys.workflowVersions(apiKey, currentSlug),
@@ -223,7 +250,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         runBlocked={runBlocked}
         running={running}
         onCancel={cancelAll}
-        status={<RunStatusChip run={run} compact />}
+        status={<LiveRunStatusChip store={store} compact />}
         variants={variants}
         onVariants={setVariants}
         variantOptions={variantOptions}
@@ -283,24 +310,25 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           <p className="text-xs text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
             Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
           </p>
-          {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={(text) => update("schemaText", text)} problems={errorsAt("/schema")} onRun={runNow} /> : null}
+          {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={setSchemaText} problems={errorsAt("/schema")} onRun={runLatest} /> : null}
           <Disclosure title="Advanced" summary={advancedSummary} open={advancedOpen} onToggle={setAdvanced}>
             {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}
           </Disclosure>
         </form>
         <div id="pane-result" aria-labelledby="pane-tab-result" className={`min-w-0 px-4 py-4 lg:overflow-y-auto ${presenting ? "text-lg" : pane === "result" ? "" : "hidden lg:block"}`}>
-          <Results
-            run={run}
-            variants={comparedRuns}
+          <LiveResults
+            store={store}
+            others={others}
+            columns={comparedColumns}
             comparing={comparing}
-            composer={comparedRuns.length >= 2 && !presenting ? { shown: composerShown, toggle: () => setComposerShown((shown) => !shown) } : null}
+            composer={composerToggle}
             schema={schema}
             describe={describe}
-            onRetry={runNow}
+            onRetry={runLatest}
             onEditSchema={editSchema}
             client={client}
             apiKey={apiKey}
-            inbox={inboxRunId && inbox && client ? { client, apiKey, inboxId: inbox.id, runId: inboxRunId } : null}
+            inbox={resultInbox}
           />
         </div>
       </div>

@@ -4,7 +4,7 @@ import { useEffect, useState } from "react";
 import { estimateTokens } from "@/lib/domain/tokens";
 import { formatDuration } from "@/lib/client/format";
 import { Badge } from "../ui/badge";
-import type { RunState } from "./use-run";
+import { useRunState, type RunState, type RunStore } from "./use-run";
 
 /**
  * Where the run is, at a glance: while it runs, the time so far (a stream: its first item, the
@@ -18,7 +18,9 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
     const timer = setInterval(() => setNow(performance.now()), 100);
     return () => clearInterval(timer);
   }, [running]);
-  const end = running ? now : (run.finishedAt ?? now);
+  // While it runs, the time now (`now` ticks to redraw; taken when the chip was last drawn, it would
+  // be older than the run's start until the first tick: a negative time).
+  const end = running ? Math.max(now, performance.now()) : (run.finishedAt ?? now);
   const elapsed = run.startedAt === null ? null : end - run.startedAt;
   const streamed = run.streamedChars;
   const tokens = run.operation === "stream-object" ? estimateTokens(streamed) : null;
@@ -55,3 +57,8 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
   );
 }
 
+
+/** The chip for a run held in a store: only it re-renders as the run streams, not what holds it. */
+export function LiveRunStatusChip({ store, compact = false }: { store: RunStore; compact?: boolean }) {
+  return <RunStatusChip run={useRunState(store)} compact={compact} />;
+}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { memo, useState } from "react";
 import type { FieldProblem } from "@/lib/client/api";
 import { schemaFromExample } from "@/lib/client/schema-from-example";
 import { SCHEMA_TEMPLATES } from "@/lib/client/templates";
@@ -11,8 +11,23 @@ import { SchemaEditor } from "./schema-editor";
 import { SchemaSupport } from "./schema-support";
 import { pretty } from "./use-composition";
 
-/** The schema of an object run: Monaco, templates, and a schema made from a pasted example. */
-export function SchemaSection({ schemaText, workflowSlug, onChange, problems, onRun }: { schemaText: string; workflowSlug: string; onChange(text: string): void; problems: FieldProblem[]; onRun(): void }) {
+/**
+ * The schema of an object run: Monaco, templates, and a schema made from a pasted example.
+ * Memoised: typing elsewhere in the composition does not redraw the editor.
+ */
+export const SchemaSection = memo(function SchemaSection({
+  schemaText,
+  workflowSlug,
+  onChange,
+  problems,
+  onRun,
+}: {
+  schemaText: string;
+  workflowSlug: string;
+  onChange(text: string): void;
+  problems: FieldProblem[];
+  onRun(): void;
+}) {
   const { dark } = useTheme();
   const [showExample, setShowExample] = useState(false);
   const [exampleText, setExampleText] = useState("");
@@ -68,4 +83,4 @@ export function SchemaSection({ schemaText, workflowSlug, onChange, problems, on
       <SchemaSupport schemaText={schemaText} workflowSlug={workflowSlug} />
     </section>
   );
-}
+});

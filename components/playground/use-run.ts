@@ -1,6 +1,6 @@
 "use client";
 
-import { useCallback, useEffect, useRef, useState } from "react";
+import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
 import type { RunMetadata } from "@/lib/domain/runs";
 import { ApiError, type ApiClient } from "@/lib/client/api";
 import type { Operation } from "@/lib/client/composition";
@@ -24,7 +24,10 @@ export interface RunState {
   deltas: string[];
   streamedChars: number;
   restarts: number;
-  /** The value so far; while streaming, refreshed at most every SNAPSHOT_MS (it costs a copy of the whole value). */
+  /**
+   * Stream: the value as far as it went, copied out of the parser when the stream stops (a copy of
+   * the whole value: never per delta; while it streams the live views draw from `doc`).
+   */
   snapshot: PartialSnapshot | null;
   closed: string[];
   closedSet: Set<string>;
@@ -62,156 +65,237 @@ export const idleRun = (): RunState => ({
   error: null,
 });
 
-/** While streaming, the partial value is copied out of the parser at most this often. */
-const SNAPSHOT_MS = 250;
 /**
- * While streaming, React is told at most this often (in an animation frame): each update re-renders
- * the playground around the output too, and a model faster than the screen needs no more to be
- * followed by eye. Starts, restarts and ends are told at once.
+ * While streaming, subscribers are told at most this often (in an animation frame): a model faster
+ * than the screen needs no more to be followed by eye. Starts, restarts and ends are told at once.
  */
 const PUBLISH_MS = 100;
 
-/**
- * Runs one operation against the API and exposes its live state. Stream deltas go into an
- * incremental parser and an incremental layout (PrettyLines), with work proportional to each delta;
- * React sees the first item at once, then at most one update per PUBLISH_MS (in an animation
- * frame) however fast they come; the partial value
- * (a copy of the whole) is taken at most every SNAPSHOT_MS and when the stream ends.
- */
-export function useRun(client: ApiClient | null) {
-  const [state, setState] = useState<RunState>(idleRun);
-  const abortRef = useRef<AbortController | null>(null);
-  const live = useRef<RunState>(idleRun());
-  const frame = useRef<number | null>(null);
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const publishedAt = useRef(0);
-  const parserRef = useRef<PartialJsonParser | null>(null);
-  const snapshotAt = useRef(0);
+/** The next animation frame (a timer where there are none, as in tests); returns its cancel. */
+function nextFrame(callback: () => void): () => void {
+  if (typeof requestAnimationFrame === "function") {
+    const id = requestAnimationFrame(callback);
+    return () => cancelAnimationFrame(id);
+  }
+  const id = setTimeout(callback, 0);
+  return () => clearTimeout(id);
+}
 
-  const publish = useCallback((now = false) => {
-    const flush = () => {
-      frame.current = null;
-      publishedAt.current = performance.now();
-      const parser = parserRef.current;
-      const t = performance.now();
-      if (parser && live.current.status === "running" && (now || t - snapshotAt.current >= SNAPSHOT_MS || live.current.snapshot?.value === undefined)) {
-        snapshotAt.current = t;
-        live.current.snapshot = parser.snapshot();
-      }
-      setState({ ...live.current, docVersion: live.current.doc?.version ?? 0 });
+/**
+ * One run against the API, held outside React: an external store (`subscribe`, `getSnapshot`) that
+ * only what shows the run reads (the result panels, the status chip, through `useRunState`), while
+ * the composer reads the few fields that change at a start or an end (`useRunSelector`), so a
+ * streamed delta re-renders the output and not the editors around it.
+ *
+ * Stream deltas go into an incremental parser and an incremental layout (PrettyLines), with work
+ * proportional to each delta; subscribers see the first item at once, then at most one update per
+ * PUBLISH_MS (in an animation frame) however fast they come. The partial value (a copy of the
+ * whole) is taken only when the stream stops: nothing on screen reads it while it streams.
+ */
+export class RunStore {
+  /** The client runs go through (the signed-in key's); set by `useRun` on every render. */
+  client: ApiClient | null = null;
+  private published: RunState = idleRun();
+  private live: RunState = idleRun();
+  private readonly listeners = new Set<() => void>();
+  private controller: AbortController | null = null;
+  private frame: (() => void) | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private publishedAt = 0;
+  private parser: PartialJsonParser | null = null;
+
+  constructor(client: ApiClient | null = null) {
+    this.client = client;
+  }
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
     };
+  };
+
+  /** The run as last published: a new object each time, the same one in between. */
+  readonly getSnapshot = (): RunState => this.published;
+
+  private flush = () => {
+    this.frame = null;
+    this.publishedAt = performance.now();
+    this.published = { ...this.live, docVersion: this.live.doc?.version ?? 0 };
+    for (const listener of [...this.listeners]) listener();
+  };
+
+  private publish(now = false) {
     if (now) {
-      if (frame.current !== null) cancelAnimationFrame(frame.current);
-      if (timer.current !== null) clearTimeout(timer.current);
-      timer.current = null;
-      flush();
-    } else if (frame.current === null && timer.current === null) {
-      const wait = publishedAt.current + PUBLISH_MS - performance.now();
-      if (wait <= 0) frame.current = requestAnimationFrame(flush);
+      this.frame?.();
+      this.frame = null;
+      if (this.timer !== null) clearTimeout(this.timer);
+      this.timer = null;
+      this.flush();
+    } else if (this.frame === null && this.timer === null) {
+      const wait = this.publishedAt + PUBLISH_MS - performance.now();
+      if (wait <= 0) this.frame = nextFrame(this.flush);
       else
-        timer.current = setTimeout(() => {
-          timer.current = null;
-          frame.current = requestAnimationFrame(flush);
+        this.timer = setTimeout(() => {
+          this.timer = null;
+          this.frame = nextFrame(this.flush);
         }, wait);
     }
-  }, []);
+  }
 
-  useEffect(
-    () => () => {
-      abortRef.current?.abort();
-      if (timer.current !== null) clearTimeout(timer.current);
-      if (frame.current !== null) cancelAnimationFrame(frame.current);
-    },
-    [],
-  );
-
-  const start = useCallback(
-    async (operation: Operation, body: Record<string, unknown>) => {
-      if (!client) return;
-      abortRef.current?.abort();
-      const controller = new AbortController();
-      abortRef.current = controller;
-      live.current = { ...idleRun(), status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
-      publish(true);
-      parserRef.current = null;
-      // A run replaced by another (or reset) writes nothing more: its late events and its abort
-      // belong to no run on screen.
-      const stale = () => abortRef.current !== controller;
-      const finish = (patch: Partial<RunState>) => {
+  readonly start = async (operation: Operation, body: Record<string, unknown>): Promise<void> => {
+    const client = this.client;
+    if (!client) return;
+    this.controller?.abort();
+    const controller = new AbortController();
+    this.controller = controller;
+    this.parser = null;
+    this.live = { ...idleRun(), status: "running", operation, workflowSlug: typeof body.workflowSlug === "string" ? body.workflowSlug : null, startedAt: performance.now() };
+    this.publish(true);
+    // A run replaced by another (or reset) writes nothing more: its late events and its abort
+    // belong to no run on screen.
+    const stale = () => this.controller !== controller;
+    const finish = (patch: Partial<RunState>) => {
+      if (stale()) return;
+      // What had arrived when a stream stopped is the partial value (a failed or cancelled run shows it).
+      if (this.parser && this.live.status === "running" && patch.status !== "done") this.live.snapshot = this.parser.snapshot();
+      this.parser = null;
+      this.live = { ...this.live, ...patch, finishedAt: performance.now() };
+      this.publish(true);
+    };
+    try {
+      if (operation === "generate-object") {
+        const result = await client.generateObject(body as never, controller.signal);
+        finish({ status: "done", object: result.object, metadata: result.metadata, runId: result.metadata.runId });
+      } else if (operation === "generate-text") {
+        const result = await client.generateText(body as never, controller.signal);
+        finish({ status: "done", text: result.text, metadata: result.metadata, runId: result.metadata.runId });
+      } else {
+        const { runId, events } = await client.streamObject(body as never, controller.signal);
         if (stale()) return;
-        // What had arrived when a stream stopped is the partial value (a failed or cancelled run shows it).
-        if (parserRef.current && live.current.status === "running" && patch.status !== "done") live.current.snapshot = parserRef.current.snapshot();
-        parserRef.current = null;
-        live.current = { ...live.current, ...patch, finishedAt: performance.now() };
-        publish(true);
-      };
-      try {
-        if (operation === "generate-object") {
-          const result = await client.generateObject(body as never, controller.signal);
-          finish({ status: "done", object: result.object, metadata: result.metadata, runId: result.metadata.runId });
-        } else if (operation === "generate-text") {
-          const result = await client.generateText(body as never, controller.signal);
-          finish({ status: "done", text: result.text, metadata: result.metadata, runId: result.metadata.runId });
-        } else {
-          const { runId, events } = await client.streamObject(body as never, controller.signal);
+        this.live.runId = runId;
+        const attempt = () => {
+          const closedSet = new Set<string>();
+          const parser = new PartialJsonParser((path) => closedSet.add(path));
+          this.parser = parser;
+          return { parser, closedSet, doc: new PrettyLines() };
+        };
+        let current = attempt();
+        this.live = { ...this.live, doc: current.doc, closedSet: current.closedSet, closed: current.parser.closed };
+        let ended = false;
+        for await (const event of events) {
           if (stale()) return;
-          live.current.runId = runId;
-          const attempt = () => {
-            const closedSet = new Set<string>();
-            const parser = new PartialJsonParser((path) => closedSet.add(path));
-            parserRef.current = parser;
-            return { parser, closedSet, doc: new PrettyLines() };
-          };
-          let current = attempt();
-          live.current = { ...live.current, doc: current.doc, closedSet: current.closedSet, closed: current.parser.closed };
-          let ended = false;
-          for await (const event of events) {
-            if (stale()) return;
-            if (event.type === "item") {
-              const first = live.current.firstItemAt === null;
-              live.current.firstItemAt ??= performance.now();
-              live.current.deltas.push(event.text);
-              live.current.streamedChars += event.text.length;
-              current.parser.push(event.text);
-              current.doc.push(event.text);
-              live.current.parseError = current.parser.error;
-              publish(first);
-            } else if (event.type === "restart") {
-              current = attempt();
-              live.current = { ...live.current, deltas: [], streamedChars: 0, closed: current.parser.closed, closedSet: current.closedSet, doc: current.doc, snapshot: null, parseError: null, restarts: live.current.restarts + 1 };
-              publish(true);
-            } else if (event.type === "done") {
-              ended = true;
-              finish({ status: "done", object: event.object, metadata: event.metadata, snapshot: { value: event.object, streamingPath: null } });
-            } else {
-              ended = true;
-              finish({ status: "error", error: event.error });
-            }
+          const live = this.live;
+          if (event.type === "item") {
+            const first = live.firstItemAt === null;
+            live.firstItemAt ??= performance.now();
+            live.deltas.push(event.text);
+            live.streamedChars += event.text.length;
+            current.parser.push(event.text);
+            current.doc.push(event.text);
+            live.parseError = current.parser.error;
+            this.publish(first);
+          } else if (event.type === "restart") {
+            current = attempt();
+            this.live = { ...live, deltas: [], streamedChars: 0, closed: current.parser.closed, closedSet: current.closedSet, doc: current.doc, snapshot: null, parseError: null, restarts: live.restarts + 1 };
+            this.publish(true);
+          } else if (event.type === "done") {
+            ended = true;
+            finish({ status: "done", object: event.object, metadata: event.metadata, snapshot: { value: event.object, streamingPath: null } });
+          } else {
+            ended = true;
+            finish({ status: "error", error: event.error });
           }
-          if (!ended) finish({ status: "error", error: new ApiError(0, "stream_cut", "The stream ended without a final event (connection lost).") });
         }
-      } catch (error) {
-        if (controller.signal.aborted) finish({ status: "cancelled" });
-        else finish({ status: "error", error: error instanceof ApiError ? error : new ApiError(0, "network", (error as Error).message) });
+        if (!ended) finish({ status: "error", error: new ApiError(0, "stream_cut", "The stream ended without a final event (connection lost).") });
       }
-    },
-    [client, publish],
-  );
+    } catch (error) {
+      if (controller.signal.aborted) finish({ status: "cancelled" });
+      else finish({ status: "error", error: error instanceof ApiError ? error : new ApiError(0, "network", (error as Error).message) });
+    }
+  };
 
-  const cancel = useCallback(() => {
-    const runId = live.current.status === "running" ? live.current.runId : null;
-    abortRef.current?.abort();
+  /** Stops the run; it ends as cancelled, with what had arrived. The one way a run is cancelled. */
+  readonly cancel = (): void => {
+    const runId = this.live.status === "running" ? this.live.runId : null;
+    this.controller?.abort();
     // The server stops the run wherever it executes (its id is known once a stream started); best
     // effort: a run that ended meanwhile answers 409, which is no news to show.
-    if (runId && client) void client.cancelRun(runId).catch(() => undefined);
-  }, [client]);
+    if (runId && this.client) void this.client.cancelRun(runId).catch(() => undefined);
+  };
+
   /** Forgets the run (cancelling it if it is still going): its result no longer belongs on screen. */
-  const reset = useCallback(() => {
-    const controller = abortRef.current;
-    abortRef.current = null;
+  readonly reset = (): void => {
+    const controller = this.controller;
+    this.controller = null;
     controller?.abort();
-    live.current = idleRun();
-    publish(true);
-  }, [publish]);
-  return { state, start, cancel, reset };
+    this.parser = null;
+    this.live = idleRun();
+    this.publish(true);
+  };
+
+  /** Stops the run and any pending publication (the playground went away). */
+  dispose(): void {
+    this.controller?.abort();
+    this.controller = null;
+    this.frame?.();
+    this.frame = null;
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
 }
+
+/** A run store for this component's lifetime (its methods are stable: start, cancel, reset). */
+export function useRun(client: ApiClient | null): RunStore {
+  const [store] = useState(() => new RunStore(client));
+  useEffect(() => {
+    store.client = client;
+  }, [store, client]);
+  useEffect(() => () => store.dispose(), [store]);
+  return store;
+}
+
+/** The whole live run: re-renders the caller on every publication (the output, the status). */
+export function useRunState(store: RunStore): RunState {
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
+}
+
+/** Shallow equality of two plain objects (the same keys with the same values). */
+export function shallowEqual<T>(a: T, b: T): boolean {
+  if (Object.is(a, b)) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  const keys = Object.keys(a) as (keyof T)[];
+  return keys.length === Object.keys(b).length && keys.every((k) => Object.is(a[k], b[k]));
+}
+
+/**
+ * A reader of part of the run, chosen by `select` (a function defined once, outside components):
+ * it answers the same value (the same object) until that part changes (`equal`, shallow by default),
+ * whatever else the run publishes meanwhile.
+ */
+export function runSelection<T>(store: RunStore, select: (run: RunState) => T, equal: (a: T, b: T) => boolean = shallowEqual): () => T {
+  let last: { run: RunState; value: T } | null = null;
+  return () => {
+    const run = store.getSnapshot();
+    if (last && last.run === run) return last.value;
+    const value = select(run);
+    last = { run, value: last && equal(last.value, value) ? last.value : value };
+    return last.value;
+  };
+}
+
+/** Part of the run (see runSelection): the caller re-renders only when that part changes, not on every delta. */
+export function useRunSelector<T>(store: RunStore, select: (run: RunState) => T, equal: (a: T, b: T) => boolean = shallowEqual): T {
+  const get = useMemo(() => runSelection(store, select, equal), [store, select, equal]);
+  return useSyncExternalStore(store.subscribe, get, get);
+}
+
+/** What changes only when a run starts or ends: all the composer and the toolbar need of it. */
+export interface RunPhase {
+  status: RunState["status"];
+  operation: RunState["operation"];
+  runId: string | null;
+  error: ApiError | null;
+}
+
+export const runPhase = (run: RunState): RunPhase => ({ status: run.status, operation: run.operation, runId: run.runId, error: run.error });
