@@ -119,22 +119,25 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
       {r.draft ? <DraftPanel draft={r.draft} slug={r.workflowSlug} /> : null}
       <RunTabs run={r} />
       {r.status === "succeeded" ? <SaveAsCase client={client} apiKey={apiKey} run={r} /> : null}
-      {r.status === "succeeded" || r.status === "failed" ? <RunActions client={client} run={r} /> : null}
+      {r.status === "succeeded" || r.status === "failed" || r.status === "cancelled" ? <RunActions client={client} run={r} /> : null}
     </Page>
   );
 }
 
-/** The output as JSON (or text); a failed run's last output instead, its failing places marked. */
+/** The output as JSON (or text); a failed run's last output instead, its failing places marked; a cancelled run's output so far. */
 function OutputView({ run: r }: { run: RunSummary }) {
   const block = "mt-2 max-h-[32rem] overflow-auto rounded bg-zinc-50 p-3 dark:bg-zinc-900";
-  if (r.status === "failed") {
+  if (r.status === "failed" || r.status === "cancelled") {
     const text = r.error?.lastOutput;
     const value = text === undefined ? undefined : parseJsonOrUndefined(text);
+    const cancelled = r.status === "cancelled";
     return (
       <>
-        <h2 className="text-lg font-semibold">What the model returned</h2>
+        <h2 className="text-lg font-semibold">{cancelled ? "Output before it was cancelled" : "What the model returned"}</h2>
         {text === undefined ? (
-          <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">No output was kept: the run failed before the model answered, or its failure was not about the output.</p>
+          <p className="mt-2 text-sm text-zinc-700 dark:text-zinc-300">
+            {cancelled ? "No output was kept: the run was cancelled before the model streamed any." : "No output was kept: the run failed before the model answered, or its failure was not about the output."}
+          </p>
         ) : value === undefined ? (
           <pre className={`${block} font-mono text-sm whitespace-pre-wrap [overflow-wrap:anywhere]`} data-testid="run-output">
             {text}

@@ -19,7 +19,7 @@ export function RunsPage() {
 
 const PERIODS = { any: null, "1h": 3_600_000, "24h": 86_400_000, "7d": 7 * 86_400_000, "30d": 30 * 86_400_000 } as const;
 type Period = keyof typeof PERIODS;
-const STATUSES = ["succeeded", "failed", "running"] as const;
+const STATUSES = ["succeeded", "failed", "cancelled", "running"] as const;
 type SortKey = "created" | "duration" | "cost" | "tokens";
 const SORT: Record<SortKey, (r: RunSummary) => number> = {
   created: (r) => Date.parse(r.createdAt),

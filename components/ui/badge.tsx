@@ -16,4 +16,5 @@ export function Badge({ tone = "neutral", children, className = "" }: { tone?: B
 }
 
 /** The tone of a run's status. */
-export const statusTone = (status: string): BadgeTone => (status === "succeeded" ? "success" : status === "failed" ? "danger" : status === "running" ? "info" : "neutral");
+export const statusTone = (status: string): BadgeTone =>
+  status === "succeeded" ? "success" : status === "failed" ? "danger" : status === "cancelled" ? "warning" : status === "running" ? "info" : "neutral";

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ERROR_CODES } from "../errors";
+import { RUN_STATUSES } from "../domain/runs";
 import { checkSchemaRequest, createKeyRequest, createThreadRequest, generateObjectRequest, generateTextRequest, streamObjectRequest, updateKeyRequest } from "./requests";
 import * as responses from "./responses";
 import * as lifecycle from "./lifecycle";
@@ -147,7 +148,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           summary: "List runs, newest first (a key sees its own; an admin key sees all)",
           parameters: [
             { name: "workflowSlug", in: "query", schema: { type: "string" } },
-            { name: "status", in: "query", schema: { enum: ["queued", "running", "succeeded", "failed"] } },
+            { name: "status", in: "query", schema: { enum: [...RUN_STATUSES] } },
             { name: "operation", in: "query", schema: { enum: ["generate.object", "generate.text", "stream.object"] } },
             { name: "evaluationId", in: "query", schema: { type: "string" }, description: "Only the runs an evaluation made (its cases and judges)." },
             { name: "q", in: "query", schema: { type: "string", minLength: 1, maxLength: 200 }, description: "Only runs whose input contains this text (ignoring case) within its first `limits.runSearchChars` characters (16,384), or whose id it is. One request reads at most `limits.runSearchBytes` (64 MiB) of inputs: past it the page holds what was found (possibly nothing) and a `nextCursor` to search on." },
@@ -317,7 +318,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           operationId: "cancelRun",
           summary: "Cancel a queued or running run (the key that made it, or an admin key), on whichever process executes it",
           description:
-            "The model call is aborted and the run ends `failed` with the problem `cancelled`, its tokens so far recorded and billed, a streamed run's output so far in the problem's `lastOutput`, and its `run.failed` callback sent. Streams following the run end with that problem. A run executing on another process sharing PostgreSQL is stopped within milliseconds (NOTIFY), at worst at that process's next heartbeat (`limits.runLeaseMs / 3`). Cancelling a cancelled run answers it again; any other finished run is a 409 `run_finished`.",
+            "The model call is aborted and the run ends `cancelled` (its `error` the problem `cancelled`), its tokens so far recorded and billed, a streamed run's output so far in the problem's `lastOutput`, and its `run.cancelled` callback sent. Streams following the run end with that problem. A run executing on another process sharing PostgreSQL is stopped within milliseconds (NOTIFY), at worst at that process's next heartbeat (`limits.runLeaseMs / 3`). Cancelling a cancelled run answers it again; any other finished run is a 409 `run_finished`.",
           parameters: [pathParam("id")],
           responses: {
             "200": body("The run ended cancelled.", "RunCancellation"),

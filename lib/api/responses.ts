@@ -166,7 +166,7 @@ export const redeliveryResponse = z.strictObject({ eventId: z.string(), status: 
 export const runCancellationSchema = z
   .strictObject({
     id: z.string(),
-    status: z.enum(RUN_STATUSES).describe('Once ended: "failed" with the problem `cancelled` (whose `lastOutput` is a streamed run\'s output so far). Still "running" (202): it is being stopped where it executes.'),
+    status: z.enum(RUN_STATUSES).describe('Once ended: "cancelled", with the problem `cancelled` as `error` (whose `lastOutput` is a streamed run\'s output so far). Still "running" (202): it is being stopped where it executes.'),
     error: problemSchema.nullable(),
   })
   .apply(named({ id: "RunCancellation", description: "Where a cancelled run is: ended (200) or being stopped (202)." }));
@@ -356,7 +356,7 @@ export const usageReportSchema = z
       z.strictObject({
         group: z.string().describe("The workflow slug, the model's name as the provider reported it, or the key id."),
         runs: z.number(),
-        errors: z.number(),
+        errors: z.number().describe("The runs that did not succeed (failed or cancelled)."),
         inputTokens: z.number(),
         outputTokens: z.number(),
         costUsd: z.string(),

@@ -70,7 +70,7 @@ withStorage(workflows.command("labels").description("show a workflow's label mov
 
 const runs = program.command("runs").description("inspect runs");
 withStorage(runs.command("list").description("list runs, newest first"))
-  .option("--status <status>", "running, succeeded or failed")
+  .option("--status <status>", "queued, running, succeeded, failed or cancelled")
   .option("--workflow <slug>", "only runs of this workflow")
   .option("--limit <n>", "how many (default 20)")
   .option("--json", "print JSON")

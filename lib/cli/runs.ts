@@ -1,6 +1,6 @@
 import "server-only";
 import { runListBounds, runListView, runView } from "../http/run-view";
-import type { RunStatus } from "../domain/runs";
+import { RUN_STATUSES, type RunStatus } from "../domain/runs";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
 import { printTable } from "./keys";
 
@@ -10,7 +10,7 @@ export async function runsList(
   cwd: string,
 ) {
   const config = loadConfigOrExit(options, env, cwd);
-  if (options.status && !["running", "succeeded", "failed"].includes(options.status)) fail("--status must be running, succeeded or failed", 2);
+  if (options.status && !(RUN_STATUSES as readonly string[]).includes(options.status)) fail(`--status must be ${RUN_STATUSES.join(", ")}`, 2);
   const limit = Number(options.limit ?? "20");
   if (!Number.isInteger(limit) || limit < 1 || limit > 1000) fail("--limit must be 1-1000", 2);
   const store = await openStore(options, env, cwd);

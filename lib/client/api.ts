@@ -10,6 +10,7 @@ import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } 
 import type { threadSchema } from "../api/responses";
 import type { CreateEvaluationRequest, EvaluationReport, EvaluationSummary, SuiteDocument } from "../api/suites";
 import type { RunDraft } from "../domain/drafts";
+import type { RunStatus } from "../domain/runs";
 import type { LimitsView, Quota } from "../domain/limits";
 import type { RunMetadata } from "../domain/runs";
 
@@ -102,7 +103,7 @@ export interface RunSummary {
   workflowLabel: string | null;
   /** A draft run's base version, the definition that ran and what differs; null for runs of saved versions. */
   draft?: RunDraft | null;
-  status: "running" | "succeeded" | "failed";
+  status: RunStatus;
   input: string;
   schema: unknown;
   contextSlugs: string[];

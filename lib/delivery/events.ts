@@ -11,7 +11,7 @@ export function callbackHeaders(headers: Record<string, string> | undefined): Re
   return Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => !RESERVED.test(name)));
 }
 
-/** The run.succeeded / run.failed event of a generate run, as stored in the outbox. */
+/** The run.succeeded / run.failed / run.cancelled (problem `cancelled`) event of a generate run, as stored in the outbox. */
 export function runEvent(options: {
   runId: string;
   keyId: string;
@@ -34,6 +34,7 @@ export function runEvent(options: {
   else if (options.operation === "generate.object") data.object = options.outcome.object;
   else data.text = options.outcome.text;
   data.metadata = options.metadata;
-  const payload = JSON.stringify({ type: options.outcome.error ? "run.failed" : "run.succeeded", id, createdAt, data });
+  const type = !options.outcome.error ? "run.succeeded" : options.outcome.error.code === "cancelled" ? "run.cancelled" : "run.failed";
+  const payload = JSON.stringify({ type, id, createdAt, data });
   return { id, runId: options.runId, keyId: options.keyId, url: options.callback.url, headers: callbackHeaders(options.callback.headers), payload, nextAttemptAt: createdAt, createdAt };
 }

@@ -6,8 +6,11 @@
 export type RunOperation = "generate.object" | "generate.text" | "stream.object";
 export const RUN_OPERATIONS = ["generate.object", "generate.text", "stream.object"] as const satisfies readonly RunOperation[];
 
-export type RunStatus = "queued" | "running" | "succeeded" | "failed";
-export const RUN_STATUSES = ["queued", "running", "succeeded", "failed"] as const satisfies readonly RunStatus[];
+/** "cancelled": stopped by POST /runs/{id}/cancel or `cancelOnDisconnect`; its `error` is the problem `cancelled`. */
+export type RunStatus = "queued" | "running" | "succeeded" | "failed" | "cancelled";
+export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "cancelled"] as const satisfies readonly RunStatus[];
+/** The statuses of a run that has ended. */
+export type EndedRunStatus = Exclude<RunStatus, "queued" | "running">;
 
 /**
  * How an object output was held to its schema: "grammar" (the local engine sampled under a grammar

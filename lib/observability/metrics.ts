@@ -99,7 +99,7 @@ export class Metrics {
     this.http.observe({ route, method, status: String(status) }, seconds);
   }
 
-  runEnded(run: { operation: string; workflow: string; model: string; key: string; status: "succeeded" | "failed"; seconds: number; inputTokens: number; outputTokens: number; costUsd: number; errorCode?: string }): void {
+  runEnded(run: { operation: string; workflow: string; model: string; key: string; status: "succeeded" | "failed" | "cancelled"; seconds: number; inputTokens: number; outputTokens: number; costUsd: number; errorCode?: string }): void {
     this.runDuration.observe({ operation: run.operation, workflow: run.workflow, model: run.model, status: run.status }, run.seconds);
     this.tokens.inc({ workflow: run.workflow, model: run.model, key: run.key, direction: "input" }, run.inputTokens);
     this.tokens.inc({ workflow: run.workflow, model: run.model, key: run.key, direction: "output" }, run.outputTokens);

@@ -3,7 +3,7 @@ import type { Logger } from "pino";
 import type { Config } from "../config/types";
 import { runEvent } from "../delivery/events";
 import { queueEvent, type EventDispatch } from "../delivery/worker";
-import type { CallbackSpec, DecodingMode, RunMetadata, RunOperation } from "../domain/runs";
+import type { CallbackSpec, DecodingMode, EndedRunStatus, RunMetadata, RunOperation } from "../domain/runs";
 import { GenserveError, isGenserveError, toProblem, type ProblemBody } from "../errors";
 import { providerFailureDetails } from "../models/errors";
 import { messageText, type TokenUsage } from "../models/types";
@@ -115,7 +115,7 @@ export class Outcomes {
     return metadata;
   }
 
-  private observe(run: RunLedger, status: "succeeded" | "failed", metadata: RunMetadata, errorCode?: string): void {
+  private observe(run: RunLedger, status: EndedRunStatus, metadata: RunMetadata, errorCode?: string): void {
     this.deps.metrics?.runEnded({
       operation: run.operation,
       workflow: run.workflowSlug,
@@ -130,11 +130,15 @@ export class Outcomes {
     });
   }
 
-  /** Records a failed run (and queues its run.failed event); returns the error as the caller sees it. */
+  /**
+   * Records a failed run (and queues its run.failed event) — or, when the problem is `cancelled`, a
+   * cancelled one (run.cancelled), its problem kept on it; returns the error as the caller sees it.
+   */
   async fail(run: RunLedger, error: unknown, options: { settle?: Settlement; /** null: whoever holds the run (a queued run is held by none). */ owner?: null } = {}): Promise<GenserveError> {
     const known = isGenserveError(error) ? error : new GenserveError("internal", { detail: "An internal error occurred.", cause: error });
     known.runId = run.id;
     const problem: ProblemBody = toProblem(known, run.log);
+    const status = problem.code === "cancelled" ? "cancelled" : "failed";
     const finishedAt = this.deps.now();
     const durationMs = Math.max(0, finishedAt.getTime() - run.startedAt);
     const metadata = this.metadata(run, undefined, durationMs);
@@ -145,7 +149,7 @@ export class Outcomes {
       const recorded = await this.record(
         run.id,
         {
-          status: "failed",
+          status,
           output: null,
           error: problem,
           modelName: metadata.model.name,
@@ -164,12 +168,12 @@ export class Outcomes {
         options.owner === null ? null : this.deps.owner,
       );
       if (!recorded) run.log.warn("the run had already ended elsewhere (reconciled); this failure was not recorded");
-      else this.observe(run, "failed", metadata, problem.code);
+      else this.observe(run, status, metadata, problem.code);
     } catch (storeError) {
-      run.log.error({ err: { message: (storeError as Error).message } }, "could not record the failed run");
+      run.log.error({ err: { message: (storeError as Error).message } }, `could not record the ${status} run`);
     }
     const provider = known.code === "model_error" || known.code === "model_timeout" ? providerFailureDetails(known) : undefined;
-    run.log.warn({ status: "failed", code: known.code, durationMs, ...(provider && { provider }) }, "run finished");
+    run.log.warn({ status, code: known.code, durationMs, ...(provider && { provider }) }, "run finished");
     return known;
   }
 

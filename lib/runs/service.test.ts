@@ -127,7 +127,7 @@ describe("RunService in-process", () => {
     runs.clientGone(runId, true);
     await runs.drain(5_000);
     const stored = (await store.runs.get(runId))!;
-    expect(stored).toMatchObject({ status: "failed", error: { code: "cancelled" } });
+    expect(stored).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
     expect(stored.outputTokens).toBeGreaterThan(0);
     expect(stored.inputTokens).toBeGreaterThan(0);
     expect(Number(stored.cost)).toBeGreaterThan(0);

@@ -200,7 +200,8 @@ export class RunService {
    */
   async cancel(run: RunRecord, waitMs = 2_000): Promise<{ id: string; status: RunStatus; error: RunRecord["error"] }> {
     const answer = (r: RunRecord) => {
-      if (r.status === "queued" || r.status === "running" || r.error?.code === "cancelled") return { id: r.id, status: r.status, error: r.error };
+      // (A run cancelled before `cancelled` was a status is stored `failed` with the problem `cancelled`.)
+      if (r.status === "queued" || r.status === "running" || r.status === "cancelled" || r.error?.code === "cancelled") return { id: r.id, status: r.status, error: r.error };
       throw new GenserveError("run_finished", { detail: `The run has already ${r.status}; only a queued or running run can be cancelled.`, runId: r.id });
     };
     answer(run);

@@ -1,5 +1,6 @@
 import "server-only";
 import { beforeEach, describe, expect, it } from "vitest";
+import { BOUNDS } from "./contract-pages";
 import type { NewRun, Store } from "./types";
 
 /**
@@ -55,8 +56,12 @@ export function cancelContract(current: () => { store: Store; keyId: string }, s
         while (heard.length < 3 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
         expect([...heard].sort()).toEqual(["run_01C1", "run_01C1", "run_01C3"]);
         // Once it ended (cancelled), the check no longer names it.
-        await store.runs.finish("run_01C1", { ...outcome, status: "failed", output: null, error: { type: "t", title: "t", status: 499, detail: "d", code: "cancelled" } });
+        await store.runs.finish("run_01C1", { ...outcome, status: "cancelled", output: null, error: { type: "t", title: "t", status: 499, detail: "d", code: "cancelled" } });
         expect(await store.runs.cancelRequested(["run_01C1"])).toEqual([]);
+        // Stored and listed as `cancelled`, its problem kept; a second cancel finds it ended.
+        expect(await store.runs.get("run_01C1")).toMatchObject({ status: "cancelled", error: { code: "cancelled" } });
+        expect((await store.runs.list({ keyId, status: "cancelled", limit: 10 }, BOUNDS)).runs.map((r) => r.id)).toEqual(["run_01C1"]);
+        expect(await store.runs.requestCancel("run_01C1", at(500))).toBe(false);
       } finally {
         await listener.close();
         await other.close();

@@ -435,6 +435,8 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         { id: "run_01U2", workflowSlug: "a", createdAt: day(1, 9), durationMs: 300, cost: "0.000000001", status: "failed" as const },
         { id: "run_01U3", workflowSlug: "a", createdAt: day(1, 10), durationMs: 200, cost: "0.5", status: "succeeded" as const },
         { id: "run_01U4", workflowSlug: "b", createdAt: day(2, 8), durationMs: 50, cost: "1", status: "succeeded" as const },
+        // A cancelled run is finished: its tokens and cost count, and it is not a success.
+        { id: "run_01U7", workflowSlug: "b", createdAt: day(2, 9), durationMs: 150, cost: "0.5", status: "cancelled" as const },
         { id: "run_01U5", workflowSlug: "b", createdAt: day(5, 8), durationMs: 1, cost: "9", status: "succeeded" as const }, // outside the range
       ];
       for (const r of runs) {
@@ -444,12 +446,12 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.runs.insert(run("run_01U6", { createdAt: day(1, 9) })); // still running: not counted
       const report = await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: null, groupBy: "workflow", bucket: "day" });
       expect(report.groups).toEqual([
-        { group: "b", runs: 1, errors: 0, inputTokens: 3, outputTokens: 4, costUsd: "1", durationMsP50: 50, durationMsP95: 50 },
+        { group: "b", runs: 2, errors: 1, inputTokens: 6, outputTokens: 8, costUsd: "1.5", durationMsP50: 50, durationMsP95: 150 },
         { group: "a", runs: 3, errors: 1, inputTokens: 9, outputTokens: 12, costUsd: "0.750000001", durationMsP50: 200, durationMsP95: 300 },
       ]);
       expect(report.series).toEqual([
         { at: "2026-03-01T00:00:00.000Z", runs: 3, errors: 1, costUsd: "0.750000001" },
-        { at: "2026-03-02T00:00:00.000Z", runs: 1, errors: 0, costUsd: "1" },
+        { at: "2026-03-02T00:00:00.000Z", runs: 2, errors: 1, costUsd: "1.5" },
       ]);
       const hourly = await store.usage.report({ from: day(1, 0), to: day(2, 0), keyId, groupBy: "model", bucket: "hour" });
       expect(hourly.groups).toMatchObject([{ group: "m1", runs: 3 }]);

@@ -22,7 +22,7 @@ const GROUP_COLUMN: Record<UsageQuery["groupBy"], string> = {
  */
 export function usageStatements(q: UsageQuery, d: UsageDialect): { totals: string; percentiles: string; series: string; params: unknown[] } {
   const params: unknown[] = [q.from, q.to];
-  let where = `created_at >= ${d.param(1)} AND created_at < ${d.param(2)} AND status IN ('succeeded', 'failed')`;
+  let where = `created_at >= ${d.param(1)} AND created_at < ${d.param(2)} AND status IN ('succeeded', 'failed', 'cancelled')`;
   if (q.keyId !== null) {
     params.push(q.keyId);
     where += ` AND key_id = ${d.param(3)}`;
@@ -31,14 +31,14 @@ export function usageStatements(q: UsageQuery, d: UsageDialect): { totals: strin
   const bucketChars = q.bucket === "hour" ? 13 : 10;
   return {
     params,
-    totals: `SELECT ${group} AS g, COUNT(*) AS runs, SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS errors,
+    totals: `SELECT ${group} AS g, COUNT(*) AS runs, SUM(CASE WHEN status <> 'succeeded' THEN 1 ELSE 0 END) AS errors,
                SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens, SUM(${d.cost}) AS cost
              FROM runs WHERE ${where} GROUP BY ${group} ORDER BY cost DESC, runs DESC`,
     percentiles: `SELECT g, MIN(CASE WHEN rn * 100 >= n * 50 THEN duration_ms END) AS p50, MIN(CASE WHEN rn * 100 >= n * 95 THEN duration_ms END) AS p95
                   FROM (SELECT ${group} AS g, duration_ms, ROW_NUMBER() OVER (PARTITION BY ${group} ORDER BY duration_ms) AS rn, COUNT(*) OVER (PARTITION BY ${group}) AS n
                         FROM runs WHERE ${where} AND duration_ms IS NOT NULL) ranked
                   GROUP BY g`,
-    series: `SELECT substr(created_at, 1, ${bucketChars}) AS bucket, COUNT(*) AS runs, SUM(CASE WHEN status = 'failed' THEN 1 ELSE 0 END) AS errors, SUM(${d.cost}) AS cost
+    series: `SELECT substr(created_at, 1, ${bucketChars}) AS bucket, COUNT(*) AS runs, SUM(CASE WHEN status <> 'succeeded' THEN 1 ELSE 0 END) AS errors, SUM(${d.cost}) AS cost
              FROM runs WHERE ${where} GROUP BY substr(created_at, 1, ${bucketChars}) ORDER BY bucket`,
   };
 }

@@ -64,7 +64,7 @@ describe("cancelOnDisconnect on the generate operations", () => {
         await waitUntil(async () => (await get(ctx.server, `/api/v1/runs/${runId}`, ctx.key)).json.status !== "running", "the run to end", 20_000);
         const elapsed = Date.now() - abortedAt;
         const { json } = await get(ctx.server, `/api/v1/runs/${runId}`, ctx.key);
-        expect(json.status).toBe("failed");
+        expect(json.status).toBe("cancelled");
         expect(json.error.code).toBe("cancelled");
         await waitUntil(() => ctx.upstream.requests[0]!.closedEarly, "the model call to be aborted", 20_000);
         // Within a second on an idle machine; the bound allows a loaded one.
@@ -129,7 +129,7 @@ describe("POST /api/v1/runs/{id}/cancel", () => {
     const startedAt = Date.now();
     const res = await cancel(runId, owner.key);
     expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({ id: runId, status: "failed", error: { code: "cancelled", lastOutput: INVOICE.slice(0, 12) } });
+    expect(res.json).toMatchObject({ id: runId, status: "cancelled", error: { code: "cancelled", lastOutput: INVOICE.slice(0, 12) } });
     expect(Date.now() - startedAt).toBeLessThan(10_000);
     await Promise.all([caller.ended, follower.ended]);
     for (const { events } of [caller, follower]) {
@@ -139,17 +139,17 @@ describe("POST /api/v1/runs/{id}/cancel", () => {
     }
     await waitUntil(() => ctx.upstream.requests[0]!.closedEarly, "the model call to be aborted");
     const run = await runOf(runId);
-    expect(run).toMatchObject({ status: "failed", error: { code: "cancelled", lastOutput: INVOICE.slice(0, 12) } });
+    expect(run).toMatchObject({ status: "cancelled", error: { code: "cancelled", lastOutput: INVOICE.slice(0, 12) } });
     // The tokens the cut-short call used are recorded (estimated: the provider reports none then).
     expect(run.metadata.outputTokens).toBeGreaterThan(0);
     expect(run.metadata.inputTokens).toBeGreaterThan(0);
     // Cancelling again answers the same; a finished run that was not cancelled is a 409.
     const again = await cancel(runId, owner.key);
     expect(again.status).toBe(200);
-    expect(again.json).toMatchObject({ id: runId, status: "failed", error: { code: "cancelled" } });
+    expect(again.json).toMatchObject({ id: runId, status: "cancelled", error: { code: "cancelled" } });
   });
 
-  it("cancels a running asynchronous run (its model call aborted, run.failed sent) and a queued one at once; an admin key may cancel another key's run", async () => {
+  it("cancels a running asynchronous run (its model call aborted, run.cancelled sent) and a queued one at once; an admin key may cancel another key's run", async () => {
     let release!: () => void;
     ctx.upstream.reply({ waitFor: new Promise<void>((resolve) => (release = resolve)), content: INVOICE });
     try {
@@ -166,28 +166,35 @@ describe("POST /api/v1/runs/{id}/cancel", () => {
 
       const q = await cancel(queuedId, owner.key);
       expect(q.status).toBe(200);
-      expect(q.json).toMatchObject({ id: queuedId, status: "failed", error: { code: "cancelled" } });
+      expect(q.json).toMatchObject({ id: queuedId, status: "cancelled", error: { code: "cancelled" } });
       expect(ctx.upstream.requests).toHaveLength(1);
 
       // The admin key (not the run's) may cancel it.
       const r = await cancel(runningId, ctx.key);
       expect(r.status).toBe(200);
-      expect(r.json).toMatchObject({ id: runningId, status: "failed", error: { code: "cancelled" } });
+      expect(r.json).toMatchObject({ id: runningId, status: "cancelled", error: { code: "cancelled" } });
       await waitUntil(() => ctx.upstream.requests[0]!.closedEarly, "the model call to be aborted");
 
-      await waitUntil(() => receiver.received.length === 2, "both run.failed events");
+      await waitUntil(() => receiver.received.length === 2, "both run.cancelled events");
       const events = receiver.received.map((e) => JSON.parse(e.body) as { type: string; data: { runId: string; error: { code: string } } });
       expect(events.map((e) => [e.type, e.data.runId, e.data.error.code]).sort()).toEqual(
         [
-          ["run.failed", runningId, "cancelled"],
-          ["run.failed", queuedId, "cancelled"],
+          ["run.cancelled", runningId, "cancelled"],
+          ["run.cancelled", queuedId, "cancelled"],
         ].sort(),
       );
       // Neither is started again, and the next run still gets the slot.
       ctx.upstream.reply({ content: INVOICE });
       const next = await start();
       await waitUntil(async () => (await runOf(next.json.runId)).status === "succeeded", "the next run to succeed");
-      expect((await runOf(queuedId)).status).toBe("failed");
+      expect((await runOf(queuedId)).status).toBe("cancelled");
+      // The runs list filters on it: both cancelled runs, and not the one that succeeded.
+      const listed = await get(ctx.server, "/api/v1/runs?status=cancelled&limit=100", ctx.key);
+      expect(listed.status).toBe(200);
+      const ids = (listed.json.runs as { id: string; status: string }[]).map((r) => r.id);
+      expect(ids).toEqual(expect.arrayContaining([runningId, queuedId]));
+      expect(ids).not.toContain(next.json.runId);
+      expect((listed.json.runs as { status: string }[]).every((r) => r.status === "cancelled")).toBe(true);
     } finally {
       release();
     }

@@ -303,7 +303,7 @@ describe("evaluations", () => {
     expect((await get(ctx.server, `/api/v1/evaluations/${id}`, other.key)).status).toBe(404);
     // The run that was in flight ended cancelled.
     const runs = (await get(ctx.server, "/api/v1/runs?limit=5", user.key)).json.runs;
-    expect(runs.some((r: { status: string; error: { code: string } | null }) => r.status === "failed" && r.error?.code === "cancelled")).toBe(true);
+    expect(runs.some((r: { status: string; error: { code: string } | null }) => r.status === "cancelled" && r.error?.code === "cancelled")).toBe(true);
   });
 
   it("streams its progress as server-sent events, resumable after the last result seen", async () => {

@@ -251,7 +251,7 @@ describe("llama-cpp provider on a generated tiny GGUF", () => {
     const after = await waiting;
     expect(after.status, after.text).toBe(200);
     const cancelled = await get(server, `/api/v1/runs/${runId}`, key);
-    expect(cancelled.json.status).toBe("failed");
+    expect(cancelled.json.status).toBe("cancelled");
     expect(cancelled.json.error.code).toBe("cancelled");
     expect(cancelled.json.output).toBeNull();
   });

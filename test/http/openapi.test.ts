@@ -109,7 +109,7 @@ describe("responses follow the published OpenAPI document", () => {
       await waitUntil(() => ctx.upstream.requests.length === 1, "the model to be called");
       const cancelled = await call("POST", `/api/v1/runs/${held.json.runId}/cancel`);
       expect(cancelled.status).toBe(200);
-      expect(cancelled.json).toMatchObject({ id: held.json.runId, status: "failed", error: { code: "cancelled" } });
+      expect(cancelled.json).toMatchObject({ id: held.json.runId, status: "cancelled", error: { code: "cancelled" } });
     } finally {
       release();
     }

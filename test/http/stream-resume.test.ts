@@ -99,7 +99,7 @@ describe("cancelOnDisconnect", () => {
     const runId = response.headers.get("x-run-id")!;
     await readSome(response, 2);
     await waitFor(async () => ctx.upstream.requests[0]!.closedEarly, "the upstream request to be cancelled");
-    await waitFor(async () => (await get(ctx.server, `/api/v1/runs/${runId}`, ctx.key)).json.status === "failed", "the run to be recorded");
+    await waitFor(async () => (await get(ctx.server, `/api/v1/runs/${runId}`, ctx.key)).json.status === "cancelled", "the run to be recorded");
     expect((await get(ctx.server, `/api/v1/runs/${runId}`, ctx.key)).json.error.code).toBe("cancelled");
   });
 });
