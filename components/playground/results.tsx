@@ -100,7 +100,7 @@ export function Results(props: {
                   subtitle={col.label}
                   marks={col.marks}
                   compact
-                  header={i === 0 ? <p className="mt-2 text-xs text-zinc-700 dark:text-zinc-300">The baseline: B{columns.length > 2 ? `–${columns.at(-1)!.name}` : ""} are compared with it.</p> : <Comparison a={run} b={col.run} comparison={comparisons[i - 1] ?? null} name={col.name} compact />}
+                  header={i === 0 ? <p className="mt-2 text-xs text-zinc-700 dark:text-zinc-300">{columns.length > 2 ? `The baseline: B–${columns.at(-1)!.name} are compared with it.` : "The baseline: B is compared with it."}</p> : <Comparison a={run} b={col.run} comparison={comparisons[i - 1] ?? null} name={col.name} compact />}
                 />
                 <MetadataPanel run={col.run} suffix={col.name} compact {...record} />
               </div>
