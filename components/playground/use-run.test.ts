@@ -39,11 +39,16 @@ function channel() {
   };
 }
 
-function streamingClient(feed: ReturnType<typeof channel>): ApiClient {
+function streamingClient(feed: ReturnType<typeof channel>, cancelled: string[] = []): ApiClient {
   return {
     streamObject: async (_body: unknown, signal?: AbortSignal) => {
       signal?.addEventListener("abort", () => feed.fail(new DOMException("aborted", "AbortError")));
       return { runId: "run_1", events: feed.events };
+    },
+    /** POST /runs/{id}/cancel: recorded; answers 409 as for a run that ended meanwhile (no news to show). */
+    cancelRun: async (runId: string) => {
+      cancelled.push(runId);
+      throw new ApiError(409, "run_finished", "The run had ended.");
     },
   } as unknown as ApiClient;
 }
@@ -108,13 +113,17 @@ describe("a run's store (issue 39: a streamed delta re-renders the output, not t
 
   it("cancel() ends a stream as cancelled with what had arrived; reset() forgets it and later events are ignored", async () => {
     const feed = channel();
-    const store = new RunStore(streamingClient(feed));
+    const cancelled: string[] = [];
+    const store = new RunStore(streamingClient(feed, cancelled));
     const done = store.start("stream-object", { workflowSlug: "w" });
     feed.send({ type: "item", id: 0, text: '{"a": 1, "b"' });
     await until(store, (run) => run.streamedChars > 0);
     store.cancel();
     await done;
     expect(store.getSnapshot()).toMatchObject({ status: "cancelled", snapshot: { value: { a: 1 } } });
+    // The server is asked to stop the run too (its answer, here a 409, is not shown).
+    expect(cancelled).toEqual(["run_1"]);
+    expect(store.getSnapshot().error).toBeNull();
 
     const again = channel();
     store.client = streamingClient(again);
