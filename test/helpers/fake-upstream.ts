@@ -25,6 +25,8 @@ export interface FakeReply {
   chunkDelayMs?: number;
   /** Streaming: after this many content chunks, send nothing more until the client closes (a model that stalls); not streaming: never answer. */
   holdAfterChunks?: number;
+  /** Streaming: after each of these many content chunks, wait until a test asks `POST /__release` (or the client closes). */
+  pauseAfterChunks?: number[];
 }
 
 /**
@@ -67,10 +69,22 @@ export const LONG_LIST_SCHEMA = {
 
 export function longListWhenAsked(): (body: ReceivedRequest["body"]) => FakeReply | undefined {
   return (body) => {
-    const found = /\[model: a list of (\d+) items\]/.exec(JSON.stringify(body.messages));
-    return found ? { content: JSON.stringify(longList(Number(found[1]))), chunkDelayMs: 0 } : undefined;
+    const messages = JSON.stringify(body.messages);
+    const found = /\[model: a list of (\d+) items\]/.exec(messages);
+    if (!found) return undefined;
+    const content = JSON.stringify(longList(Number(found[1])));
+    // With PAUSE_MARKER the list stops at a third and at two thirds of its chunks until released.
+    const chunks = Math.ceil(content.length / 8);
+    return { content, chunkDelayMs: 0, ...(messages.includes(PAUSE_MARKER) && { pauseAfterChunks: [Math.floor(chunks / 3), Math.floor((2 * chunks) / 3)] }) };
   };
 }
+
+/**
+ * Put this beside a long-list marker and the list pauses twice mid-stream, each time until
+ * `POST <upstream>/__release`; `GET <upstream>/__paused` says how many streams wait. Browser tests
+ * check what must hold while a stream is live at a point where it surely is.
+ */
+export const PAUSE_MARKER = "[model: pause the list]";
 
 export interface ReceivedRequest {
   path: string;
@@ -106,10 +120,23 @@ export async function startFakeUpstream(
   const sockets = new Set<import("node:net").Socket>();
 
   let lastBody = "{}";
+  /** Streams waiting at a pause (pauseAfterChunks), each with its release. */
+  const paused = new Set<() => void>();
 
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (req.url?.endsWith("/__paused")) {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ paused: paused.size }));
+      return;
+    }
+    if (req.url?.endsWith("/__release")) {
+      const waiting = [...paused];
+      paused.clear();
+      waiting.forEach((release) => release());
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ released: waiting.length }));
+      return;
+    }
     if (req.method === "GET" && req.url?.endsWith("/__last-request")) {
       // The last chat request's body as sent (benchmarks replay what genserve sends).
       res.writeHead(200, { "content-type": "application/json" }).end(lastBody);
@@ -181,6 +208,17 @@ export async function startFakeUpstream(
       if (reply.holdAfterChunks !== undefined && sent >= reply.holdAfterChunks) {
         if (!res.destroyed) await new Promise((r) => res.once("close", r));
         return;
+      }
+      if (reply.pauseAfterChunks?.includes(sent) && !res.destroyed) {
+        await new Promise<void>((resolve) => {
+          const release = () => resolve();
+          paused.add(release);
+          res.once("close", () => {
+            paused.delete(release);
+            resolve();
+          });
+        });
+        if (res.destroyed) return;
       }
       const pause = reply.chunkDelayMs ?? defaults.chunkDelayMs;
       if (pause) await new Promise((r) => setTimeout(r, pause));
