@@ -1,6 +1,6 @@
 import "server-only";
 import { beforeEach, describe, expect, it } from "vitest";
-import { BOUNDS } from "./contract-pages";
+import { BOUNDS, newRun } from "./contract-pages";
 import type { NewRun, Store } from "./types";
 
 /**
@@ -14,20 +14,7 @@ export function cancelContract(current: () => { store: Store; keyId: string }, s
   let keyId: string;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
   beforeEach(() => void ({ store, keyId } = current()));
-  const run = (id: string, extra: Partial<NewRun> = {}): NewRun => ({
-    id,
-    operation: "generate.text",
-    workflowSlug: "w",
-    keyId,
-    input: "x",
-    schema: null,
-    contextSlugs: [],
-    attachments: [],
-    callback: null,
-    modelTag: "m",
-    createdAt: at(0),
-    ...extra,
-  });
+  const run = (id: string, extra: Partial<NewRun> = {}): NewRun => newRun(keyId, id, extra);
   const outcome = { status: "succeeded" as const, output: "done", error: null, modelName: "m1", modelTag: "m", decoding: null, warnings: [], inputTokens: 1, outputTokens: 1, cost: "0", durationMs: 1, attempts: 1, finishedAt: at(10) };
 
   describe("run cancellation", () => {

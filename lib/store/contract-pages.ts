@@ -5,6 +5,22 @@ import type { NewRun, RunListBounds, Store } from "./types";
 /** Lists as the API reads them by default (limits.runPreviewChars, runSearchChars, runSearchBytes). */
 export const BOUNDS: RunListBounds = { previewChars: 2_048, searchChars: 16_384, searchBytes: 64 * 1024 * 1024 };
 
+/** A text run of `keyId`'s, created at the contracts' fixed time, without a callback; `extra` overrides. */
+export const newRun = (keyId: string, id: string, extra: Partial<NewRun> = {}): NewRun => ({
+  id,
+  operation: "generate.text",
+  workflowSlug: "w",
+  keyId,
+  input: "x",
+  schema: null,
+  contextSlugs: [],
+  attachments: [],
+  callback: null,
+  modelTag: "m",
+  createdAt: new Date(Date.UTC(2026, 10, 23)).toISOString(),
+  ...extra,
+});
+
 /**
  * The bounded reads of the storage contract (issue 31), on every backend through `storeContract`:
  * a thread's size, its pages and a run's history are measured without reading it whole, and a run
@@ -15,20 +31,7 @@ export function pagesContract(current: () => { store: Store; keyId: string }) {
   let keyId: string;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
   beforeEach(() => void ({ store, keyId } = current()));
-  const run = (id: string, input: string, extra: Partial<NewRun> = {}): NewRun => ({
-    id,
-    operation: "generate.text",
-    workflowSlug: "w",
-    keyId,
-    input,
-    schema: null,
-    contextSlugs: [],
-    attachments: [],
-    callback: null,
-    modelTag: "m",
-    createdAt: at(0),
-    ...extra,
-  });
+  const run = (id: string, input: string, extra: Partial<NewRun> = {}): NewRun => newRun(keyId, id, { input, ...extra });
   const finish = (id: string, output: unknown, error: Record<string, unknown> | null = null) =>
     store.runs.finish(id, { status: error ? "failed" : "succeeded", output, error: error as never, modelName: "m1", modelTag: "m", decoding: null, warnings: [], inputTokens: 1, outputTokens: 1, cost: "0", durationMs: 1, attempts: 1, finishedAt: at(9) });
 
