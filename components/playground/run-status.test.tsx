@@ -17,4 +17,14 @@ describe("the run's status chip (issue 32, 4.7)", () => {
     const metadata = { durationInMs: 41, outputTokens: 7 } as RunMetadata;
     expect(text({ ...base, operation: "generate-object", status: "done", finishedAt: 1_100, metadata })).toBe("Done 41 ms · 7 tok");
   });
+
+  it("a finished stream's first item is on the clock of its duration: never later than Done", () => {
+    // The browser sent the request at 1,000, saw the first item at 1,877 and the end at 1,950; the
+    // run itself took 642 ms. In the browser's count the first item (877 ms) came after "Done".
+    const metadata = { durationInMs: 642, outputTokens: 9 } as RunMetadata;
+    const done = { ...base, status: "done" as const, firstItemAt: 1_877, finishedAt: 1_950, metadata };
+    expect(text(done)).toBe("Done 642 ms · first item 569 ms · 9 tok");
+    // While it runs, one clock too: the browser's, for both.
+    expect(text({ ...done, status: "running", finishedAt: null, metadata: null, streamedChars: 0 })).toMatch(/^Streaming \d.* · first item 877 ms/);
+  });
 });

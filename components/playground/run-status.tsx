@@ -36,9 +36,10 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
   const head = { running: run.operation === "stream-object" ? "Streaming" : "Generating", done: "Done", error: "Failed after", cancelled: "Cancelled at", idle: "" }[run.status];
   // Once the run is recorded, its own duration (the metadata's, as the Duration row shows it) rather
   // than the browser's, which adds the round trip: one run, one number.
-  parts.push(`${head} ${formatDuration(run.metadata && !running ? run.metadata.durationInMs : elapsed)}`);
+  const recorded = run.metadata && !running ? run.metadata.durationInMs : null;
+  parts.push(`${head} ${formatDuration(recorded ?? elapsed)}`);
   if (run.operation === "stream-object") {
-    if (run.firstItemAt !== null && run.startedAt !== null) parts.push(`first item ${formatDuration(run.firstItemAt - run.startedAt)}`);
+    if (run.firstItemAt !== null && run.startedAt !== null) parts.push(`first item ${formatDuration(firstItemMs(run, recorded))}`);
     else parts.push(running ? "waiting for the first item" : "nothing had arrived");
     if (run.metadata) parts.push(`${run.metadata.outputTokens} tok`);
     else if (tokens) parts.push(`~${tokens} tok${streamingFor && streamingFor > 200 ? ` · ${Math.round(tokens / (streamingFor / 1000))} tok/s` : ""}`);
@@ -57,6 +58,19 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
   );
 }
 
+/**
+ * When the first item came, on the same clock as the duration beside it. While the run goes (or
+ * without the run's recorded duration), the browser's clock: from sending the request. Once the run
+ * recorded its duration, the server's: that duration less how long the browser saw the stream go on
+ * after its first item — the first item and the end travel the same way, so the difference is the
+ * server's, and the first item never reads later than "Done" (the browser's count would add the
+ * request's round trip to it alone).
+ */
+function firstItemMs(run: RunState, recorded: number | null): number {
+  const browser = run.firstItemAt! - run.startedAt!;
+  if (recorded === null || run.finishedAt === null) return browser;
+  return Math.max(0, Math.min(recorded, recorded - (run.finishedAt - run.firstItemAt!)));
+}
 
 /** The chip for a run held in a store: only it re-renders as the run streams, not what holds it. */
 export function LiveRunStatusChip({ store, compact = false }: { store: RunStore; compact?: boolean }) {

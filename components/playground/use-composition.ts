@@ -39,8 +39,10 @@ export function useComposition(firstWorkflow: string | undefined) {
       window.history.replaceState(null, "", window.location.pathname + window.location.hash);
     }
   }, []);
+  // Only while nothing is selected when the update applies: a choice made between this render and
+  // the effect (the list's options arrive in the same render as `firstWorkflow`) is kept.
   useEffect(() => {
-    if (!c.workflowSlug && firstWorkflow) setC((prev) => ({ ...prev, workflowSlug: firstWorkflow }));
+    if (!c.workflowSlug && firstWorkflow) setC((prev) => (prev.workflowSlug ? prev : { ...prev, workflowSlug: firstWorkflow }));
   }, [firstWorkflow, c.workflowSlug]);
 
   const update = useCallback(<K extends keyof Composition>(key: K, value: Composition[K]) => setC((prev) => ({ ...prev, [key]: value })), []);
