@@ -9,7 +9,7 @@
  * finer than 5 digits…) are listed in `unexpressed`; the run then uses mode "grammar+validate" and
  * the usual validation and retry decide. `exact` means nothing was left out, so every output validates.
  *
- * The compiler is one recursive visit (grammar-compiler.ts) over a rule table shared by every visit
+ * The compiler is one recursive visit (schema-visitor.ts) over a rule table shared by every visit
  * (grammar-builder.ts); each construct is written by a module of its own: strings (string-rules.ts),
  * numbers (number-rules.ts), objects (object-rules.ts), arrays (array-rules.ts), anyOf/oneOf
  * (combinator-rules.ts), `$ref` and allOf (references.ts), dependencies and if/then/else
@@ -19,7 +19,7 @@
  */
 import "server-only";
 import { GrammarTooLarge } from "./grammar-builder";
-import { GrammarCompiler } from "./grammar-compiler";
+import { SchemaVisitor } from "./schema-visitor";
 import { type Schema } from "./keywords";
 
 export { UnsatisfiableSchemaError } from "./grammar-builder";
@@ -42,7 +42,7 @@ const MAX_GBNF_CHARS = 512 * 1024;
 
 /** Compiles a JSON Schema into a GBNF grammar. Throws UnsatisfiableSchemaError when no value fits. */
 export function compileGrammar(schema: Schema | boolean): CompiledGrammar {
-  const compiler = new GrammarCompiler(schema);
+  const compiler = new SchemaVisitor(schema);
   let gbnf: string;
   try {
     gbnf = compiler.compile();
@@ -57,6 +57,6 @@ export function compileGrammar(schema: Schema | boolean): CompiledGrammar {
 
 /** The grammar of any JSON value, for a schema whose own grammar was not built: validation and retry decide. */
 export function anyValueGrammar(reason: string): CompiledGrammar {
-  const compiler = new GrammarCompiler(true);
+  const compiler = new SchemaVisitor(true);
   return { gbnf: compiler.compile(), exact: false, unexpressed: [reason], fallback: reason };
 }

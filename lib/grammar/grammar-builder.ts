@@ -5,7 +5,7 @@ import { PRIMITIVE_DEPS, PRIMITIVES } from "./vocabulary";
 /**
  * What every construct's module (string-rules.ts, object-rules.ts, …) writes a grammar through: the
  * rule table with its names, the notes of what was left to validation, and the recursive visit
- * (grammar-compiler.ts) for subschemas. One per compilation.
+ * (schema-visitor.ts) for subschemas. One per compilation.
  */
 
 /** Over a work or size budget: the schema is constrained as any JSON instead (compile.ts). */

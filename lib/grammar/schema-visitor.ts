@@ -27,7 +27,7 @@ const MAX_DEPTH = 64;
  */
 const MAX_VISITS = 20_000;
 
-export class GrammarCompiler extends GrammarBuilder {
+export class SchemaVisitor extends GrammarBuilder {
   private depth = 0;
   private visits = 0;
 
