@@ -31,7 +31,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   keys: ["domain", "errors.ts", "ids.ts", "store"],
   catalog: ["config", "domain", "errors.ts", "json", "schema", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
-  attachments: ["config", "errors.ts", "net", "workers"],
+  attachments: ["config", "domain", "errors.ts", "net", "workers"],
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],
   // The run pipeline, above everything it orchestrates.
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store"],

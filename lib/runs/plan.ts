@@ -15,7 +15,7 @@ import { canonicalJson, sha256 } from "../schema/canonical";
 import type { SchemaCompiler } from "../schema/validator";
 import { assertRoom } from "../store/quotas";
 import type { Store } from "../store/types";
-import { resolveAttachments } from "./attachments";
+import { resolveAttachments } from "../attachments/resolve";
 import { checkWindow, fitContexts, fitHistory } from "./budget";
 import { applyDraft } from "./draft";
 import { buildPrompt, type Prompt } from "./prompt";

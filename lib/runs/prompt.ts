@@ -1,7 +1,7 @@
 import "server-only";
 import type { ContextConfig, WorkflowConfig } from "../config/types";
 import type { ChatMessage } from "../models/types";
-import type { ImageAttachment, PromptAttachment } from "./attachments";
+import type { ImageAttachment, PromptAttachment } from "../attachments/resolve";
 
 export interface PromptParts {
   workflow: Pick<WorkflowConfig, "instructions">;

@@ -1,9 +1,9 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { AttachmentInput, AttachmentMeta } from "../domain/runs";
-import type { DocumentExtractor } from "../attachments/extract";
-import { fetchAttachment } from "../attachments/fetch-url";
-import { contradicts, sniff } from "../attachments/sniff";
+import type { DocumentExtractor } from "./extract";
+import { fetchAttachment } from "./fetch-url";
+import { contradicts, sniff } from "./sniff";
 import type { Limits } from "../config/schema";
 import { GenserveError, validationError } from "../errors";
 
