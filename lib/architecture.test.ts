@@ -33,6 +33,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
   attachments: ["config", "domain", "errors.ts", "net", "workers"],
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],
+  // Read-only links to runs and evaluation reports.
+  shares: ["errors.ts", "ids.ts", "keys", "store"],
   // The run pipeline, above everything it orchestrates.
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
@@ -41,7 +43,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "runs", "schema", "store"],
+  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "runs", "schema", "shares", "store"],
   http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
   cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "server", "store"],
 };
@@ -125,5 +127,40 @@ describe("the layers of lib/", () => {
     expect([...browserSafe].filter(serverOnly)).toEqual([]);
     const unmarked = modules.map((m) => m.source).filter((file) => file.endsWith(".ts") && !browserSafe.has(file) && !serverOnly(file));
     expect(unmarked).toEqual([]);
+  });
+});
+
+/** The API's handlers: one file per area of the route table (lib/http/table.ts). */
+const HANDLERS = "lib/http/handlers";
+
+describe("the handlers of the API", () => {
+  it("reach storage only through services: no `.store`, no value imported from lib/store", () => {
+    const files = modules.map((m) => m.source).filter((file) => file.startsWith(`${HANDLERS}/`));
+    expect(files.length).toBeGreaterThan(5);
+    const breaches: string[] = [];
+    for (const file of files) {
+      const source = ts.createSourceFile(file, readFileSync(path.join(ROOT, file), "utf8"), ts.ScriptTarget.Latest, true);
+      const at = (node: ts.Node) => `${file}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1}`;
+      const visit = (node: ts.Node) => {
+        if (ts.isPropertyAccessExpression(node) && node.name.text === "store") breaches.push(`${at(node)} reads .store`);
+        if (ts.isBindingElement(node) && (node.propertyName ?? node.name).getText() === "store") breaches.push(`${at(node)} takes store out of an object`);
+        if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+          const target = path.normalize(path.join(path.dirname(file), node.moduleSpecifier.text));
+          const named = node.importClause?.namedBindings;
+          const typesOnly = node.importClause?.isTypeOnly || (named && ts.isNamedImports(named) && !node.importClause?.name && named.elements.every((e) => e.isTypeOnly));
+          if ((target === "lib/store" || target.startsWith("lib/store/")) && !typesOnly) breaches.push(`${at(node)} imports ${node.moduleSpecifier.text}`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    expect(breaches).toEqual([]);
+  });
+
+  it("are the area files of the table and nothing else: each exports its `endpoints`", () => {
+    const files = modules.map((m) => m.source).filter((file) => file.startsWith(`${HANDLERS}/`));
+    const without = files.filter((file) => !/^export const endpoints\b/m.test(readFileSync(path.join(ROOT, file), "utf8")));
+    expect(without).toEqual([]);
+    expect(files.filter((file) => !/^lib\/http\/handlers\/[a-z][a-z-]*\.ts$/.test(file))).toEqual([]);
   });
 });

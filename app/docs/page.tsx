@@ -1,5 +1,5 @@
 import { ApiReference } from "@/components/docs/api-reference";
-import { buildOpenApiDocument } from "@/lib/api/openapi";
+import { openApiDocument } from "@/lib/http/table";
 
 // Rendered per request, not force-static: the layout's theme script carries the request's CSP nonce,
 // which a static render has no request to read (a direct load of /docs refused that script and
@@ -11,6 +11,6 @@ export const metadata = { title: "genserve API reference" };
 let document: Record<string, unknown> | undefined;
 
 export default function DocsPage() {
-  document ??= buildOpenApiDocument("v1");
+  document ??= openApiDocument("v1");
   return <ApiReference document={document} />;
 }

@@ -9,7 +9,9 @@ import { EvaluationService } from "../evals/service";
 import { createKey } from "../keys/keys";
 import { openSqliteStore } from "../store/sqlite";
 import type { Store } from "../store/types";
-import { evaluationEvents } from "./evaluation-routes";
+import { routesFor } from "./table";
+
+const evaluationEvents = routesFor("/api/v1/evaluations/{id}/events").GET;
 
 // Issue 31, finding 2.4: followers of one evaluation's event stream must share one reader of it
 // and read only what changed (new results, the status row), never the suite on every tick. The

@@ -1,7 +1,8 @@
 import "server-only";
 import { threadPageQuery } from "../api/requests";
 import { validationError, zodFieldErrors } from "../errors";
-import type { Store, ThreadRecord } from "../store/types";
+import type { ThreadService } from "../runs/thread-service";
+import type { ThreadRecord } from "../store/types";
 
 /** The cursor of a page: its order and the last message's `seq`, opaque to callers. */
 const encodeCursor = (order: "asc" | "desc", seq: number) => Buffer.from(`${order}:${seq}`).toString("base64url");
@@ -18,12 +19,12 @@ function decodeCursor(cursor: string, order: "asc" | "desc"): number {
  * `cursor`), within `maxBytes` of content — a message larger than that is cut to it, marked
  * `truncated` (its run has it whole) — and the cursor of the next page.
  */
-export async function threadPage(store: Store, thread: ThreadRecord, query: URLSearchParams, maxBytes: number) {
+export async function threadPage(threads: Pick<ThreadService, "page">, thread: ThreadRecord, query: URLSearchParams, maxBytes: number) {
   const parsed = threadPageQuery.safeParse(Object.fromEntries(query), { reportInput: true });
   if (!parsed.success) throw validationError(zodFieldErrors(parsed.error).map((e) => ({ ...e, path: `?${e.path.slice(1)}` })));
   const { order, limit, cursor } = parsed.data;
   const from = cursor === undefined ? undefined : decodeCursor(cursor, order);
-  const { messages, more } = await store.threads.page(thread.keyId, thread.id, { order, from, limit, maxBytes });
+  const { messages, more } = await threads.page(thread, { order, from, limit, maxBytes });
   return {
     messages: messages.map((m) => ({ role: m.role, content: m.content, runId: m.runId, createdAt: m.createdAt, bytes: m.bytes, truncated: m.truncated })),
     nextCursor: more ? encodeCursor(order, messages[messages.length - 1]!.seq) : null,

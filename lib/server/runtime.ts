@@ -22,6 +22,7 @@ import { CHECKPOINT_WORKER_FILE } from "../store/sqlite";
 import type { Store } from "../store/types";
 import { getBootOptions, type BootOptions } from "./boot";
 import { createLogger } from "./logger";
+import { createServices, type Services } from "./services";
 
 /** The server's long-lived objects, built once per process from the boot options. */
 export interface Runtime {
@@ -35,6 +36,8 @@ export interface Runtime {
   delivery: DeliveryWorker;
   catalog: Catalog;
   models: ModelRegistry;
+  /** What the API's handlers read and write besides runs, evaluations and the catalog (keys, threads, inboxes, shares…). */
+  services: Services;
   logger: Logger;
   metrics: Metrics;
   version: string;
@@ -137,6 +140,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     delivery,
     catalog,
     models,
+    services: createServices({ store, config: boot.config, schemas, publicUrl: boot.publicUrl }),
     logger,
     metrics,
     version: boot.version,

@@ -13,6 +13,8 @@ const PAGES = ["/", "/workflows", "/workflows/extract-invoice", "/contexts", "/r
 /** Orders that put every page first once, and reversed, and the two pages the issue names. */
 const ORDERS: string[][] = [["/suites"], PAGES, [...PAGES].reverse(), ["/runs", "/workflows/extract-invoice", "/", "/suites"]];
 
+/** The document as the first fresh server served it: every other order must serve the same bytes. */
+let reference: string | undefined;
 let upstream: FakeUpstream | undefined;
 let server: GenserveServer | undefined;
 afterEach(async () => {
@@ -43,6 +45,8 @@ describe("the docs and the OpenAPI document after other pages on a fresh server"
         const openapi = await fetch(`${url}/api/v1/openapi.json`);
         const text = await openapi.text();
         expect(openapi.status, text.slice(0, 300)).toBe(200);
+        reference ??= text;
+        expect(text === reference, "the same bytes whatever was loaded before").toBe(true);
         const doc = JSON.parse(text) as { components: { schemas: Record<string, unknown> } };
         expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(["Callback", "Attachment", "GenerateObjectRequest", "RunDetail"]));
         const docs = await fetch(`${url}/docs`, { headers: { accept: "text/html" } });

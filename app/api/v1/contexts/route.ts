@@ -1,14 +1,6 @@
-import { contextListSchema } from "@/lib/api/responses";
-import { reply } from "@/lib/http/problem";
-import { otherMethods, route } from "@/lib/http/route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = route(async ({ runtime, principal }) => {
-  await principal();
-  const contexts = (await runtime.catalog.contexts()).map((c) => ({ slug: c.slug, title: c.title, size: c.content.length, version: c.version, source: c.source }));
-  return reply(contextListSchema, { contexts });
-});
-
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/contexts");

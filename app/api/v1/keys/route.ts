@@ -1,9 +1,6 @@
-import { keyCollection } from "@/lib/http/keys-routes";
-import { otherMethods } from "@/lib/http/route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const { GET, POST } = keyCollection;
-
-export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/keys");

@@ -1,9 +1,6 @@
-import { otherMethods } from "@/lib/http/route";
-import { usage } from "@/lib/http/usage-route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = usage;
-
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/usage");

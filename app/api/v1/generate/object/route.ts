@@ -1,9 +1,6 @@
-import { generate } from "@/lib/http/generate";
-import { otherMethods, route } from "@/lib/http/route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = route((ctx) => generate(ctx, "generate.object"));
-
-export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/generate/object");

@@ -1,9 +1,6 @@
-import { keyEntry } from "@/lib/http/keys-routes";
-import { otherMethods } from "@/lib/http/route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const { GET, PATCH, DELETE } = keyEntry;
-
-export const { POST, PUT } = otherMethods("GET", "PATCH", "DELETE");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/keys/{id}");

@@ -1,21 +1,6 @@
-import { runDetailSchema } from "@/lib/api/responses";
-import { reply } from "@/lib/http/problem";
-import { otherMethods, route } from "@/lib/http/route";
-import { readableRun } from "@/lib/http/runs";
-import { maskUrl, runView } from "@/lib/http/run-view";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = route<{ id: string }>(async ({ runtime, principal, params }) => {
-  const run = await readableRun(runtime.store, await principal(), params.id);
-  const event = await runtime.store.events.forRun(run.id);
-  return reply(runDetailSchema, {
-    ...runView(run),
-    deliveries: event
-      ? { eventId: event.id, url: maskUrl(event.url), status: event.status, attempts: event.attempts, nextAttemptAt: event.nextAttemptAt, log: event.deliveries }
-      : null,
-  });
-});
-
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/runs/{id}");

@@ -1,9 +1,6 @@
-import { otherMethods } from "@/lib/http/route";
-import { revokeShare } from "@/lib/http/share-routes";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const DELETE = revokeShare;
-
-export const { GET, POST, PUT, PATCH } = otherMethods("DELETE");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/shares/{id}");

@@ -1,9 +1,6 @@
-import { suiteRoutes } from "@/lib/http/evaluation-routes";
-import { otherMethods } from "@/lib/http/route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const { GET, PUT, DELETE } = suiteRoutes;
-
-export const { POST, PATCH } = otherMethods("GET", "PUT", "DELETE");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/suites/{slug}");

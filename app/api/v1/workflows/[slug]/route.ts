@@ -1,9 +1,6 @@
-import { catalogEntryRoutes } from "@/lib/http/catalog-routes";
-import { otherMethods } from "@/lib/http/route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const { GET, PUT, DELETE } = catalogEntryRoutes("workflow");
-
-export const { POST, PATCH } = otherMethods("GET", "PUT", "DELETE");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/workflows/{slug}");

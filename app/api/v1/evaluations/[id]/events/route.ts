@@ -1,9 +1,6 @@
-import { evaluationEvents } from "@/lib/http/evaluation-routes";
-import { otherMethods } from "@/lib/http/route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = evaluationEvents;
-
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/evaluations/{id}/events");

@@ -1,9 +1,6 @@
-import { otherMethods } from "@/lib/http/route";
-import { replay } from "@/lib/http/runs";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const POST = replay;
-
-export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/runs/{id}/replay");

@@ -1,9 +1,6 @@
-import { suiteEvaluationRoutes } from "@/lib/http/evaluation-routes";
-import { otherMethods } from "@/lib/http/route";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const { GET, POST } = suiteEvaluationRoutes;
-
-export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/suites/{slug}/evaluations");

@@ -1,9 +1,6 @@
-import { otherMethods } from "@/lib/http/route";
-import { listVersions } from "@/lib/http/workflow-routes";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = listVersions;
-
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/workflows/{slug}/versions");

@@ -1,11 +1,6 @@
-import { otherMethods } from "@/lib/http/route";
-import { deleteLabel, promoteLabel, putLabel } from "@/lib/http/workflow-routes";
+import { routesFor } from "@/lib/http/table";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const PUT = putLabel;
-export const POST = promoteLabel;
-export const DELETE = deleteLabel;
-
-export const { GET, PATCH } = otherMethods("PUT", "POST", "DELETE");
+export const { GET, POST, PUT, PATCH, DELETE } = routesFor("/api/v1/workflows/{slug}/labels/{label}");

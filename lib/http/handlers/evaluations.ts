@@ -7,23 +7,24 @@ import {
   evaluationSummarySchema,
   queuedEvaluationSchema,
   suiteListSchema,
+  suiteDocumentSchema,
   suiteSchema,
   type EvaluationReport,
   type EvaluationSummary,
   type EvaluationTarget,
   type EvaluationTotals,
   type SuiteDocument,
-} from "../api/suites";
-import { SLUG } from "../domain/names";
-import { validationError } from "../errors";
-import { readableSuite } from "../evals/access";
-import { deleteSuite, putSuite } from "../evals/suites";
-import type { EvaluationRecord, EvaluationStatus, SuiteRecord } from "../store/types";
-import type { EvaluationService } from "../evals/service";
-import { readJsonBody } from "./body";
-import { reply } from "./problem";
-import { route } from "./route";
-import { maskCallback } from "./run-view";
+} from "../../api/suites";
+import { SLUG } from "../../domain/names";
+import { validationError } from "../../errors";
+import type { EvaluationRecord, EvaluationStatus, SuiteRecord } from "../../store/types";
+import type { EvaluationService } from "../../evals/service";
+import { readJsonBody } from "../body";
+import { EVALUATION_LOCATION } from "../doc-parts";
+import { endpoint } from "../endpoint";
+import { reply } from "../problem";
+import type { RouteContext } from "../route";
+import { maskCallback } from "../run-view";
 
 /** A target as callers see it: its callback masked as every view masks one (header values, URL credentials). */
 const maskTarget = (target: EvaluationTarget): EvaluationTarget => ({ ...target, callback: target.callback && maskCallback(target.callback) });
@@ -51,65 +52,62 @@ const checkSlug = (slug: string) => {
 };
 
 /** GET /api/v1/suites: the caller's suites (an admin key's: all). */
-export const listSuites = route(async ({ runtime, principal }) => {
+const listSuites = async ({ runtime, principal }: RouteContext<Record<string, string>>): Promise<Response> => {
   const caller = await principal();
-  const suites = await runtime.store.suites.list(caller.admin ? undefined : caller.keyId);
+  const suites = await runtime.services.suites.list(caller);
   return reply(suiteListSchema, {
     suites: suites.map((s) => {
       const document = s.document as SuiteDocument;
       return { slug: s.slug, version: s.version, keyId: s.keyId, cases: document.cases.length, workflow: document.workflow ?? null, description: document.description ?? null, updatedAt: s.updatedAt };
     }),
   });
-});
+};
 
 /** GET, PUT and DELETE /api/v1/suites/{slug}: suites belong to the key that created them (admin keys reach all). */
-export const suiteRoutes = {
-  GET: route<{ slug: string }>(async ({ runtime, principal, params }) => reply(suiteSchema, suiteView(await readableSuite(runtime.store, await principal(), params.slug)))),
-  PUT: route<{ slug: string }>(async ({ request, runtime, principal, params }) => {
+const getSuite = async ({ runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> =>
+  reply(suiteSchema, suiteView(await runtime.services.suites.readable(await principal(), params.slug)));
+const putSuiteEntry = async ({ request, runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
     const caller = await principal();
     checkSlug(params.slug);
     const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
-    const { suite, created } = await putSuite(runtime.store, runtime.schemas, runtime.config.limits, caller, params.slug, body, new Date());
+    const { suite, created } = await runtime.services.suites.put(caller, params.slug, body, new Date());
     return reply(suiteSchema, suiteView(suite), { status: created ? 201 : 200 });
-  }),
-  DELETE: route<{ slug: string }>(async ({ runtime, principal, params }) => {
-    await deleteSuite(runtime.store, await principal(), params.slug);
+};
+const deleteSuiteEntry = async ({ runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
+    await runtime.services.suites.delete(await principal(), params.slug);
     return new Response(null, { status: 204 });
-  }),
 };
 
 
 /** POST (start) and GET (list, newest first) /api/v1/suites/{slug}/evaluations. */
-export const suiteEvaluationRoutes = {
-  POST: route<{ slug: string }>(async ({ runtime, principal, params, body }) => {
+const startEvaluation = async ({ runtime, principal, params, body }: RouteContext<{ slug: string }>): Promise<Response> => {
     const caller = await principal();
     const request = await body(createEvaluationRequest);
     const evaluation = await runtime.evaluations.create(caller, params.slug, request);
     return reply(queuedEvaluationSchema, { id: evaluation.id, status: "queued" }, { status: 202, headers: { Location: `/api/v1/evaluations/${evaluation.id}` } });
-  }),
-  GET: route<{ slug: string }>(async ({ request, runtime, principal, params }) => {
+};
+const listEvaluations = async ({ request, runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
     const caller = await principal();
     const query = new URL(request.url).searchParams;
     const status = query.get("status") ?? undefined;
     if (status !== undefined && !(EVALUATION_STATUSES as readonly string[]).includes(status)) throw validationError([{ path: "?status", message: `must be one of ${EVALUATION_STATUSES.join(", ")}` }]);
     const limit = Number(query.get("limit") ?? "20");
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw validationError([{ path: "?limit", message: "must be a whole number from 1 to 100" }]);
-    const rows = await runtime.store.evaluations.list({ suiteSlug: params.slug, keyId: caller.admin ? undefined : caller.keyId, status: status as EvaluationStatus | undefined, limit });
+    const rows = await runtime.services.suites.evaluations({ suiteSlug: params.slug, keyId: caller.admin ? undefined : caller.keyId, status: status as EvaluationStatus | undefined, limit });
     return reply(evaluationListSchema, { evaluations: await Promise.all(rows.map((e) => summaryOf(runtime.evaluations, e))) });
-  }),
 };
 
 /** GET /api/v1/evaluations/{id}: the whole report. */
-export const getEvaluation = route<{ id: string }>(async ({ runtime, principal, params }) => {
+const getEvaluation = async ({ runtime, principal, params }: RouteContext<{ id: string }>): Promise<Response> => {
   const report: EvaluationReport = await runtime.evaluations.report(await principal(), params.id);
   return reply(evaluationReportSchema, { ...report, target: maskTarget(report.target) });
-});
+};
 
 /** POST /api/v1/evaluations/{id}/cancel. */
-export const cancelEvaluation = route<{ id: string }>(async ({ runtime, principal, params }) => {
+const cancelEvaluation = async ({ runtime, principal, params }: RouteContext<{ id: string }>): Promise<Response> => {
   const evaluation = await runtime.evaluations.cancel(await principal(), params.id);
   return reply(evaluationSummarySchema, await summaryOf(runtime.evaluations, evaluation));
-});
+};
 
 /**
  * GET /api/v1/evaluations/{id}/events: progress as server-sent events. Each case result is an
@@ -119,7 +117,7 @@ export const cancelEvaluation = route<{ id: string }>(async ({ runtime, principa
  * evaluation in this process shares one reader of it (`EvaluationFollowers`), woken at once by this
  * process's own results and looking for others' every second.
  */
-export const evaluationEvents = route<{ id: string }>(async ({ request, runtime, principal, params }) => {
+const evaluationEvents = async ({ request, runtime, principal, params }: RouteContext<{ id: string }>): Promise<Response> => {
   const evaluation = await runtime.evaluations.readable(await principal(), params.id);
   const lastEventId = request.headers.get("last-event-id") ?? new URL(request.url).searchParams.get("lastEventId") ?? "0";
   if (!/^\d{1,15}$/.test(lastEventId)) throw validationError([{ path: "Last-Event-ID", message: "must be the id of an event this stream sent" }]);
@@ -172,4 +170,103 @@ export const evaluationEvents = route<{ id: string }>(async ({ request, runtime,
     },
   });
   return new Response(body, { headers: { "Content-Type": "text/event-stream; charset=utf-8", "Cache-Control": "no-store", "X-Accel-Buffering": "no" } });
-});
+};
+
+export const endpoints = [
+  endpoint({
+    method: "GET",
+    path: "/api/v1/suites",
+    operationId: "listSuites",
+    summary: "The key's test suites (admin keys: all)",
+    auth: "key",
+    responses: { "200": { description: "Suites.", body: suiteListSchema } },
+    errors: ["unauthorized"],
+    handler: listSuites,
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/suites/{slug}",
+    operationId: "getSuite",
+    summary: "A test suite's document",
+    auth: "key",
+    responses: { "200": { description: "The suite.", body: suiteSchema } },
+    errors: ["unauthorized", "suite_not_found"],
+    handler: getSuite,
+  }),
+  endpoint({
+    method: "PUT",
+    path: "/api/v1/suites/{slug}",
+    operationId: "putSuite",
+    summary: "Create or replace a test suite (its key's, or any for admin keys); each change is a new version",
+    auth: "key",
+    request: { body: suiteDocumentSchema, required: true },
+    responses: { "200": { description: "Replaced.", body: suiteSchema }, "201": { description: "Created.", body: suiteSchema } },
+    errors: ["validation_failed", "unauthorized", "conflict", "quota_exceeded", "payload_too_large", "unsupported_media_type", "storage_full"],
+    handler: putSuiteEntry,
+  }),
+  endpoint({
+    method: "DELETE",
+    path: "/api/v1/suites/{slug}",
+    operationId: "deleteSuite",
+    summary: "Delete a test suite (its evaluations stay)",
+    auth: "key",
+    responses: { "204": { description: "Deleted." } },
+    errors: ["unauthorized", "suite_not_found"],
+    handler: deleteSuiteEntry,
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/suites/{slug}/evaluations",
+    operationId: "listEvaluations",
+    summary: "The suite's evaluations, newest first (`?status=`, `?limit=`)",
+    auth: "key",
+    responses: { "200": { description: "Evaluations.", body: evaluationListSchema } },
+    errors: ["validation_failed", "unauthorized"],
+    handler: listEvaluations,
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/v1/suites/{slug}/evaluations",
+    operationId: "startEvaluation",
+    summary: "Run the suite's cases as one evaluation, in the background",
+    description:
+      "Every case run is an ordinary run of the key. Follow it with GET /api/v1/evaluations/{id}/events (SSE) or poll GET /api/v1/evaluations/{id}; with a callback, the signed `evaluation.completed` event is sent when it ends.",
+    auth: "key",
+    request: { body: createEvaluationRequest, required: true },
+    responses: { "202": { description: "Queued.", body: queuedEvaluationSchema, headers: EVALUATION_LOCATION } },
+    errors: ["validation_failed", "unauthorized", "forbidden", "suite_not_found", "workflow_not_found", "evaluation_not_found", "unsupported_media_type", "evaluation_queue_full"],
+    handler: startEvaluation,
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/evaluations/{id}",
+    operationId: "getEvaluation",
+    summary: "An evaluation: totals, each case and field over its repeats, and the comparison with its baseline",
+    auth: "key",
+    responses: { "200": { description: "The evaluation.", body: evaluationReportSchema } },
+    errors: ["unauthorized", "evaluation_not_found"],
+    handler: getEvaluation,
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/v1/evaluations/{id}/cancel",
+    operationId: "cancelEvaluation",
+    summary: "Cancel a queued or running evaluation (case runs in flight are cancelled)",
+    auth: "key",
+    responses: { "200": { description: "Cancelled.", body: evaluationSummarySchema } },
+    errors: ["unauthorized", "evaluation_not_found", "conflict"],
+    handler: cancelEvaluation,
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/evaluations/{id}/events",
+    operationId: "followEvaluation",
+    summary: "An evaluation's progress as server-sent events",
+    description:
+      "`event: result` for each case run as it is recorded (its `id:` resumes with Last-Event-ID), `event: progress` with the counts, and finally `event: end` with the EvaluationSummary.",
+    auth: "key",
+    responses: { "200": { description: "The event stream.", content: { "text/event-stream": { schema: { type: "string" } } } } },
+    errors: ["validation_failed", "unauthorized", "evaluation_not_found"],
+    handler: evaluationEvents,
+  }),
+];

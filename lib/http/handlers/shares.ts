@@ -1,20 +1,16 @@
 import "server-only";
-import { createHash } from "node:crypto";
-import { createShareRequest, shareListSchema, shareSchema, sharedViewSchema, type SharedView } from "../api/lifecycle";
-import type { EvaluationReport } from "../api/suites";
-import { ERROR_CODES, GenserveError, type ErrorCode } from "../errors";
-import { newShareId, newShareToken } from "../ids";
-import { parsePointer } from "../json/pointer";
-import { mayRead } from "../keys/access";
-import type { Principal } from "../keys/keys";
-import type { Runtime } from "../server/runtime";
-import type { RunRecord, ShareRecord } from "../store/types";
-import { reply } from "./problem";
-import { route } from "./route";
-import { readableRun } from "./runs";
-import { MASK } from "./run-view";
+import { createShareRequest, shareListSchema, shareSchema, sharedViewSchema, type SharedView } from "../../api/lifecycle";
+import type { EvaluationReport } from "../../api/suites";
+import { ERROR_CODES, GenserveError, type ErrorCode } from "../../errors";
+import { parsePointer } from "../../json/pointer";
+import type { Principal } from "../../keys/keys";
+import type { Runtime } from "../../server/runtime";
+import type { RunRecord, ShareRecord } from "../../store/types";
+import { endpoint } from "../endpoint";
+import { reply } from "../problem";
+import type { RouteContext } from "../route";
+import { MASK } from "../run-view";
 
-const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 
 const UNIT_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const MAX_MS = 365 * UNIT_MS.d;
@@ -54,78 +50,51 @@ export function masked(value: unknown, pointers: readonly string[]): unknown {
 
 /** A share link's creation, for a run or an evaluation the caller may read. */
 function createShare(kind: ShareRecord["kind"], read: (ctx: { runtime: Runtime; caller: Principal; id: string }) => Promise<unknown>) {
-  return route<{ id: string }>(async ({ request, runtime, principal, params, body }) => {
+  return async ({ request, runtime, principal, params, body }: RouteContext<{ id: string }>): Promise<Response> => {
     const caller = await principal();
     await read({ runtime, caller, id: params.id });
     const input = await body(createShareRequest, { optional: true });
     const now = new Date();
-    const token = newShareToken();
-    const share: ShareRecord = {
-      id: newShareId(),
-      tokenHash: hashToken(token),
-      kind,
-      targetId: params.id,
-      keyId: caller.keyId,
-      hideFields: [...new Set(input.hideFields ?? [])],
-      expiresAt: expiry(input.expiresIn ?? "7d", now),
-      revokedAt: null,
-      createdAt: now.toISOString(),
-    };
-    await runtime.store.shares.create(share, runtime.config.limits.sharesPerKey);
+    const hideFields = [...new Set(input.hideFields ?? [])];
+    const { share, token } = await runtime.services.shares.create(caller, { kind, targetId: params.id, hideFields, expiresAt: expiry(input.expiresIn ?? "7d", now) }, now);
     const url = new URL(`/s/${token}`, runtime.publicUrl === "" ? new URL(request.url).origin : runtime.publicUrl).toString();
     return reply(shareSchema, shareView(share, url), { status: 201, headers: { Location: `/api/v1/shares/${share.id}` } });
-  });
+  };
 }
 
 /** POST /api/v1/runs/{id}/share */
-export const shareRun = createShare("run", ({ runtime, caller, id }) => readableRun(runtime.store, caller, id));
+const shareRun = createShare("run", ({ runtime, caller, id }) => runtime.services.runs.readable(caller, id));
 /** POST /api/v1/evaluations/{id}/share */
-export const shareEvaluation = createShare("evaluation", ({ runtime, caller, id }) => runtime.evaluations.readable(caller, id));
+const shareEvaluation = createShare("evaluation", ({ runtime, caller, id }) => runtime.evaluations.readable(caller, id));
 
 /** GET /api/v1/shares: the caller's links (an admin key's: every key's), newest first. */
-export const listShares = route(async ({ runtime, principal }) => {
+const listShares = async ({ runtime, principal }: RouteContext<Record<string, string>>): Promise<Response> => {
   const caller = await principal();
-  const shares = await runtime.store.shares.list(caller.admin ? undefined : caller.keyId);
+  const shares = await runtime.services.shares.list(caller);
   return reply(shareListSchema, { shares: shares.map((s) => shareView(s)) });
-});
+};
 
 /** DELETE /api/v1/shares/{id}: revokes a link (by the key that made it, or an admin); it answers 404 from then on. */
-export const revokeShare = route<{ id: string }>(async ({ runtime, principal, params }) => {
-  const caller = await principal();
-  const share = await runtime.store.shares.get(params.id);
-  if (!share || !mayRead(caller, share.keyId)) throw new GenserveError("share_not_found", { detail: `No share link "${params.id}" exists for this key.` });
-  await runtime.store.shares.revoke(share.id, new Date().toISOString());
+const revokeShare = async ({ runtime, principal, params }: RouteContext<{ id: string }>): Promise<Response> => {
+  await runtime.services.shares.revoke(await principal(), params.id);
   return new Response(null, { status: 204 });
-});
+};
 
 /**
- * GET /api/v1/shared/{token}: what a link shows, without a key. Expired, revoked or unknown links
- * are the same 404, and so is a link whose key was revoked: revoking a key takes back the links it
- * made (checked on every view, so no link outlives its key). A run shows its input, its output
+ * GET /api/v1/shared/{token}: what a link shows, without a key (`ShareLinks.resolve` says which
+ * links are gone: the same 404 for each). A run shows its input, its output
  * (hidden fields masked), the problem's code and words, usage and timing, and how its stream
  * arrived; never the key, the callback, attachment addresses or other runs. An evaluation shows
  * its report with outputs masked the same way and without run ids or the callback.
  */
-export const sharedView = route<{ token: string }>(async ({ runtime, params }) => {
-  const gone = () => new GenserveError("share_not_found", { detail: "This link does not exist, has expired or was revoked." });
-  if (!/^[A-Za-z0-9_-]{43}$/.test(params.token)) throw gone();
-  const share = await runtime.store.shares.byToken(hashToken(params.token));
-  if (!share || share.revokedAt !== null || (share.expiresAt !== null && Date.parse(share.expiresAt) <= Date.now())) throw gone();
-  const owner = await runtime.store.keys.get(share.keyId);
-  if (!owner || owner.revokedAt !== null) throw gone();
+const sharedView = async ({ runtime, params }: RouteContext<{ token: string }>): Promise<Response> => {
+  const target = await runtime.services.shares.resolve(params.token);
+  const { share } = target;
   const view: SharedView = { kind: share.kind, expiresAt: share.expiresAt, hiddenFields: share.hideFields };
-  if (share.kind === "run") {
-    const run = await runtime.store.runs.get(share.targetId);
-    if (!run) throw gone();
-    view.run = sharedRun(run, share.hideFields);
-  } else {
-    const evaluation = await runtime.store.evaluations.get(share.targetId);
-    if (!evaluation) throw gone();
-    const report = await runtime.evaluations.reportFor(evaluation);
-    view.evaluation = sharedReport(report, share.hideFields);
-  }
+  if (target.kind === "run") view.run = sharedRun(target.run, share.hideFields);
+  else view.evaluation = sharedReport(await runtime.evaluations.reportFor(target.evaluation), share.hideFields);
   return reply(sharedViewSchema, view, { headers: { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex" } });
-});
+};
 
 function sharedRun(run: RunRecord, hide: readonly string[]): NonNullable<SharedView["run"]> {
   const code = run.error?.code as ErrorCode | undefined;
@@ -174,3 +143,58 @@ function sharedReport(report: EvaluationReport, hide: readonly string[]): Evalua
     })),
   };
 }
+
+export const endpoints = [
+  endpoint({
+    method: "POST",
+    path: "/api/v1/runs/{id}/share",
+    operationId: "shareRun",
+    summary: "A read-only link to a run that needs no key (hidden fields masked)",
+    auth: "key",
+    request: { body: createShareRequest, required: false },
+    responses: { "201": { description: "The link (its URL is shown only now).", body: shareSchema } },
+    errors: ["validation_failed", "unauthorized", "run_not_found", "unsupported_media_type", "quota_exceeded", "storage_full"],
+    handler: shareRun,
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/v1/evaluations/{id}/share",
+    operationId: "shareEvaluation",
+    summary: "A read-only link to an evaluation report that needs no key",
+    auth: "key",
+    request: { body: createShareRequest, required: false },
+    responses: { "201": { description: "The link (its URL is shown only now).", body: shareSchema } },
+    errors: ["validation_failed", "unauthorized", "evaluation_not_found", "unsupported_media_type", "quota_exceeded", "storage_full"],
+    handler: shareEvaluation,
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/shares",
+    operationId: "listShares",
+    summary: "The key's share links (an admin key's: all)",
+    auth: "key",
+    responses: { "200": { description: "Links.", body: shareListSchema } },
+    errors: ["unauthorized"],
+    handler: listShares,
+  }),
+  endpoint({
+    method: "DELETE",
+    path: "/api/v1/shares/{id}",
+    operationId: "revokeShare",
+    summary: "Revoke a share link (the key that made it, or an admin); it answers 404 from then on",
+    auth: "key",
+    responses: { "204": { description: "Revoked." } },
+    errors: ["unauthorized", "share_not_found"],
+    handler: revokeShare,
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/shared/{token}",
+    operationId: "getShared",
+    summary: "What a share link shows; needs no key",
+    auth: "none",
+    responses: { "200": { description: "The shared run or report.", body: sharedViewSchema } },
+    errors: ["share_not_found"],
+    handler: sharedView,
+  }),
+];

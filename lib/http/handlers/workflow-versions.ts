@@ -1,15 +1,14 @@
 import "server-only";
-import { diffQuery, labelMoveSchema, labelName, labelsSchema, moveLabelRequest, promoteRequest, promotionStartedSchema, workflowDiffSchema, workflowVersionsSchema } from "../api/lifecycle";
-import { SLUG } from "../domain/names";
-import { GenserveError, validationError, zodFieldErrors } from "../errors";
-import type { Principal } from "../keys/keys";
-import type { LabelMove } from "../store/types";
-import { reply } from "./problem";
-import { route } from "./route";
+import { diffQuery, labelMoveSchema, labelName, labelsSchema, moveLabelRequest, promoteRequest, promotionStartedSchema, workflowDiffSchema, workflowVersionsSchema } from "../../api/lifecycle";
+import { SLUG } from "../../domain/names";
+import { GenserveError, validationError, zodFieldErrors } from "../../errors";
+import type { LabelMove } from "../../store/types";
+import { EVALUATION_LOCATION } from "../doc-parts";
+import { endpoint } from "../endpoint";
+import { reply } from "../problem";
+import type { RouteContext } from "../route";
 
-function requireAdmin(principal: Principal): void {
-  if (!principal.admin) throw new GenserveError("forbidden", { detail: "Only admin keys may move workflow labels." });
-}
+const ADMIN = { admin: "Only admin keys may move workflow labels." };
 
 function checkNames(params: { slug: string; label?: string }): string | undefined {
   const problems = [];
@@ -22,7 +21,7 @@ function checkNames(params: { slug: string; label?: string }): string | undefine
 const moveView = (m: LabelMove) => ({ label: m.label, outcome: m.outcome, version: m.version, previous: m.previous, keyId: m.keyId, evaluationId: m.evaluationId, passRate: m.passRate, createdAt: m.createdAt });
 
 /** GET /api/v1/workflows/{slug}/versions: every version, oldest first, with the labels pointing at each. */
-export const listVersions = route<{ slug: string }>(async ({ runtime, principal, params }) => {
+const listVersions = async ({ runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
   await principal();
   checkNames(params);
   const versions = await runtime.catalog.workflowVersions(params.slug);
@@ -43,10 +42,10 @@ export const listVersions = route<{ slug: string }>(async ({ runtime, principal,
       hasSchema: v.workflow?.schema !== undefined,
     })),
   });
-});
+};
 
 /** GET /api/v1/workflows/{slug}/labels: where each label points, and every move (newest first). */
-export const listLabels = route<{ slug: string }>(async ({ runtime, principal, params }) => {
+const listLabels = async ({ runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
   await principal();
   checkNames(params);
   if (!(await runtime.catalog.workflow(params.slug))) throw new GenserveError("workflow_not_found", { detail: `No workflow "${params.slug}" exists.` });
@@ -56,17 +55,16 @@ export const listLabels = route<{ slug: string }>(async ({ runtime, principal, p
     labels: labels.map((l) => ({ label: l.label, version: l.version!, movedAt: l.createdAt, keyId: l.keyId, evaluationId: l.evaluationId })),
     history: history.map(moveView),
   });
-});
+};
 
 /** PUT …/labels/{label} `{version}`: moves the label at once (admin keys). Rollback is moving it back. */
-export const putLabel = route<{ slug: string; label: string }>(async ({ runtime, principal, params, body }) => {
+const putLabel = async ({ runtime, principal, params, body }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
   const caller = await principal();
-  requireAdmin(caller);
   const label = checkNames(params)!;
   const { version } = await body(moveLabelRequest);
   const move = await runtime.catalog.moveLabel(params.slug, label, version, caller.keyId);
   return reply(labelMoveSchema, moveView(move!));
-});
+};
 
 /**
  * POST …/labels/{label} `{version, requireSuite?, minPass?}`: a promotion. Without a suite it moves
@@ -74,9 +72,8 @@ export const putLabel = route<{ slug: string; label: string }>(async ({ runtime,
  * the label moves when the evaluation ends with the pass rate reached, and the history records the
  * evaluation either way.
  */
-export const promoteLabel = route<{ slug: string; label: string }>(async ({ runtime, principal, params, body }) => {
+const promoteLabel = async ({ runtime, principal, params, body }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
   const caller = await principal();
-  requireAdmin(caller);
   const label = checkNames(params)!;
   const { version, requireSuite, minPass } = await body(promoteRequest);
   if (requireSuite === undefined) {
@@ -90,19 +87,18 @@ export const promoteLabel = route<{ slug: string; label: string }>(async ({ runt
     { status: "pending", evaluationId: evaluation.id, label, version, minPass: minPass ?? 1 },
     { status: 202, headers: { Location: `/api/v1/evaluations/${evaluation.id}` } },
   );
-});
+};
 
 /** DELETE …/labels/{label}: removes the label (a plain slug then resolves to the latest version if it was `production`). */
-export const deleteLabel = route<{ slug: string; label: string }>(async ({ runtime, principal, params }) => {
+const deleteLabel = async ({ runtime, principal, params }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
   const caller = await principal();
-  requireAdmin(caller);
   const label = checkNames(params)!;
   await runtime.catalog.removeLabel(params.slug, label, caller.keyId);
   return new Response(null, { status: 204 });
-});
+};
 
 /** GET /api/v1/workflows/{slug}/diff?from=3&to=5: instructions, parameters, contexts and the default schema, classified. */
-export const diffVersions = route<{ slug: string }>(async ({ request, runtime, principal, params }) => {
+const diffVersions = async ({ request, runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
   await principal();
   checkNames(params);
   const query = diffQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams), { reportInput: true });
@@ -113,4 +109,78 @@ export const diffVersions = route<{ slug: string }>(async ({ request, runtime, p
     before: { instructions: before.instructions, schema: before.schema ?? null },
     after: { instructions: after.instructions, schema: after.schema ?? null },
   });
-});
+};
+
+export const endpoints = [
+  endpoint({
+    method: "GET",
+    path: "/api/v1/workflows/{slug}/versions",
+    operationId: "listWorkflowVersions",
+    summary: "Every version of a workflow, oldest first, with the labels pointing at each",
+    auth: "key",
+    responses: { "200": { description: "The versions.", body: workflowVersionsSchema } },
+    errors: ["validation_failed", "unauthorized", "workflow_not_found"],
+    handler: listVersions,
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/workflows/{slug}/labels",
+    operationId: "listWorkflowLabels",
+    summary: "Where each label points, and every move (who, when, from which version, the evaluation that gated it)",
+    auth: "key",
+    responses: { "200": { description: "The labels.", body: labelsSchema } },
+    errors: ["validation_failed", "unauthorized", "workflow_not_found"],
+    handler: listLabels,
+  }),
+  endpoint({
+    method: "PUT",
+    path: "/api/v1/workflows/{slug}/labels/{label}",
+    operationId: "moveWorkflowLabel",
+    summary: "Point a label at a version now (admin keys); rollback is moving it back",
+    auth: ADMIN,
+    request: { body: moveLabelRequest, required: true },
+    responses: { "200": { description: "Moved.", body: labelMoveSchema } },
+    errors: ["validation_failed", "unauthorized", "forbidden", "workflow_not_found", "unsupported_media_type"],
+    handler: putLabel,
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/v1/workflows/{slug}/labels/{label}",
+    operationId: "promoteWorkflow",
+    summary: "Promote a version to a label, gated by a test suite (admin keys)",
+    description:
+      "With `requireSuite`, the suite is evaluated against `slug@version` and the label moves only if the pass rate reaches `minPass` (default 1); the answer is 202 with the evaluation, and the label's history records the outcome either way. Without it, the label moves at once (200).",
+    auth: ADMIN,
+    request: { body: promoteRequest, required: true },
+    responses: {
+      "200": { description: "Moved.", body: labelMoveSchema },
+      "202": { description: "The evaluation deciding the promotion is queued.", body: promotionStartedSchema, headers: EVALUATION_LOCATION },
+    },
+    errors: ["validation_failed", "unauthorized", "forbidden", "workflow_not_found", "suite_not_found", "unsupported_media_type", "evaluation_queue_full"],
+    handler: promoteLabel,
+  }),
+  endpoint({
+    method: "DELETE",
+    path: "/api/v1/workflows/{slug}/labels/{label}",
+    operationId: "removeWorkflowLabel",
+    summary: "Remove a label (admin keys)",
+    auth: ADMIN,
+    responses: { "204": { description: "Removed." } },
+    errors: ["validation_failed", "unauthorized", "forbidden", "workflow_not_found"],
+    handler: deleteLabel,
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/workflows/{slug}/diff",
+    operationId: "diffWorkflowVersions",
+    summary: "What changed between two versions: instructions (line diff), parameters, contexts, and the default schema with each change classified breaking or not",
+    auth: "key",
+    parameters: [
+      { name: "from", in: "query", required: true, schema: { type: "string" } },
+      { name: "to", in: "query", required: true, schema: { type: "string" } },
+    ],
+    responses: { "200": { description: "The diff.", body: workflowDiffSchema } },
+    errors: ["validation_failed", "unauthorized", "workflow_not_found"],
+    handler: diffVersions,
+  }),
+];

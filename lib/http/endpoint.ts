@@ -1,0 +1,66 @@
+import "server-only";
+import type { z } from "zod";
+import { GenserveError, type ErrorCode } from "../errors";
+import { route, type RouteContext } from "./route";
+
+export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+export type Method = (typeof METHODS)[number];
+
+/** A documented response: a JSON body of a named shape (`named()`), or content given as is (streams), or none (204). */
+export interface ResponseSpec {
+  description: string;
+  /** A shape registered with `named()`: the document refers to its component. */
+  body?: z.ZodType;
+  /** Content other than one JSON shape (event streams, NDJSON), as the document shows it. */
+  content?: Record<string, unknown>;
+  headers?: Record<string, unknown>;
+}
+
+/**
+ * Who may call an endpoint: anyone (`none`), any valid key (`key`), or admin keys only (`admin`,
+ * refused with `forbidden` and the entry's own words). The table's wrapper checks it before the
+ * handler runs; the handler's `principal()` is the caller checked.
+ */
+export type Auth = "none" | "key" | { admin: string };
+
+/** One operation of the API: everything the server and the OpenAPI document know about it. */
+export interface Endpoint<P extends Record<string, string> = Record<string, string>> {
+  method: Method;
+  /** The OpenAPI path, `{name}` a parameter (`/api/v1/runs/{id}`). */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  auth: Auth;
+  /** Query and header parameters as the document shows them (path parameters come from `path`). */
+  parameters?: Record<string, unknown>[];
+  /** The JSON request body: a named shape, or a JSON Schema given as is. */
+  request?: { body: z.ZodType | Record<string, unknown>; required: boolean };
+  /** Answers other than problems, by status. */
+  responses: Record<string, ResponseSpec>;
+  /** The problem codes it may answer with (their statuses are documented as problem+json). */
+  errors: ErrorCode[];
+  handler: (ctx: RouteContext<P>) => Promise<Response>;
+}
+
+/** The OpenAPI path parameters of `path`, in order. */
+export const pathParams = (path: string): string[] => [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+
+type ParamsOf<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name]: string } & ParamsOf<Rest> : unknown;
+type Params<Path extends string> = { [K in keyof ParamsOf<Path>]: string };
+
+/** Declares an endpoint; its handler's `params` are typed from the path. */
+export function endpoint<const Path extends string>(spec: Omit<Endpoint<Params<Path>>, "path"> & { path: Path }): Endpoint {
+  return spec as unknown as Endpoint;
+}
+
+/** The Next.js-style handler of an endpoint: its auth checked first, its errors mapped to problem+json (`route`). */
+export function handlerOf(entry: Endpoint): ReturnType<typeof route> {
+  const { auth, handler } = entry;
+  if (auth === "none") return route(handler);
+  return route(async (ctx) => {
+    const caller = await ctx.principal();
+    if (typeof auth === "object" && !caller.admin) throw new GenserveError("forbidden", { detail: auth.admin });
+    return handler(ctx);
+  });
+}

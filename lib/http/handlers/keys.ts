@@ -1,0 +1,126 @@
+import "server-only";
+import { createKeyRequest, updateKeyRequest } from "../../api/requests";
+import { apiKeyDetailSchema, apiKeySchema, createdKeySchema, keyListSchema, meSchema } from "../../api/responses";
+import { limitsPatch, limitsView, NO_LIMITS } from "../../domain/limits";
+import type { ApiKeyRecord } from "../../store/types";
+import { endpoint } from "../endpoint";
+import { reply } from "../problem";
+
+/** Keys are managed by admin keys; a key sees itself through /api/v1/me. */
+const ADMIN = { admin: "Only admin keys may manage keys; GET /api/v1/me shows this key." };
+
+/** A key as the API shows it: never the hash or the signing secret. */
+function keyView(record: ApiKeyRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    admin: record.admin,
+    createdAt: record.createdAt,
+    lastUsedAt: record.lastUsedAt,
+    revokedAt: record.revokedAt,
+    limits: limitsView(record.limits),
+  };
+}
+
+export const endpoints = [
+  endpoint({
+    method: "GET",
+    path: "/api/v1/me",
+    operationId: "me",
+    summary: "The calling key, its limits and how much of each is used now",
+    auth: "key",
+    responses: { "200": { description: "The key.", body: meSchema } },
+    errors: ["unauthorized"],
+    /** The calling key, its limits (with the configured default rate) and how much of each is used; what it holds of its storage quotas. */
+    handler: async ({ principal, runtime }) => {
+      const caller = await principal();
+      const { limits, quotas, held } = await runtime.services.keys.standing(caller.keyId, caller.limits);
+      const caps = runtime.config.limits;
+      return reply(meSchema, {
+        keyId: caller.keyId,
+        name: caller.name,
+        admin: caller.admin,
+        limits: limitsView(limits),
+        quotas,
+        storage: {
+          inboxes: { used: held.inboxes, limit: caps.inboxesPerKey },
+          shares: { used: held.shares, limit: caps.sharesPerKey },
+          threads: { used: held.threads, limit: caps.threadsPerKey },
+          suites: { used: held.suites, limit: caps.suitesPerKey },
+        },
+      });
+    },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/keys",
+    operationId: "listKeys",
+    summary: "Every API key (admin keys); never the keys themselves",
+    auth: ADMIN,
+    responses: { "200": { description: "Keys.", body: keyListSchema } },
+    errors: ["unauthorized", "forbidden"],
+    handler: async ({ runtime }) => reply(keyListSchema, { keys: (await runtime.services.keys.list()).map(keyView) }),
+  }),
+  endpoint({
+    method: "POST",
+    path: "/api/v1/keys",
+    operationId: "createKey",
+    summary: "Create a key with optional limits and budgets (admin keys); the key is in this response only",
+    auth: ADMIN,
+    request: { body: createKeyRequest, required: true },
+    responses: { "201": { description: "The key, with the key itself and its signing secret.", body: createdKeySchema } },
+    errors: ["validation_failed", "unauthorized", "forbidden"],
+    handler: async ({ runtime, body }) => {
+      const input = await body(createKeyRequest);
+      const { record, key } = await runtime.services.keys.create({
+        name: input.name,
+        admin: input.admin ?? false,
+        limits: { ...NO_LIMITS, ...limitsPatch(input.limits ?? {}) },
+      });
+      return reply(createdKeySchema, { ...keyView(record), key, webhookSecret: record.webhookSecret ?? "" }, { status: 201, headers: { Location: `/api/v1/keys/${record.id}` } });
+    },
+  }),
+  endpoint({
+    method: "GET",
+    path: "/api/v1/keys/{id}",
+    operationId: "getKey",
+    summary: "One key with its quotas as they stand (admin keys)",
+    auth: ADMIN,
+    responses: { "200": { description: "The key.", body: apiKeyDetailSchema } },
+    errors: ["unauthorized", "forbidden", "not_found"],
+    handler: async ({ runtime, params }) => {
+      const { record, quotas } = await runtime.services.keys.get(params.id);
+      return reply(apiKeyDetailSchema, { ...keyView(record), quotas });
+    },
+  }),
+  endpoint({
+    method: "PATCH",
+    path: "/api/v1/keys/{id}",
+    operationId: "updateKey",
+    summary: "Rename a key or change its limits (admin keys); null removes a limit. Runs already admitted keep what they reserved.",
+    auth: ADMIN,
+    request: { body: updateKeyRequest, required: true },
+    responses: { "200": { description: "The key.", body: apiKeySchema } },
+    errors: ["validation_failed", "unauthorized", "forbidden", "not_found"],
+    /** Limits apply to runs admitted from now on; runs in progress keep what they reserved. */
+    handler: async ({ runtime, params, body }) => {
+      const input = await body(updateKeyRequest);
+      return reply(apiKeySchema, keyView(await runtime.services.keys.update(params.id, { name: input.name, limits: limitsPatch(input.limits ?? {}) })));
+    },
+  }),
+  endpoint({
+    method: "DELETE",
+    path: "/api/v1/keys/{id}",
+    operationId: "revokeKey",
+    summary: "Revoke a key (admin keys): it is refused at once. The last active admin key cannot be revoked.",
+    auth: ADMIN,
+    responses: { "204": { description: "Revoked." } },
+    errors: ["unauthorized", "forbidden", "not_found", "conflict"],
+    /** Revokes the key: it is refused at once. The last active admin key cannot be revoked (nobody could manage keys). */
+    handler: async ({ runtime, params }) => {
+      await runtime.services.keys.revoke(params.id);
+      return new Response(null, { status: 204 });
+    },
+  }),
+];

@@ -1,0 +1,39 @@
+import "server-only";
+import type { Config } from "../config/types";
+import { InboxService } from "../delivery/inbox-service";
+import { KeyAdmin } from "../keys/key-admin";
+import { IdempotencyLedger } from "../runs/idempotency-ledger";
+import { RunQueries } from "../runs/run-queries";
+import { ThreadService } from "../runs/thread-service";
+import type { SchemaCompiler } from "../schema/validator";
+import { ShareLinks } from "../shares/share-links";
+import type { Store } from "../store/types";
+import { SuiteService } from "./suite-service";
+
+/**
+ * What the API's handlers ask of storage, each from the layer that owns it: handlers reach the store
+ * only through these and the runtime's other services (checked by lib/architecture.test.ts).
+ */
+export interface Services {
+  keys: KeyAdmin;
+  runs: RunQueries;
+  threads: ThreadService;
+  idempotency: IdempotencyLedger;
+  inboxes: InboxService;
+  shares: ShareLinks;
+  suites: SuiteService;
+}
+
+export function createServices(deps: { store: Store; config: Config; schemas: SchemaCompiler; publicUrl: string }): Services {
+  const { store, config, schemas, publicUrl } = deps;
+  const limits = config.limits;
+  return {
+    keys: new KeyAdmin(store, limits),
+    runs: new RunQueries(store),
+    threads: new ThreadService(store, limits.threadsPerKey),
+    idempotency: new IdempotencyLedger(store),
+    inboxes: new InboxService(store, publicUrl),
+    shares: new ShareLinks(store, limits.sharesPerKey),
+    suites: new SuiteService(store, schemas, limits),
+  };
+}
