@@ -32,7 +32,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   catalog: ["config", "domain", "errors.ts", "json", "schema", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
   attachments: ["config", "errors.ts", "net", "workers"],
-  delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],
+  delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store", "workers"],
   // The run pipeline, above everything it orchestrates.
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
