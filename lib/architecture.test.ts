@@ -34,7 +34,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   attachments: ["config", "errors.ts", "net", "workers"],
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store", "workers"],
   // The run pipeline, above everything it orchestrates.
-  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store"],
+  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store", "workers"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
   evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "runs", "schema", "store"],
   // Shapes of the public API (browser-safe), and the browser's client of it.
