@@ -91,6 +91,16 @@ describe("LeasedWorker", () => {
     expect(f.claims).toEqual([1, 1, 1]);
   });
 
+  it("started with kick false, claims nothing until kicked", async () => {
+    const f = fixture(["a"]);
+    worker = new LeasedWorker(f.options());
+    worker.start({ kick: false });
+    await new Promise((r) => setTimeout(r, 30));
+    expect(f.claims).toEqual([]);
+    worker.kick();
+    await vi.waitFor(() => expect(f.started).toEqual(["a"]));
+  });
+
   it("looks for work on its timer", async () => {
     const f = fixture([]);
     worker = new LeasedWorker(f.options({ pollMs: 20 }));

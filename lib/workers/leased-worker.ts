@@ -86,8 +86,8 @@ export class LeasedWorker<T> {
 
   constructor(private readonly options: LeasedWorkerOptions<T>) {}
 
-  /** Starts the timer and the heartbeat (each once), and looks for work. */
-  start(): void {
+  /** Starts the timer and the heartbeat (each once), and looks for work (unless `kick` is false: the first `kick` does). */
+  start(options: { kick?: boolean } = {}): void {
     const { pollMs, heartbeat } = this.options;
     if (pollMs !== undefined && !this.poll && !this.isClosed) {
       this.poll = setInterval(() => this.kick(), pollMs);
@@ -97,7 +97,7 @@ export class LeasedWorker<T> {
       this.beat = setInterval(() => void this.heartbeat(heartbeat), heartbeat.everyMs);
       this.beat.unref();
     }
-    this.kick();
+    if (options.kick !== false) this.kick();
   }
 
   /** Looks for work soon. */
