@@ -32,13 +32,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   catalog: ["config", "domain", "errors.ts", "json", "schema", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
   attachments: ["config", "domain", "errors.ts", "net", "workers"],
-  delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store"],
+  delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store", "workers"],
   // Read-only links to runs and evaluation reports.
   shares: ["errors.ts", "ids.ts", "keys", "store"],
   // The run pipeline, above everything it orchestrates.
-  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store"],
+  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store", "workers"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
-  evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "runs", "schema", "store"],
+  evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "runs", "schema", "store", "workers"],
   // Shapes of the public API (browser-safe), and the browser's client of it.
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],

@@ -3,6 +3,7 @@ import { createHmac } from "node:crypto";
 import type { Logger } from "pino";
 import type { Tracing, TraceSpan } from "../observability/tracing";
 import type { EventRecord, NewEvent, Store } from "../store/types";
+import { LeasedWorker } from "../workers/leased-worker";
 import { callbackAddressFilter, refusesLiteral } from "./address-policy";
 import { postEvent, ReceiverConnections, type SendResult } from "./send";
 
@@ -69,6 +70,12 @@ export async function queueEvent(delivery: EventDispatch | undefined, event: New
  */
 const LEASE_MARGIN_MS = 30_000;
 
+/** An event this process holds, and until when. */
+interface Held {
+  event: EventRecord;
+  heldUntil: string;
+}
+
 /**
  * Sends queued callback events (the outbox) with Standard Webhooks signatures. At least once: an
  * event leaves the outbox only when a receiver answered 2xx (or 410 Gone, or the schedule ran out:
@@ -76,37 +83,50 @@ const LEASE_MARGIN_MS = 30_000;
  * events under a lease, so each attempt is made by one of them.
  */
 export class DeliveryWorker implements EventDispatch {
-  private timer: NodeJS.Timeout | null = null;
-  private readonly inflight = new Map<string, Promise<void>>();
-  /** Slots promised to tickets whose events are not stored yet. */
-  private reserved = 0;
-  /** The last pass took as many events as it had room for: more may be waiting. */
-  private saturated = false;
+  private readonly worker: LeasedWorker<Held>;
   private readonly connections = new ReceiverConnections();
-  private running = false;
-  private again = false;
-  private stopped = false;
-  private pass: Promise<void> = Promise.resolve();
+  private started = false;
 
   constructor(
     private readonly store: Store,
     private readonly log: Logger,
     private readonly options: DeliveryOptions,
     private readonly now: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.worker = new LeasedWorker<Held>({
+      concurrency: options.concurrency,
+      pollMs: options.pollMs,
+      // A slot is free: look again only if the outbox may hold more than the last pass took
+      // (events that were queued free while every slot was busy); the timer finds the rest.
+      refill: "if-saturated",
+      id: ({ event }) => event.id,
+      claim: async (free) => {
+        const now = this.now();
+        const until = this.leaseUntil(now);
+        const due = await this.store.events.claimDue(now.toISOString(), free, { owner: this.options.owner, until });
+        return due.map((event) => ({ event, heldUntil: until }));
+      },
+      work: ({ event, heldUntil }) =>
+        this.deliver(event, heldUntil).catch((error: unknown) => {
+          // Even the failure could not be recorded (storage trouble): the event stays claimed until
+          // its lease runs out, instead of being tried again at once without a trace.
+          this.log.error({ runId: event.runId, eventId: event.id, err: { message: (error as Error).message } }, "could not record a callback attempt");
+        }),
+      onError: (error) => this.log.error({ err: { message: (error as Error).message } }, "delivery loop failed"),
+    });
+  }
 
   /** Starts delivering; with storage this process owns alone (`exclusive`), events a dead process held are freed first. */
   start(options: { exclusive?: boolean } = {}): void {
-    if (this.timer) return;
+    if (this.started) return;
+    this.started = true;
     if (options.exclusive) {
       void this.store.events
         .releaseLeases()
         .catch((error: unknown) => this.log.error({ err: { message: (error as Error).message } }, "could not free held events"))
         .finally(() => this.kick());
     }
-    this.timer = setInterval(() => this.kick(), this.options.pollMs);
-    this.timer.unref();
-    this.kick();
+    this.worker.start();
   }
 
   /**
@@ -114,40 +134,18 @@ export class DeliveryWorker implements EventDispatch {
    * loop, never inside the caller's: however deliveries end, the loop yields between passes.
    */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = true;
-    this.pass = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.tick())
-      .catch((error: unknown) => this.log.error({ err: { message: (error as Error).message } }, "delivery loop failed"))
-      .finally(() => {
-        this.running = false;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.worker.kick();
   }
 
   /** Stops looking for events and waits (up to `graceMs`) for attempts in flight; storage may close after. */
   async stop(graceMs: number): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    const settled = (async () => {
-      await this.pass;
-      await Promise.allSettled([...this.inflight.values()]);
-    })();
-    await Promise.race([settled, new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await this.worker.drain(graceMs);
     this.connections.close();
   }
 
   hold(): DeliveryTicket | null {
-    if (this.stopped || this.inflight.size + this.reserved >= this.options.concurrency) return null;
-    this.reserved++;
+    const slot = this.worker.reserve();
+    if (!slot) return null;
     let used = false;
     const leaseUntil = this.leaseUntil(this.now());
     const use = () => {
@@ -161,52 +159,17 @@ export class DeliveryWorker implements EventDispatch {
         // On a later turn of the event loop: the run answers its caller first, and the events of
         // runs that end together go out together. The slot stays reserved until then. Stopping
         // meanwhile: the event stays held until its lease runs out, then any process takes it.
-        setImmediate(() => {
-          this.reserved--;
-          if (!this.stopped) this.launch({ ...event, status: "pending", attempts: 0 }, leaseUntil);
-        });
+        setImmediate(() => slot.launch({ event: { ...event, status: "pending", attempts: 0 }, heldUntil: leaseUntil }));
       },
       release: () => {
         use();
-        this.reserved--;
-        if (this.saturated) this.kick();
+        slot.release();
       },
     };
   }
 
   private leaseUntil(now: Date): string {
     return new Date(now.getTime() + this.options.timeoutMs + LEASE_MARGIN_MS).toISOString();
-  }
-
-  private async tick(): Promise<void> {
-    if (this.stopped) return;
-    const free = this.options.concurrency - this.inflight.size - this.reserved;
-    if (free <= 0) {
-      this.saturated = true;
-      return;
-    }
-    const now = this.now();
-    const until = this.leaseUntil(now);
-    const due = await this.store.events.claimDue(now.toISOString(), free, { owner: this.options.owner, until });
-    this.saturated = due.length === free;
-    for (const event of due) this.launch(event, until);
-  }
-
-  /** Delivers `event`, held by this process under the lease `heldUntil`. */
-  private launch(event: EventRecord, heldUntil: string): void {
-    const work = this.deliver(event, heldUntil)
-      .catch((error: unknown) => {
-        // Even the failure could not be recorded (storage trouble): the event stays claimed until
-        // its lease runs out, instead of being tried again at once without a trace.
-        this.log.error({ runId: event.runId, eventId: event.id, err: { message: (error as Error).message } }, "could not record a callback attempt");
-      })
-      .finally(() => {
-        this.inflight.delete(event.id);
-        // A slot is free: look again only if the outbox may hold more than the last pass took
-        // (events that were queued free while every slot was busy); the timer finds the rest.
-        if (this.saturated) this.kick();
-      });
-    this.inflight.set(event.id, work);
   }
 
   private async deliver(event: EventRecord, heldUntil: string): Promise<void> {

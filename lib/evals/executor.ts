@@ -10,6 +10,7 @@ import type { EvaluationRecord, EventRecord, Store } from "../store/types";
 import { Stopped, type CaseRunner, type Job } from "./case-run";
 import { compareWithBaseline, reportOf, totalsOf } from "./report";
 import type { SuiteSnapshots } from "./snapshots";
+import { heartbeatEvery, LeasedWorker } from "../workers/leased-worker";
 
 /** How often, at most, an evaluation past its slice asks whether another key's evaluation is waiting. */
 const GIVE_WAY_CHECK_MS = 1_000;
@@ -44,20 +45,48 @@ export interface EvaluationExecutorDeps {
 export class EvaluationExecutor {
   private readonly active = new Map<string, AbortController>();
   private readonly caseRuns: CaseRunner;
-  private workers = 0;
-  private closed = false;
-  private heartbeat: NodeJS.Timeout | null = null;
+  private readonly worker: LeasedWorker<EvaluationRecord>;
 
   constructor(private readonly deps: EvaluationExecutorDeps) {
+    const { config, store, logger, replicaId } = deps;
     this.caseRuns = deps.caseRuns(() => this.closed);
+    this.worker = new LeasedWorker<EvaluationRecord>({
+      concurrency: config.limits.evaluations,
+      // The store's claim takes one evaluation, keys taking turns; a slot that frees takes the next.
+      oneAtATime: true,
+      refill: "always",
+      id: (evaluation) => evaluation.id,
+      claim: async () => {
+        const evaluation = await store.evaluations.claim(deps.now().toISOString(), this.lease());
+        return evaluation ? [evaluation] : [];
+      },
+      work: (evaluation) => this.execute(evaluation),
+      heartbeat: {
+        everyMs: heartbeatEvery(config.limits.runLeaseMs),
+        held: () => [...this.active.keys()],
+        renew: (ids) => store.evaluations.renewLeases(replicaId, ids, this.lease().until),
+        // Cancelled through another process, or taken over: stop here.
+        lost: (id) => this.cancel(id),
+        // Evaluations queued by other processes, or whose process died.
+        then: async () => this.kick(),
+      },
+      onError: (error, where) => {
+        const err = { message: (error as Error).message };
+        if (where === "heartbeat") logger.warn({ err }, "evaluation heartbeat failed; will retry");
+        else logger.error({ err }, "evaluation worker failed");
+      },
+    });
   }
 
-  /** Starts claiming queued evaluations, and the heartbeat; with storage this process owns alone (SQLite), every evaluation left running is resumed at once. */
+  /** Stopped claiming (shutdown): evaluations executing start no more case runs. */
+  private get closed(): boolean {
+    return this.worker.closed;
+  }
+
+  /** Starts the heartbeat (claims start with the first `kick`); with storage this process owns alone (SQLite), every evaluation left running is resumed at once. */
   async start(options: { exclusive: boolean }): Promise<void> {
     if (options.exclusive) await this.deps.store.evaluations.releaseLeases();
-    const leaseMs = this.deps.config.limits.runLeaseMs;
-    this.heartbeat = setInterval(() => void this.beat(), Math.max(250, Math.floor(leaseMs / 3)));
-    this.heartbeat.unref();
+    this.worker.start({ kick: false });
   }
 
   /** Stops the evaluation's case runs here (it was cancelled). */
@@ -67,47 +96,16 @@ export class EvaluationExecutor {
 
   /** Stops claiming evaluations; those executing stop after their case runs in flight (they resume after a restart). */
   async drain(graceMs: number): Promise<void> {
-    this.closed = true;
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = null;
-    const deadline = Date.now() + graceMs;
-    while (this.workers > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50).unref());
+    await this.worker.drain(graceMs);
   }
 
   /** Claims queued evaluations while this process has free slots. */
   kick(): void {
-    while (!this.closed && this.workers < this.deps.config.limits.evaluations) {
-      this.workers++;
-      void this.work()
-        .catch((error: unknown) => this.deps.logger.error({ err: { message: (error as Error).message } }, "evaluation worker failed"))
-        .finally(() => this.workers--);
-    }
+    this.worker.kick();
   }
 
   private lease() {
     return { owner: this.deps.replicaId, until: new Date(this.deps.now().getTime() + this.deps.config.limits.runLeaseMs).toISOString() };
-  }
-
-  private async beat(): Promise<void> {
-    try {
-      const ids = [...this.active.keys()];
-      if (ids.length > 0) {
-        const held = new Set(await this.deps.store.evaluations.renewLeases(this.deps.replicaId, ids, this.lease().until));
-        // Cancelled through another process, or taken over: stop here.
-        for (const id of ids) if (!held.has(id)) this.cancel(id);
-      }
-      this.kick();
-    } catch (error) {
-      this.deps.logger.warn({ err: { message: (error as Error).message } }, "evaluation heartbeat failed; will retry");
-    }
-  }
-
-  private async work(): Promise<void> {
-    while (!this.closed) {
-      const evaluation = await this.deps.store.evaluations.claim(this.deps.now().toISOString(), this.lease());
-      if (!evaluation) return;
-      await this.execute(evaluation);
-    }
   }
 
   private async execute(evaluation: EvaluationRecord): Promise<void> {

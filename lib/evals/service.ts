@@ -3,19 +3,16 @@ import type { Logger } from "pino";
 import type { CreateEvaluationRequest, EvaluationReport, EvaluationTarget, EvaluationTotals, SuiteDocument } from "../api/suites";
 import type { Catalog } from "../catalog/catalog";
 import type { Config } from "../config/types";
-import { callbackUrlProblem } from "../delivery/address-policy";
-import { GenserveError, validationError, type FieldError } from "../errors";
-import { newEvaluationId, newSnapshotId } from "../ids";
-import { escapePointerSegment } from "../json/pointer";
-import { assertModelAllowed, assertWorkflowAllowed, mayRead } from "../keys/access";
+import { GenserveError } from "../errors";
+import { mayRead } from "../keys/access";
 import type { Principal } from "../keys/keys";
 import type { RunService } from "../runs/service";
-import { modelProblem } from "../runs/plan";
 import type { EvaluationRecord, Store } from "../store/types";
-import { readableSuite } from "./access";
 import { CaseRunner } from "./case-run";
+import { EvaluationCreation } from "./creation";
 import { EvaluationExecutor } from "./executor";
 import { EvaluationFollowers, type FollowerSink } from "./followers";
+import { Promotions } from "./promotion";
 import { compareWithBaseline, reportOf, totalsOf } from "./report";
 import { SuiteSnapshots } from "./snapshots";
 
@@ -36,15 +33,16 @@ export interface EvaluationServiceDeps {
   followPollMs?: number;
 }
 
-/** What a key refused for queueing too many evaluations is told to wait, in seconds (queued ones start as slots free; no end can be foreseen). */
-const QUEUE_FULL_RETRY_AFTER_S = 30;
-
 /**
- * Evaluations of test suites. An evaluation is stored queued, pointing at the suite as it is then
- * (a snapshot stored once per suite version); `EvaluationExecutor` claims and executes it case run
- * by case run through the ordinary run pipeline, keys taking turns for the process's slots;
- * followers of its progress share one reader per evaluation (`EvaluationFollowers`). Ended
- * evaluations that gate a promotion move the label (or record the refusal), once.
+ * Evaluations of test suites, stage by stage, each in a module of its own:
+ *
+ *   creation (creation.ts: checked against the suite and limits, stored queued with a snapshot of the suite)
+ *   → execution (executor.ts: claimed under a lease, keys taking turns for the process's slots)
+ *   → case runs (case-run.ts: through the ordinary run pipeline, checked field by field, judged)
+ *   → the end (totals, the callback event) and the promotion it gates (promotion.ts: once)
+ *
+ * followed through one reader per evaluation (followers.ts). This class is their facade: the HTTP
+ * handlers and the command line call it.
  */
 export class EvaluationService {
   private readonly now: () => Date;
@@ -52,6 +50,8 @@ export class EvaluationService {
   private readonly snapshots: SuiteSnapshots;
   private readonly executor: EvaluationExecutor;
   private readonly followers: EvaluationFollowers;
+  private readonly creation: EvaluationCreation;
+  private readonly promotions: Promotions;
 
   constructor(private readonly deps: EvaluationServiceDeps) {
     const now = (this.now = deps.now ?? (() => new Date()));
@@ -66,9 +66,11 @@ export class EvaluationService {
       snapshots: this.snapshots,
       caseRuns: (closed) => new CaseRunner({ store, runs, logger, now, closed }),
       changed: (id) => this.notify(id),
-      ended: (evaluation, passRate, failed) => this.decidePromotion(evaluation, passRate, failed),
+      ended: (evaluation, passRate, failed) => this.promotions.decide(evaluation, passRate, failed),
       onEventQueued: deps.onEventQueued,
     });
+    this.creation = new EvaluationCreation({ config, store, catalog: deps.catalog, logger, publicUrl: deps.publicUrl, now, queued: () => this.executor.kick() });
+    this.promotions = new Promotions({ store, catalog: deps.catalog, logger, create: (caller, slug, request, promotion) => this.creation.create(caller, slug, request, promotion) });
     this.followers = new EvaluationFollowers({ store, snapshots: this.snapshots, logger, pollMs: deps.followPollMs, totals: (evaluation, document) => this.totalsOf(evaluation, document) });
   }
 
@@ -79,7 +81,7 @@ export class EvaluationService {
    */
   async start(options: { exclusive: boolean }): Promise<void> {
     await this.executor.start(options);
-    await this.decideLeftPromotions();
+    await this.promotions.decideLeft();
     this.executor.kick();
   }
 
@@ -88,80 +90,13 @@ export class EvaluationService {
     return this.executor.drain(graceMs);
   }
 
-  /** Promotions whose evaluation ended while the process deciding them died: decided now (once, by the evaluation's id). */
-  private async decideLeftPromotions(): Promise<void> {
-    try {
-      for (const evaluation of await this.deps.store.evaluations.undecidedPromotions()) {
-        const totals = evaluation.summary as EvaluationTotals | null;
-        await this.decidePromotion(evaluation, totals?.passRate ?? 0, evaluation.status === "failed");
-      }
-    } catch (error) {
-      this.deps.logger.error({ err: { message: (error as Error).message } }, "could not decide promotions left undecided");
-    }
-  }
-
   /**
    * Checks an evaluation request against the suite, stores it queued and starts it. Refused: a
    * workflow or model the key may not use (403), more case runs than `limits.evaluationRuns` (400),
    * and a key with `limits.evaluationsQueuedPerKey` evaluations queued already (429).
    */
-  async create(caller: Principal, slug: string, request: CreateEvaluationRequest, promotion?: EvaluationTarget["promotion"]): Promise<EvaluationRecord> {
-    const { store, catalog, config } = this.deps;
-    const suite = await readableSuite(store, caller, slug);
-    const document = suite.document as SuiteDocument;
-    const errors: FieldError[] = [];
-    const workflowSlug = request.workflowSlug ?? document.workflow;
-    if (workflowSlug === undefined) throw validationError([{ path: "/workflowSlug", message: "is required: the suite names no workflow" }]);
-    const workflow = await catalog.resolve(workflowSlug, request.workflowSlug ? "/workflowSlug" : "/suite/workflow");
-    assertWorkflowAllowed(caller, workflowSlug, "/workflowSlug");
-    // As for a run: a key limited to workflows runs them on their own models (and is not told which aliases exist).
-    assertModelAllowed(caller, request.model, workflow.model);
-    for (const [i, c] of document.cases.entries()) {
-      for (const [pointer, e] of Object.entries(c.expect ?? {})) {
-        if (e.judge === undefined) continue;
-        const judge = (typeof e.judge === "string" ? undefined : e.judge.workflow) ?? document.judgeWorkflow!;
-        await catalog.resolve(judge, `/suite/cases/${i}/expect/${escapePointerSegment(pointer)}/judge`);
-      }
-    }
-    const unknownModel = request.model === undefined ? null : modelProblem(config, request.model);
-    if (unknownModel) errors.push(unknownModel);
-    const most = config.limits.evaluationConcurrency;
-    if (request.concurrency !== undefined && request.concurrency > most) errors.push({ path: "/concurrency", message: `must be at most ${most} (limits.evaluationConcurrency)` });
-    const repeat = request.repeat ?? document.repeat ?? 1;
-    const runs = document.cases.length * repeat;
-    if (runs > config.limits.evaluationRuns) {
-      const message = `makes ${document.cases.length} cases × ${repeat} repeats = ${runs} case runs; the most one evaluation may make is ${config.limits.evaluationRuns} (limits.evaluationRuns)`;
-      errors.push({ path: request.repeat !== undefined ? "/repeat" : "/suite/cases", message });
-    }
-    const refused = request.callback ? await callbackUrlProblem(store, request.callback.url, { allowPrivate: config.network.allowPrivate, publicUrl: this.deps.publicUrl }) : null;
-    if (refused) errors.push(refused);
-    if (errors.length > 0) throw validationError(errors);
-    const baselineId = await this.baselineFor(caller, slug, request.baseline);
-    const target: EvaluationTarget = {
-      workflowSlug,
-      model: request.model ?? null,
-      operation: document.schema || workflow.schema ? "generate.object" : "generate.text",
-      repeat,
-      concurrency: request.concurrency ?? most,
-      baselineId,
-      callback: request.callback ?? null,
-      ...(promotion && { promotion }),
-    };
-    const maxQueued = config.limits.evaluationsQueuedPerKey;
-    // Asked first too, so that a refused evaluation stores no snapshot; the insert is the atomic check.
-    const queueFull = () =>
-      new GenserveError("evaluation_queue_full", {
-        detail: `This key has ${maxQueued} evaluations queued, the most it may have (limits.evaluationsQueuedPerKey); start another once one of them has started.`,
-        headers: { "Retry-After": String(QUEUE_FULL_RETRY_AFTER_S) },
-      });
-    if ((await store.evaluations.list({ keyId: caller.keyId, status: "queued", limit: maxQueued })).length >= maxQueued) throw queueFull();
-    const createdAt = this.now().toISOString();
-    const snapshotId = await store.evaluations.saveSnapshot({ id: newSnapshotId(), suiteSlug: slug, suiteVersion: suite.version, document: suite.document, createdAt });
-    const evaluation = { id: newEvaluationId(), suiteSlug: slug, suiteVersion: suite.version, keyId: caller.keyId, target, snapshotId, createdAt };
-    if (!(await store.evaluations.insert(evaluation, { maxQueued }))) throw queueFull();
-    this.deps.logger.info({ evaluationId: evaluation.id, suite: slug, workflow: workflowSlug, cases: document.cases.length, repeat: target.repeat }, "evaluation queued");
-    this.executor.kick();
-    return { ...evaluation, status: "queued", summary: null, error: null, startedAt: null, finishedAt: null };
+  create(caller: Principal, slug: string, request: CreateEvaluationRequest, promotion?: EvaluationTarget["promotion"]): Promise<EvaluationRecord> {
+    return this.creation.create(caller, slug, request, promotion);
   }
 
   /**
@@ -169,32 +104,8 @@ export class EvaluationService {
    * any other; when it ends, the label moves to the version if the pass rate reaches `minPass`,
    * else the refusal is recorded in the label's history (decided once, by the evaluation's id).
    */
-  async promote(caller: Principal, promotion: { slug: string; label: string; version: string; minPass: number; suite: string }): Promise<EvaluationRecord> {
-    await this.deps.catalog.version(promotion.slug, promotion.version, "/version");
-    const evaluation = await this.create(caller, promotion.suite, { workflowSlug: `${promotion.slug}@${promotion.version}` }, { slug: promotion.slug, label: promotion.label, version: promotion.version, minPass: promotion.minPass });
-    return evaluation;
-  }
-
-  /** Moves (or refuses to move) the label a finished evaluation gated. */
-  private async decidePromotion(evaluation: EvaluationRecord, passRate: number, failed: boolean): Promise<void> {
-    const promotion = (evaluation.target as EvaluationTarget).promotion;
-    if (!promotion) return;
-    const passed = !failed && passRate >= promotion.minPass;
-    const move = await this.deps.catalog.moveLabel(promotion.slug, promotion.label, promotion.version, evaluation.keyId, { evaluationId: evaluation.id, passRate, passed });
-    if (move) this.deps.logger.info({ evaluationId: evaluation.id, workflow: promotion.slug, label: promotion.label, version: promotion.version, passRate, moved: passed }, "promotion decided");
-  }
-
-  /** "latest": the suite's newest completed evaluation the caller may read (none: no baseline); else that evaluation of this suite. */
-  private async baselineFor(caller: Principal, slug: string, baseline: string | undefined): Promise<string | null> {
-    if (baseline === undefined) return null;
-    if (baseline === "latest") {
-      const [latest] = await this.deps.store.evaluations.list({ suiteSlug: slug, status: "completed", keyId: caller.admin ? undefined : caller.keyId, limit: 1 });
-      return latest?.id ?? null;
-    }
-    const found = await this.deps.store.evaluations.get(baseline);
-    if (!found || !mayRead(caller, found.keyId)) throw new GenserveError("evaluation_not_found", { detail: `No evaluation "${baseline}" exists for this key.`, errors: [{ path: "/baseline", message: "unknown evaluation" }] });
-    if (found.suiteSlug !== slug) throw validationError([{ path: "/baseline", message: `is an evaluation of suite "${found.suiteSlug}", not "${slug}"` }]);
-    return found.id;
+  promote(caller: Principal, promotion: { slug: string; label: string; version: string; minPass: number; suite: string }): Promise<EvaluationRecord> {
+    return this.promotions.promote(caller, promotion);
   }
 
   /** An evaluation the caller may read; another key's is a 404 like a missing one. */

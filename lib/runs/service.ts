@@ -9,6 +9,7 @@ import { refusal, sweepRules } from "../keys/limits";
 import type { MeterState, RunRecord } from "../store/types";
 import type { RunStatus } from "../domain/runs";
 import { AsyncQueue } from "./async-queue";
+import { heartbeatEvery } from "../workers/leased-worker";
 import { Attempts, countInFlight, type Attempted } from "./attempt";
 import { ledgerOf, Outcomes } from "./outcome";
 import type { EventDispatch } from "../delivery/worker";
@@ -60,7 +61,6 @@ export class RunService {
   private readonly metering: Metering;
   /** Runs executing in this process, by id: their leases are renewed while they run. */
   private readonly inflight = new Map<string, Promise<unknown>>();
-  private heartbeat: NodeJS.Timeout | null = null;
   /** When this process last had the store forget meters of windows long over. */
   private lastSweep = 0;
   /** Runs executing here that a cancel (POST /runs/{id}/cancel, here or elsewhere, or a client going away) stops. */
@@ -85,6 +85,12 @@ export class RunService {
       now: this.now,
       lease: () => this.lease(),
       execute: (run) => this.executeQueued(run),
+      heartbeat: {
+        everyMs: heartbeatEvery(deps.config.limits.runLeaseMs),
+        held: () => [...this.inflight.keys()],
+        renew: (ids) => this.deps.store.runs.renewLeases(this.deps.replicaId, ids, this.lease().until),
+        then: () => this.beat(),
+      },
     });
   }
 
@@ -97,11 +103,8 @@ export class RunService {
     if (options.takeQueued === false) this.queue.close();
     // The latest time an ISO string can say: as a string, later than every lease.
     const recovered = await this.reconcile(options.exclusive ? new Date("9999-12-31T23:59:59.999Z") : this.now());
-    const leaseMs = this.deps.config.limits.runLeaseMs;
-    this.heartbeat = setInterval(() => void this.beat(), Math.max(250, Math.floor(leaseMs / 3)));
-    this.heartbeat.unref();
     await this.cancels.listen();
-    this.queue.kick();
+    this.queue.start();
     return recovered;
   }
 
@@ -250,22 +253,16 @@ export class RunService {
     return counts;
   }
 
-  /** One heartbeat: leases of runs executing here are extended; then stranded runs are reconciled. */
+  /** One heartbeat, after the leases of runs executing here were extended (the queue's heartbeat): missed cancels, stranded runs, old meters. */
   private async beat(): Promise<void> {
-    const until = new Date(this.now().getTime() + this.deps.config.limits.runLeaseMs).toISOString();
-    try {
-      if (this.inflight.size > 0) await this.deps.store.runs.renewLeases(this.deps.replicaId, [...this.inflight.keys()], until);
-      // A cancel asked through another process whose announcement was missed.
-      await this.cancels.check();
-      const recovered = await this.reconcile();
-      if (recovered.failed + recovered.requeued > 0) this.deps.logger.warn(recovered, "reconciled runs whose process stopped");
-      const now = this.now();
-      if (now.getTime() - this.lastSweep > SWEEP_EVERY_MS) {
-        this.lastSweep = now.getTime();
-        await this.deps.store.usage.sweep(sweepRules(now));
-      }
-    } catch (error) {
-      this.deps.logger.warn({ err: { message: (error as Error).message } }, "run heartbeat failed; will retry");
+    // A cancel asked through another process whose announcement was missed.
+    await this.cancels.check();
+    const recovered = await this.reconcile();
+    if (recovered.failed + recovered.requeued > 0) this.deps.logger.warn(recovered, "reconciled runs whose process stopped");
+    const now = this.now();
+    if (now.getTime() - this.lastSweep > SWEEP_EVERY_MS) {
+      this.lastSweep = now.getTime();
+      await this.deps.store.usage.sweep(sweepRules(now));
     }
   }
 
@@ -279,10 +276,10 @@ export class RunService {
     this.closing = true;
     this.queue.close();
     // The heartbeat keeps renewing the leases of runs still finishing; it stops once they have.
-    // Runs in flight, and queue workers between claiming a run and starting it.
+    // Runs in flight, and queue workers between claiming a run and starting it (waited on, not polled in a loop of microtasks).
     const settled = async () => {
       while (this.inflight.size > 0 || this.queue.busy > 0) {
-        await Promise.race([Promise.allSettled([...this.inflight.values()]), new Promise((r) => setTimeout(r, 50).unref())]);
+        await Promise.race([Promise.all([Promise.allSettled([...this.inflight.values()]), this.queue.idle(50)]), new Promise((r) => setTimeout(r, 50).unref())]);
       }
     };
     await Promise.race([settled(), new Promise((resolve) => setTimeout(resolve, graceMs).unref())]);
@@ -290,8 +287,7 @@ export class RunService {
       this.shutdown.abort(new GenserveError("service_unavailable", { detail: "The server shut down during the run." }));
       await Promise.race([settled(), new Promise((r) => setTimeout(r, 2_000).unref())]);
     }
-    if (this.heartbeat) clearInterval(this.heartbeat);
-    this.heartbeat = null;
+    this.queue.stop();
     await this.cancels.close();
   }
 
