@@ -52,6 +52,7 @@ test("typing in Input re-renders the Input, not the rest of the composition", as
   await p.input().pressSequentially(TYPED);
   await expect(p.input()).toHaveValue(`Invoice 7 from ACME, total 12.50${TYPED}`);
   const renders = await renderCounts(page);
+  test.info().annotations.push({ type: "re-renders", description: JSON.stringify(renders) });
   // One render of the Input per key (the estimate follows the input's length, deferred: at most as often).
   expect(renders.input, "the Input is re-rendered for each key").toBeGreaterThanOrEqual(TYPED.length);
   expect(renders.preflight).toBeLessThanOrEqual(renders.input!);
