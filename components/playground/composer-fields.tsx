@@ -1,9 +1,11 @@
 "use client";
 
+import { memo, useMemo } from "react";
 import type { ContextSummary, FieldProblem, WorkflowSummary } from "@/lib/client/api";
-import { OPERATIONS, type Composition } from "@/lib/client/composition";
+import { estimateInputTokens, OPERATIONS, type Composition } from "@/lib/client/composition";
 import { Button } from "../ui/button";
 import { Field, FieldErrors, Select, TextArea } from "../ui/field";
+import { selectAll, selectInput, useCompositionSelector, type CompositionStore, type Settings } from "./use-composition";
 
 type Update = <K extends keyof Composition>(key: K, value: Composition[K]) => void;
 type ErrorsAt = (prefix: string) => FieldProblem[];
@@ -12,7 +14,7 @@ type ErrorsAt = (prefix: string) => FieldProblem[];
  * What the chosen workflow is (its description and model) and its problems, under the bar where it
  * is chosen; and the compositions run before, to restore one.
  */
-export function WorkflowLine({ c, workflows, loading, errorsAt, history, onRestore }: { c: Composition; workflows: WorkflowSummary[] | undefined; loading: boolean; errorsAt: ErrorsAt; history: Composition[]; onRestore(c: Composition): void }) {
+export function WorkflowLine({ c, workflows, loading, errorsAt, history, onRestore }: { c: Settings; workflows: WorkflowSummary[] | undefined; loading: boolean; errorsAt: ErrorsAt; history: Composition[]; onRestore(c: Composition): void }) {
   const selected = workflows?.find((w) => w.slug === c.workflowSlug.split("@")[0]);
   const problems = errorsAt("/workflowSlug");
   return (
@@ -61,7 +63,7 @@ export function WorkflowLine({ c, workflows, loading, errorsAt, history, onResto
 }
 
 /** Contexts as chips to tick; the workflow's own are always used, and shown so. */
-export function ContextsField({ c, update, contexts, errorsAt, fromWorkflow = [] }: { c: Composition; update: Update; contexts: ContextSummary[] | undefined; errorsAt: ErrorsAt; fromWorkflow?: string[] }) {
+export function ContextsField({ c, update, contexts, errorsAt, fromWorkflow = [] }: { c: Settings; update: Update; contexts: ContextSummary[] | undefined; errorsAt: ErrorsAt; fromWorkflow?: string[] }) {
   const problems = errorsAt("/contextSlugs");
   const toggle = (slug: string, on: boolean) => update("contextSlugs", on ? [...c.contextSlugs, slug] : c.contextSlugs.filter((s) => s !== slug));
   return (
@@ -98,37 +100,76 @@ export function ContextsField({ c, update, contexts, errorsAt, fromWorkflow = []
 
 /**
  * The input, with the workflow's example (genserve.yaml's `example`) as its placeholder and one
- * click away (its schema too, for object runs) while the input and schema are not it already.
+ * click away (its schema too, for object runs) while the input and schema are not it already. It
+ * reads the input from the composition's store itself, and is memoised: a key press re-renders it,
+ * not the composer around it.
  */
-export function InputField({ c, update, errorsAt, example, withSchema }: { c: Composition; update: Update; errorsAt: ErrorsAt; example?: WorkflowSummary["example"]; withSchema: boolean }) {
+export const InputField = memo(function InputField({
+  store,
+  schemaText,
+  problems,
+  example,
+  withSchema,
+}: {
+  store: CompositionStore;
+  schemaText: string;
+  problems: FieldProblem[];
+  example?: WorkflowSummary["example"];
+  withSchema: boolean;
+}) {
+  const input = useCompositionSelector(store, selectInput);
   // Offered whenever what is there is not the example already (also over other text, then said
   // so), not only while the input is empty: after another workflow's run it is what helps most.
-  const schemaIsExample = !withSchema || !example?.schema || sameJson(c.schemaText, example.schema);
-  const showsExample = example !== undefined && c.input === example.input && schemaIsExample;
+  // Whether the schema is the example's parses the schema: once per schema, not per key.
+  const schemaIsExample = useMemo(() => !withSchema || !example?.schema || sameJson(schemaText, example.schema), [withSchema, example, schemaText]);
+  const showsExample = example !== undefined && input === example.input && schemaIsExample;
   const load = () => {
     if (!example) return;
-    update("input", example.input);
-    if (withSchema && example.schema) update("schemaText", JSON.stringify(example.schema, null, 2));
+    store.update("input", example.input);
+    if (withSchema && example.schema) store.update("schemaText", JSON.stringify(example.schema, null, 2));
   };
   return (
-    <Field id="input" label="Input" problems={errorsAt("/input")}>
+    <Field id="input" label="Input" problems={problems}>
       <TextArea
         id="input"
         rows={5}
-        value={c.input}
-        onChange={(e) => update("input", e.target.value)}
+        value={input}
+        onChange={(e) => store.update("input", e.target.value)}
         aria-describedby="input-error"
         placeholder={example ? `For example: ${example.input.length > 120 ? `${example.input.slice(0, 120)}…` : example.input}` : "What the workflow works on: a document, a question, a record…"}
       />
       {example && !showsExample ? (
         <Button size="sm" className="mt-1" onClick={load}>
-          {c.input.trim() === "" ? "Load example" : "Replace with the example"}
+          {input.trim() === "" ? "Load example" : "Replace with the example"}
           {withSchema && example.schema ? " (input and schema)" : ""}
         </Button>
       ) : null}
     </Field>
   );
-}
+});
+
+/** The run's estimated input tokens, which follow every field the input included (read from the store). */
+export const PreflightEstimate = memo(function PreflightEstimate({
+  store,
+  workflow,
+  contexts,
+  withSchema,
+}: {
+  store: CompositionStore;
+  workflow: { instructionsChars: number; contexts: string[] } | undefined;
+  contexts: ContextSummary[] | undefined;
+  withSchema: boolean;
+}) {
+  const c = useCompositionSelector(store, selectAll);
+  const estimate = estimateInputTokens(c, workflow, contexts ?? NO_CONTEXTS);
+  return (
+    <p className="text-xs text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
+      Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{withSchema ? ", schema" : ""}).
+    </p>
+  );
+});
+
+const NO_CONTEXTS: ContextSummary[] = [];
 
 /** Whether the schema text is the given schema (whatever its layout). */
 function sameJson(text: string, value: unknown): boolean {

@@ -4,11 +4,12 @@ import type { FieldProblem } from "@/lib/client/api";
 import type { Composition } from "@/lib/client/composition";
 import { Button } from "../ui/button";
 import { Field, FieldErrors, TextInput } from "../ui/field";
+import type { Settings } from "./use-composition";
 
 type Update = <K extends keyof Composition>(key: K, value: Composition[K]) => void;
 
 /** A streamed run's thread: empty for a single run, a recent one, or a new one. */
-export function ThreadField({ c, update, recent, problems }: { c: Composition; update: Update; recent: string[]; problems: FieldProblem[] }) {
+export function ThreadField({ c, update, recent, problems }: { c: Settings; update: Update; recent: string[]; problems: FieldProblem[] }) {
   return (
     <Field id="thread" label="Thread id (optional)" problems={problems}>
       <div className="flex gap-2">
@@ -27,7 +28,7 @@ export function ThreadField({ c, update, recent, problems }: { c: Composition; u
 }
 
 /** Where a generate run's event goes, and the properties it carries back. */
-export function CallbackFields({ c, update, problems }: { c: Composition; update: Update; problems: FieldProblem[] }) {
+export function CallbackFields({ c, update, problems }: { c: Settings; update: Update; problems: FieldProblem[] }) {
   return (
     <fieldset className="grid gap-3 rounded border border-zinc-200 p-3 sm:grid-cols-2 dark:border-zinc-800">
       <legend className="px-1 text-sm font-medium">Callback</legend>

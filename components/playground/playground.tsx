@@ -6,7 +6,6 @@ import { ApiError, type FieldProblem } from "@/lib/client/api";
 import {
   CompositionError,
   DEFAULT_CALLBACK_URL,
-  estimateInputTokens,
   parseJsonOrUndefined,
   toPermalinkHash,
   readAttachments,
@@ -19,7 +18,7 @@ import { useApiKey } from "../key-context";
 import { SignIn } from "../sign-in";
 import { Disclosure } from "../ui/disclosure";
 import { AttachmentsField, isImage } from "./attachments-field";
-import { ContextsField, InputField, WorkflowLine } from "./composer-fields";
+import { ContextsField, InputField, PreflightEstimate, WorkflowLine } from "./composer-fields";
 import { CallbackFields, ThreadField } from "./delivery-fields";
 import { LinkNotice } from "./link-notice";
 import { ModelBanner, useModel } from "./model-banner";
@@ -29,7 +28,7 @@ import { LiveRunStatusChip } from "./run-status";
 import { ThreadTranscript } from "./thread-transcript";
 import { Toolbar, type CopyTarget } from "./toolbar";
 import { SchemaSection } from "./schema-section";
-import { pretty, useComposition } from "./use-composition";
+import { pretty, selectHasInput, useComposition, useCompositionSelector } from "./use-composition";
 import { useDraft } from "./use-draft";
 import { useInbox } from "./use-inbox";
 import { runPhase, useRun, useRunSelector, type RunState } from "./use-run";
@@ -53,12 +52,18 @@ export function Playground() {
  * that switch to the result on Run. State lives in hooks (composition, runs, inbox, recent
  * threads); each section is its own component. A run's live state is in its store (useRun): only the
  * result pane and the status chip follow it as it streams; this component reads its start and end.
+ * The composition is in a store as well (useComposition): this component reads all of it but the
+ * input, so a key press in Input re-renders the Input and the estimate, nothing else; Run, ⌘↵ and
+ * Code read the whole composition when they act.
  */
 function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized(): void }) {
   const { client } = useApiKey();
   const workflows = useQuery({ queryKey: queryKeys.workflows(apiKey), queryFn: ({ signal }) => client!.listWorkflows(signal) });
   const contexts = useQuery({ queryKey: queryKeys.contexts(apiKey), queryFn: ({ signal }) => client!.listContexts(signal) });
-  const { c, setC, update, history, remember, linkProblems, dismissLinkProblems, linkDraft } = useComposition(workflows.data?.[0]?.slug);
+  // `c` is the composition but its input: typing in Input does not re-render the composer (the
+  // Input and the estimate read the input themselves; what acts on it reads `composition.get()`).
+  const { store: composition, c, setC, update, history, remember, linkProblems, dismissLinkProblems, linkDraft } = useComposition(workflows.data?.[0]?.slug);
+  const hasInput = useCompositionSelector(composition, selectHasInput);
   const [localError, setLocalError] = useState<FieldProblem | null>(null);
   const [copied, setCopied] = useState<CopyTarget | null>(null);
   const store = useRun(client);
@@ -130,6 +135,8 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const runNow = useCallback(() => {
     if (runBlocked) return;
     setLocalError(null);
+    // The composition as it is now (the input included).
+    const c = composition.get();
     let body: Record<string, unknown>;
     try {
       body = toRequestBody(c);
@@ -147,7 +154,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     setPane("result");
     void start(c.operation, body);
     variants.forEach((variant, i) => void others[i]!.start(c.operation, variantBody(variant, body, drafted, c.workflowSlug)));
-  }, [c, remember, start, variants, others, admin, draft.changed, runBlocked]);
+  }, [composition, remember, start, variants, others, admin, draft.changed, runBlocked]);
   const running = [run, ...phases].some((r) => r.status === "running");
   const cancelAll = useCallback(() => {
     cancel();
@@ -172,6 +179,8 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   }, []);
 
   const copy = async (what: CopyTarget) => {
+    // The composition as it is now (the input included).
+    const c = composition.get();
     const plain = compositionSnippet(c, window.location.origin);
     // The code runs what Run runs: with the unsaved draft, when there is one.
     const snippet = admin && draft.changed ? { ...plain, body: { ...(plain.body as Record<string, unknown>), draft: draft.changed } } : plain;
@@ -196,7 +205,6 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     if (wanted !== c.schemaText) update("schemaText", wanted);
     // Only a change of workflow moves the schema; typing never does.
   }, [workflows.data, exampleSchema, draft.definition]);
-  const estimate = estimateInputTokens(c, selectedWorkflow, contexts.data ?? []);
   const inboxRunId = run.status === "done" && run.operation !== "stream-object" && inbox && c.callbackUrl === inbox.url ? run.runId : null;
   const inboxId = inbox?.id;
   const resultInbox = useMemo(() => (inboxRunId && inboxId && client ? { client, apiKey, inboxId, runId: inboxRunId } : null), [inboxRunId, inboxId, client, apiKey]);
@@ -246,7 +254,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
         c={c}
         update={update}
         workflows={workflows.data}
-        canRun={run.status !== "running" && Boolean(c.workflowSlug) && c.input.trim() !== "" && !runBlocked}
+        canRun={run.status !== "running" && Boolean(c.workflowSlug) && hasInput && !runBlocked}
         runBlocked={runBlocked}
         running={running}
         onCancel={cancelAll}
@@ -303,13 +311,11 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} fromWorkflow={selectedWorkflow?.contexts} />
           {isStream && c.threadId && client ? <ThreadTranscript client={client} apiKey={apiKey} threadId={c.threadId} after={lastThreadRun} /> : null}
           {draft.definition || draft.loading ? (
-            <PromptSection draft={draft} models={models.data} contexts={contexts.data} admin={admin} onRun={runNow} problems={errorsAt("/draft")} />
+            <PromptSection draft={draft} models={models.data} contexts={contexts.data} admin={admin} onRun={runLatest} problems={errorsAt("/draft")} />
           ) : null}
-          <InputField c={c} update={update} errorsAt={errorsAt} example={selectedWorkflow?.example} withSchema={isObject} />
+          <InputField store={composition} schemaText={c.schemaText} problems={errorsAt("/input")} example={selectedWorkflow?.example} withSchema={isObject} />
           <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} model={model} />
-          <p className="text-xs text-zinc-700 dark:text-zinc-300" aria-label="Pre-flight">
-            Estimated input: about {estimate.toLocaleString()} tokens (workflow instructions, contexts, attachments, input{isObject ? ", schema" : ""}).
-          </p>
+          <PreflightEstimate store={composition} workflow={selectedWorkflow} contexts={contexts.data} withSchema={isObject} />
           {isObject ? <SchemaSection schemaText={c.schemaText} workflowSlug={c.workflowSlug} onChange={setSchemaText} problems={errorsAt("/schema")} onRun={runLatest} /> : null}
           <Disclosure title="Advanced" summary={advancedSummary} open={advancedOpen} onToggle={setAdvanced}>
             {isStream ? <ThreadField c={c} update={update} recent={threads} problems={errorsAt("/threadId")} /> : <CallbackFields c={c} update={update} problems={errorsAt("/callback")} />}

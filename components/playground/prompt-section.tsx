@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { memo, useState } from "react";
 import type { ContextSummary, FieldProblem, ModelStatus } from "@/lib/client/api";
 import { ApiError } from "@/lib/client/api";
 import type { DraftDefinition } from "@/lib/domain/drafts";
@@ -19,9 +19,25 @@ const numberOrNull = (text: string): number | null => (text.trim() === "" ? null
  * The selected workflow's prompt beside the input: instructions in an editor, model, temperature,
  * output limit, retries and contexts, prefilled from the version and editable. Edits are a draft:
  * run as they are (Run sends them with the request), kept in this browser until reverted or saved
- * as the next version. Keys that may not edit workflows see the definition read-only.
+ * as the next version. Keys that may not edit workflows see the definition read-only. Memoised
+ * (the draft from useDraft is the same object until it changes): a run's start or end, or typing
+ * elsewhere, does not redraw it.
  */
-export function PromptSection({ draft, models, contexts, admin, onRun, problems }: { draft: Draft; models: ModelStatus[] | undefined; contexts: ContextSummary[] | undefined; admin: boolean; onRun(): void; problems: FieldProblem[] }) {
+export const PromptSection = memo(function PromptSection({
+  draft,
+  models,
+  contexts,
+  admin,
+  onRun,
+  problems,
+}: {
+  draft: Draft;
+  models: ModelStatus[] | undefined;
+  contexts: ContextSummary[] | undefined;
+  admin: boolean;
+  onRun(): void;
+  problems: FieldProblem[];
+}) {
   const { dark } = useTheme();
   const { definition, current, changed } = draft;
   const [saving, setSaving] = useState(false);
@@ -159,4 +175,4 @@ export function PromptSection({ draft, models, contexts, admin, onRun, problems 
       ) : null}
     </section>
   );
-}
+});

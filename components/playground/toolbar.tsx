@@ -6,6 +6,7 @@ import { OPERATIONS, type Composition, type Operation } from "@/lib/client/compo
 import { Button } from "../ui/button";
 import { MenuButton, MenuItem } from "../ui/menu-button";
 import { Select } from "../ui/field";
+import type { Settings } from "./use-composition";
 
 export type CopyTarget = "curl" | "fetch" | "link";
 type Update = <K extends keyof Composition>(key: K, value: Composition[K]) => void;
@@ -17,7 +18,7 @@ const COPY_LABELS: Record<CopyTarget, string> = { curl: "Copy as curl", fetch: "
  * status (on narrow screens, where the result may be on the other tab), Compare, and Code.
  */
 export function Toolbar(props: {
-  c: Composition;
+  c: Settings;
   update: Update;
   workflows: WorkflowSummary[] | undefined;
   canRun: boolean;

@@ -99,5 +99,7 @@ export function useDraft(client: ApiClient, apiKey: string, ref: string, seed: {
     },
     [client, current, definition.data, persist, queryClient],
   );
-  return { definition: definition.data, loading: definition.isLoading, error: definition.error, base, current, changed, edit, revert, save };
+  // The same object until something in it changes: the prompt section is memoised on it.
+  const { data, isLoading: loading, error } = definition;
+  return useMemo(() => ({ definition: data, loading, error, base, current, changed, edit, revert, save }), [data, loading, error, base, current, changed, edit, revert, save]);
 }
