@@ -1,13 +1,13 @@
 import "server-only";
 import pg from "pg";
-import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NEXT_QUEUED_RUN, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
 import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
-import { postgresAtomic, type AtomicRunner } from "./atomic";
+import { keysStore } from "./keys-store";
+import { postgresRunner } from "./postgres-runner";
 import { evaluationStore } from "./evaluations";
 import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
@@ -15,7 +15,7 @@ import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { listRuns } from "./run-list";
 import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
-import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
+import type { Admission, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
   /** Connections this process keeps at most. */
@@ -27,41 +27,8 @@ export interface PostgresOptions {
 
 /** The advisory lock key migrations run under: processes starting together migrate once. */
 const MIGRATION_LOCK = 7_251_093;
-/** The lock under which the first admin key is created (once, whoever starts at the same time). */
-const FIRST_KEY_LOCK = 7_251_094;
-
-/**
- * Errors that mean "the database cannot be reached or stopped serving", not "this statement is
- * wrong": connection failures and the server shutting down (SQLSTATE classes 08 and 57P).
- */
-function unavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  if (typeof e?.code === "string" && (/^08/.test(e.code) || /^57P0[123]$/.test(e.code) || /^E(CONNREFUSED|CONNRESET|HOSTUNREACH|NOTFOUND|TIMEDOUT|PIPE)$/.test(e.code))) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? "");
-}
 
 const INT8_OID = 20;
-
-const KEY_INSERT = `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
-                                          rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
-const keyValues = (key: ApiKeyRecord) => [
-  key.id,
-  key.name,
-  key.hash,
-  key.prefix,
-  key.admin,
-  key.createdAt,
-  key.lastUsedAt,
-  key.revokedAt,
-  key.webhookSecret,
-  key.limits.rpm,
-  key.limits.tpm,
-  key.limits.concurrency,
-  key.limits.workflows === null ? null : JSON.stringify(key.limits.workflows),
-  key.limits.budgetDailyNanos,
-  key.limits.budgetMonthlyNanos,
-];
 
 /** Reserves `charges` for a run within `client`'s transaction, all or none; meter rows are locked in name order. */
 async function reserveIn(client: pg.PoolClient, runId: string, keyId: string, charges: readonly MeterCharge[], at: string): Promise<Admission> {
@@ -156,9 +123,6 @@ async function listenChannel(url: string, channel: string, onMessage: (payload: 
   };
 }
 
-const storageUnavailable = () =>
-  new GenserveError("storage_unavailable", { detail: "The database is not reachable right now; retry shortly.", headers: { "Retry-After": "5" } });
-
 /**
  * The storage interface on PostgreSQL (node-postgres, a pool per process): the same tables and
  * migrations as SQLite, so any number of processes can share one database. Claims of shared work
@@ -178,38 +142,10 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
   // An idle client that loses its connection emits here; without a listener it would crash the process.
   pool.on("error", () => undefined);
 
-  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw unavailable(error) ? storageUnavailable() : error;
-    }
-  };
-  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) => guard(() => pool.query<R>(sql, params));
-  /** Runs `work` in one transaction (all or nothing). */
-  const transaction = <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
-    guard(async () => {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const result = await work(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    });
+  const runner = postgresRunner(pool);
+  const { guard, query, transaction } = runner;
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-  const runner: AtomicRunner = {
-    all: async <R>(sql: string, params: unknown[]) => (await query(sql, params)).rows as R[],
-    run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
-    lockClause: " FOR UPDATE SKIP LOCKED",
-    atomic: postgresAtomic(transaction),
-  };
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
@@ -254,62 +190,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         }
       });
     },
-    keys: {
-      async insert(key) {
-        await query(
-          KEY_INSERT,
-          keyValues(key),
-        );
-      },
-      async insertFirst(key) {
-        return transaction(async (client) => {
-          await client.query("SELECT pg_advisory_xact_lock($1)", [FIRST_KEY_LOCK]);
-          if ((await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM api_keys")).rows[0]!.n > 0) return false;
-          await client.query(
-            KEY_INSERT,
-            keyValues(key),
-          );
-          return true;
-        });
-      },
-      async findByHash(hash) {
-        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE hash = $1", [hash]);
-        return rows[0] ? toKey(rows[0]) : null;
-      },
-      async get(id) {
-        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
-        return rows[0] ? toKey(rows[0]) : null;
-      },
-      async list() {
-        return (await query<KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id")).rows.map(toKey);
-      },
-      async revoke(id, at) {
-        return ((await query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [at, id])).rowCount ?? 0) > 0;
-      },
-      async touch(id, at) {
-        await query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2", [at, id]);
-      },
-      async update(id, patch) {
-        const sets = keyPatch(patch);
-        if (sets.columns.length === 0) return (await query("SELECT 1 FROM api_keys WHERE id = $1", [id])).rowCount === 1;
-        const sql = `UPDATE api_keys SET ${sets.columns.map((c, i) => `${c} = $${i + 1}`).join(", ")} WHERE id = $${sets.columns.length + 1}`;
-        return ((await query(sql, [...sets.values, id])).rowCount ?? 0) > 0;
-      },
-      async meters(id, meters) {
-        const { rows } = await query<MeterRow>("SELECT meter, used, reserved FROM key_usage WHERE key_id = $1 AND meter = ANY($2)", [id, [...meters]]);
-        return meters.map((meter) => rows.find((r) => r.meter === meter) ?? { meter, used: 0, reserved: 0 });
-      },
-      async secrets(id) {
-        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
-        const row = rows[0];
-        if (!row?.webhook_secret) return null;
-        return { current: row.webhook_secret, previous: row.previous_webhook_secret, previousUntil: row.previous_secret_until };
-      },
-      async rotateSecret(id, secret, previousUntil) {
-        const result = await query("UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = $1, webhook_secret = $2 WHERE id = $3", [previousUntil, secret, id]);
-        return (result.rowCount ?? 0) > 0;
-      },
-    },
+    keys: keysStore(runner),
     runs: {
       async insert(run, charges = []) {
         return transaction(async (client) => {

@@ -9,7 +9,8 @@ import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "
 import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
-import { sqliteAtomic, type AtomicRunner } from "./atomic";
+import { keysStore } from "./keys-store";
+import { sqliteRunner } from "./sqlite-runner";
 import { evaluationStore } from "./evaluations";
 import { groupCommit } from "./group-commit";
 import { inboxStore } from "./inboxes";
@@ -18,7 +19,7 @@ import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { listRuns } from "./run-list";
 import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
-import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./types";
+import type { Admission, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 /** The checkpoint worker, relative to the package root (plain JavaScript, loaded as it is). */
@@ -72,12 +73,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     streamSweep: db.prepare<[string, string]>(
       "DELETE FROM stream_events WHERE run_id IN (SELECT run_id FROM stream_events WHERE final = 1 AND created_at < ?) OR created_at < ?",
     ),
-    keyInsert: db.prepare(
-      `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
-                             rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)
-       VALUES (@id, @name, @hash, @prefix, @admin, @createdAt, @lastUsedAt, @revokedAt, @webhookSecret,
-               @rpm, @tpm, @concurrency, @workflows, @budgetDailyNanos, @budgetMonthlyNanos)`,
-    ),
     meterGet: db.prepare<[string, string], MeterRow>("SELECT meter, used, reserved FROM key_usage WHERE key_id = ? AND meter = ?"),
     meterReserve: db.prepare<[string, string, number, string]>(
       `INSERT INTO key_usage (key_id, meter, used, reserved, updated_at) VALUES (?, ?, 0, ?, ?)
@@ -95,15 +90,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     runNextWithSlot: db.prepare<[], RunRow & { request_json: string; concurrency: number | null }>(`${NEXT_QUEUED_RUN.replace("$SELECT", "r.*, k.concurrency AS concurrency")} LIMIT 1`),
     keyServed: db.prepare<[string, string]>("UPDATE api_keys SET queue_served_at = ? WHERE id = ?"),
     queuedOfKey: db.prepare<[string, number], { n: number }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE status = 'queued' AND key_id = ? LIMIT ?)"),
-    keyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
-    keyById: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE id = ?"),
-    keyList: db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id"),
-    keyRevoke: db.prepare<[string, string]>("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
-    keyTouch: db.prepare<[string, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?"),
-    keyCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys"),
-    keyRotate: db.prepare<[string, string, string]>(
-      "UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = ?, webhook_secret = ? WHERE id = ?",
-    ),
     eventInsert: db.prepare(
       `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent, lease_until)
        VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt, @traceparent, @leaseUntil)`,
@@ -189,17 +175,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     threadDelete: db.prepare<[string, string]>("DELETE FROM threads WHERE key_id = ? AND id = ?"),
   };
 
-  const keyParams = (key: ApiKeyRecord) => ({
-    ...key,
-    admin: key.admin ? 1 : 0,
-    rpm: key.limits.rpm,
-    tpm: key.limits.tpm,
-    concurrency: key.limits.concurrency,
-    workflows: key.limits.workflows === null ? null : JSON.stringify(key.limits.workflows),
-    budgetDailyNanos: key.limits.budgetDailyNanos,
-    budgetMonthlyNanos: key.limits.budgetMonthlyNanos,
-  });
-
   const insertRun = (run: NewRun) =>
     stmt.runInsert.run({
       ...run,
@@ -246,20 +221,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     }
   };
 
-  // Statements of the shared suites and evaluations code: `$1` placeholders as SQLite's `@p1`, prepared once.
-  const prepared = new Map<string, Database.Statement>();
-  const statement = (sql: string) => {
-    let found = prepared.get(sql);
-    if (!found) prepared.set(sql, (found = db.prepare(sql.replace(/\$(\d+)/g, "@p$1"))));
-    return found;
-  };
-  const named = (params: unknown[]) => Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
-  const runner: AtomicRunner = {
-    all: async <R>(sql: string, params: unknown[]) => statement(sql).all(named(params)) as R[],
-    run: async (sql, params) => statement(sql).run(named(params)).changes,
-    lockClause: "",
-    atomic: sqliteAtomic(db, statement, named),
-  };
+  const runner = sqliteRunner(db, commits);
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
@@ -269,54 +231,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     ...lifecycle,
     // Applied when the store opened: SQLite's write lock serialises processes that open it together.
     async migrate() {},
-    keys: {
-      async insert(key) {
-        stmt.keyInsert.run(keyParams(key));
-      },
-      async insertFirst(key) {
-        return db
-          .transaction(() => {
-            if ((stmt.keyCount.get()?.n ?? 0) > 0) return false;
-            stmt.keyInsert.run(keyParams(key));
-            return true;
-          })
-          .immediate();
-      },
-      async findByHash(hash) {
-        const row = stmt.keyByHash.get(hash);
-        return row ? toKey(row) : null;
-      },
-      async get(id) {
-        const row = stmt.keyById.get(id);
-        return row ? toKey(row) : null;
-      },
-      async list() {
-        return stmt.keyList.all().map(toKey);
-      },
-      async revoke(id, at) {
-        return stmt.keyRevoke.run(at, id).changes > 0;
-      },
-      async touch(id, at) {
-        stmt.keyTouch.run(at, id);
-      },
-      async update(id, patch) {
-        const sets = keyPatch(patch);
-        if (sets.columns.length === 0) return stmt.keyById.get(id) !== undefined;
-        const sql = `UPDATE api_keys SET ${sets.columns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`;
-        return db.prepare(sql).run(...sets.values.map((v) => (typeof v === "boolean" ? Number(v) : v)), id).changes > 0;
-      },
-      async meters(id, meters) {
-        return meters.map((meter) => stmt.meterGet.get(id, meter) ?? { meter, used: 0, reserved: 0 });
-      },
-      async secrets(id) {
-        const row = stmt.keyById.get(id);
-        if (!row || !row.webhook_secret) return null;
-        return { current: row.webhook_secret, previous: row.previous_webhook_secret, previousUntil: row.previous_secret_until };
-      },
-      async rotateSecret(id, secret, previousUntil) {
-        return stmt.keyRotate.run(previousUntil, secret, id).changes > 0;
-      },
-    },
+    keys: keysStore(runner),
     runs: {
       async insert(run: NewRun, charges = []) {
         return write((): Admission => {
