@@ -6,7 +6,14 @@ import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from 
 import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
+import { catalogStore } from "./catalog-store";
+import { eventsStore } from "./events-store";
+import { storeHealth } from "./health-store";
+import { idempotencyStore } from "./idempotency-store";
 import { keysStore } from "./keys-store";
+import { streamReads } from "./streams-store";
+import { threadsStore } from "./threads-store";
+import { usageStore } from "./usage-store";
 import { postgresRunner } from "./postgres-runner";
 import { evaluationStore } from "./evaluations";
 import { inboxStore } from "./inboxes";
@@ -153,12 +160,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     kind: "postgres",
     ...evaluations,
     ...lifecycle,
-    async stats() {
-      const { rows } = await query<{ pending_events: string; queued_runs: string }>(
-        "SELECT (SELECT COUNT(*) FROM events WHERE status = 'pending') AS pending_events, (SELECT COUNT(*) FROM runs WHERE status = 'queued') AS queued_runs",
-      );
-      return { pendingEvents: Number(rows[0]!.pending_events), queuedRuns: Number(rows[0]!.queued_runs) };
-    },
+    ...storeHealth(runner),
     pool() {
       return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
     },
@@ -331,170 +333,16 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         });
       },
     },
-    events: {
-      async due(now, limit) {
-        const { rows } = await query<EventRow>("SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2", [now, limit]);
-        return rows.map(toEvent);
-      },
-      async releaseLeases() {
-        await query("UPDATE events SET lease_until = NULL WHERE lease_until IS NOT NULL");
-      },
-      async claimDue(now, limit, lease) {
-        const { rows } = await query<EventRow>(
-          `UPDATE events SET lease_until = $3
-           WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-                        ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-          [now, limit, lease.until],
-        );
-        return rows.sort((a, b) => ((a.next_attempt_at ?? "") < (b.next_attempt_at ?? "") ? -1 : 1)).map(toEvent);
-      },
-      async forRun(runId) {
-        const { rows } = await query<EventRow>("SELECT * FROM events WHERE run_id = $1 ORDER BY created_at LIMIT 1", [runId]);
-        const row = rows[0];
-        if (!row) return null;
-        const deliveries = await query<{ attempted_at: string; status_code: number | null; error: string | null; duration_ms: number; next_attempt_at: string | null }>(
-          "SELECT attempted_at, status_code, error, duration_ms, next_attempt_at FROM deliveries WHERE event_id = $1 ORDER BY seq",
-          [row.id],
-        );
-        return {
-          ...toEvent(row),
-          deliveries: deliveries.rows.map((d) => ({ attemptedAt: d.attempted_at, statusCode: d.status_code, error: d.error, durationMs: d.duration_ms, nextAttemptAt: d.next_attempt_at })),
-        };
-      },
-      async recordAttempt(eventId, attempt, status, heldUntil) {
-        await transaction(async (client) => {
-          await client.query("INSERT INTO deliveries (event_id, attempted_at, status_code, error, duration_ms, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6)", [
-            eventId,
-            attempt.attemptedAt,
-            attempt.statusCode,
-            attempt.error,
-            attempt.durationMs,
-            attempt.nextAttemptAt,
-          ]);
-          // The attempt is counted either way; the event moves on only under the lease it was made under.
-          await client.query(
-            `UPDATE events SET attempts = attempts + 1, updated_at = $3,
-               status = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN $1 ELSE status END,
-               next_attempt_at = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN $2 ELSE next_attempt_at END,
-               lease_until = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN NULL ELSE lease_until END
-             WHERE id = $4`,
-            [status, attempt.nextAttemptAt, attempt.attemptedAt, eventId, heldUntil],
-          );
-        });
-      },
-      async redeliver(eventId, at) {
-        await query("UPDATE events SET status = 'pending', next_attempt_at = $1, lease_until = NULL, updated_at = $1 WHERE id = $2", [at, eventId]);
-      },
-    },
+    events: eventsStore(runner),
     inboxes: inboxStore(runner),
     quotas: {
       usage: (keyId, at) => quotaUsage(runner, keyId, at),
       count: (keyId, resource, at) => quotaCount(runner, keyId, resource, at),
     },
-    catalog: {
-      ...catalogVersions,
-      async latest(kind) {
-        const { rows } = await query<CatalogRow>(
-          `SELECT v.* FROM catalog_versions v
-           WHERE v.kind = $1 AND v.version = (SELECT MAX(version) FROM catalog_versions w WHERE w.kind = v.kind AND w.slug = v.slug)
-           ORDER BY v.slug`,
-          [kind],
-        );
-        return rows.map(toCatalog);
-      },
-      async get(kind, slug) {
-        const { rows } = await query<CatalogRow>("SELECT * FROM catalog_versions WHERE kind = $1 AND slug = $2 ORDER BY version DESC LIMIT 1", [kind, slug]);
-        return rows[0] ? toCatalog(rows[0]) : null;
-      },
-      async append(kind, slug, body, keyId, at) {
-        return transaction(async (client) => {
-          // Versions of one entry are numbered in order, whoever appends at the same time.
-          await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`catalog:${kind}:${slug}`]);
-          const { rows } = await client.query<CatalogRow>(
-            `INSERT INTO catalog_versions (kind, slug, version, body, key_id, created_at)
-             SELECT $1, $2, COALESCE(MAX(version), 0) + 1, $3, $4, $5 FROM catalog_versions WHERE kind = $1 AND slug = $2
-             RETURNING *`,
-            [kind, slug, json(body), keyId, at],
-          );
-          return toCatalog(rows[0]!);
-        });
-      },
-    },
-    idempotency: {
-      async begin(keyId, key, requestHash, at, maxAgeMs) {
-        return transaction(async (client) => {
-          // One row per (key, Idempotency-Key): of two requests at once, exactly one inserts it.
-          const inserted = await client.query(
-            `INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, state, created_at) VALUES ($1, $2, $3, 'in_progress', $4)
-             ON CONFLICT (key_id, idempotency_key) DO NOTHING`,
-            [keyId, key, requestHash, at],
-          );
-          if ((inserted.rowCount ?? 0) > 0) return null;
-          const { rows } = await client.query<{ request_hash: string; state: "in_progress" | "done"; run_id: string | null; response_status: number | null; response_body: string | null; created_at: string }>(
-            "SELECT * FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2 FOR UPDATE",
-            [keyId, key],
-          );
-          const row = rows[0]!;
-          if (Date.parse(row.created_at) > Date.parse(at) - maxAgeMs) {
-            const record: IdempotencyRecord = { requestHash: row.request_hash, state: row.state, runId: row.run_id, responseStatus: row.response_status, responseBody: row.response_body, createdAt: row.created_at };
-            return record;
-          }
-          // Expired: this request takes the key over.
-          await client.query("UPDATE idempotency_keys SET request_hash = $3, state = 'in_progress', run_id = NULL, response_status = NULL, response_body = NULL, created_at = $4 WHERE key_id = $1 AND idempotency_key = $2", [
-            keyId,
-            key,
-            requestHash,
-            at,
-          ]);
-          return null;
-        });
-      },
-      async complete(keyId, key, result) {
-        await query("UPDATE idempotency_keys SET state = 'done', run_id = $1, response_status = $2, response_body = $3 WHERE key_id = $4 AND idempotency_key = $5", [result.runId, result.status, result.body, keyId, key]);
-      },
-      async release(keyId, key) {
-        await query("DELETE FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2", [keyId, key]);
-      },
-    },
-    threads: {
-      async create(thread, limit) {
-        const cap = limit === undefined ? undefined : { resource: "threads" as const, keyId: thread.keyId, limit, at: thread.createdAt, except: thread.id };
-        return (await cappedWrite(runner, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })).changes > 0;
-      },
-      ...threadReads(runner),
-      async append(keyId, id, messages, at) {
-        await transaction(async (client) => {
-          for (const m of messages) {
-            await client.query("INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
-              keyId,
-              id,
-              m.runId,
-              m.role,
-              m.content,
-              m.createdAt,
-              Buffer.byteLength(m.content, "utf8"),
-            ]);
-          }
-          await client.query("UPDATE threads SET updated_at = $1 WHERE key_id = $2 AND id = $3", [at, keyId, id]);
-        });
-      },
-      async delete(keyId, id) {
-        return ((await query("DELETE FROM threads WHERE key_id = $1 AND id = $2", [keyId, id])).rowCount ?? 0) > 0;
-      },
-    },
-    usage: {
-      async report(q) {
-        const sql = usageStatements(q, { param: (n) => `$${n}`, cost: "CAST(cost AS NUMERIC)" });
-        const [totals, percentiles, series] = await Promise.all([query(sql.totals, sql.params), query(sql.percentiles, sql.params), query(sql.series, sql.params)]);
-        return usageReport(q, { totals: totals.rows as never, percentiles: percentiles.rows as never, series: series.rows as never });
-      },
-      async sweep(rules) {
-        for (const rule of rules) {
-          await query("DELETE FROM key_usage WHERE reserved = 0 AND starts_with(meter, $1) AND updated_at < $2", [rule.prefix, rule.before]);
-        }
-      },
-    },
+    catalog: catalogStore(runner, catalogVersions),
+    idempotency: idempotencyStore(runner),
+    threads: threadsStore(runner),
+    usage: usageStore(runner),
     streams: {
       async append(runId, events, at) {
         if (events.length === 0) return;
@@ -510,22 +358,9 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           [runId, events.map((e) => e.seq), events.map((e) => e.event), events.map((e) => (e.final ? 1 : 0)), at, STREAM_CHANNEL],
         );
       },
-      async after(runId, afterSeq, limit) {
-        const { rows } = await query<{ seq: number; event: string; final: number }>("SELECT seq, event, final FROM stream_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [
-          runId,
-          afterSeq,
-          limit,
-        ]);
-        return rows.map((r) => ({ seq: r.seq, event: r.event, final: r.final === 1 }));
-      },
+      ...streamReads(runner),
       async listen(onAppended, onReconnect) {
         return listenChannel(url, STREAM_CHANNEL, onAppended, onReconnect);
-      },
-      async sweep(endedBefore, orphanedBefore) {
-        await query(
-          `DELETE FROM stream_events WHERE run_id IN (SELECT run_id FROM stream_events WHERE final = 1 AND created_at < $1) OR created_at < $2`,
-          [endedBefore, orphanedBefore],
-        );
       },
     },
     transfer: {
@@ -582,9 +417,6 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           return counts;
         });
       },
-    },
-    async ping() {
-      await query("SELECT 1");
     },
     async close() {
       await pool.end();
