@@ -11,6 +11,7 @@ import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
 import { keysStore } from "./keys-store";
+import { runReads } from "./runs-store";
 import { streamReads } from "./streams-store";
 import { threadsStore } from "./threads-store";
 import { usageStore } from "./usage-store";
@@ -264,36 +265,12 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           return true;
         });
       },
-      async get(id) {
-        const { rows } = await query<RunRow>("SELECT * FROM runs WHERE id = $1", [id]);
-        return rows[0] ? toRun(rows[0]) : null;
-      },
-      async list(filter, bounds) {
-        return listRuns(runner, (haystack, needle) => `strpos(${haystack}, ${needle})`, filter, bounds);
-      },
-      async renewLeases(owner, ids, until) {
-        if (ids.length === 0) return;
-        await query("UPDATE runs SET lease_until = $1 WHERE id = ANY($2) AND lease_owner = $3 AND status = 'running'", [until, ids, owner]);
-      },
-      async claimStranded(now, lease, limit) {
-        const { rows } = await query<RunRow>(
-          `UPDATE runs SET lease_owner = $2, lease_until = $3
-           WHERE id IN (SELECT id FROM runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < $1)
-                        ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-          [now, lease.owner, lease.until, limit],
-        );
-        return rows.sort((a, b) => (a.id < b.id ? -1 : 1)).map(toStranded);
-      },
+      ...runReads(runner),
       async requeue(id, at) {
         await transaction(async (client) => {
           await client.query("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1", [id, at]);
           await settleIn(client, id, {}, at, CONCURRENCY_METER);
         });
-      },
-      async queuedCount(keyId, atMost) {
-        const { rows } = await query<{ n: string }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE status = 'queued' AND key_id = $1 LIMIT $2) q", [keyId, atMost]);
-        return Number(rows[0]!.n);
       },
       async requestCancel(id, at) {
         // One statement: the announcement goes out when it commits, and only for a run it marked.
@@ -305,11 +282,6 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           [id, at, CANCEL_CHANNEL],
         );
         return rows.length > 0;
-      },
-      async cancelRequested(ids) {
-        if (ids.length === 0) return [];
-        const { rows } = await query<{ id: string }>("SELECT id FROM runs WHERE id = ANY($1) AND status = 'running' AND cancel_requested_at IS NOT NULL", [ids]);
-        return rows.map((r) => r.id);
       },
       async listenCancels(onCancel, onReconnect) {
         return listenChannel(url, CANCEL_CHANNEL, onCancel, onReconnect);

@@ -14,6 +14,7 @@ import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
 import { keysStore } from "./keys-store";
+import { runReads } from "./runs-store";
 import { streamReads } from "./streams-store";
 import { threadsStore } from "./threads-store";
 import { usageStore } from "./usage-store";
@@ -87,7 +88,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     reservationDelete: db.prepare<[string, string]>("DELETE FROM usage_reservations WHERE run_id = ? AND meter = ?"),
     runNextWithSlot: db.prepare<[], RunRow & { request_json: string; concurrency: number | null }>(`${NEXT_QUEUED_RUN.replace("$SELECT", "r.*, k.concurrency AS concurrency")} LIMIT 1`),
     keyServed: db.prepare<[string, string]>("UPDATE api_keys SET queue_served_at = ? WHERE id = ?"),
-    queuedOfKey: db.prepare<[string, number], { n: number }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE status = 'queued' AND key_id = ? LIMIT ?)"),
     eventInsert: db.prepare(
       `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent, lease_until)
        VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt, @traceparent, @leaseUntil)`,
@@ -106,11 +106,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     runClaim: db.prepare<[string, string, string, string]>(
       "UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
     ),
-    runLeaseRenew: db.prepare<[string, string, string]>("UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'running'"),
-    runStranded: db.prepare<[string, number], RunRow>(
-      "SELECT * FROM runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?) ORDER BY id LIMIT ?",
-    ),
-    runLease: db.prepare<[string, string, string]>("UPDATE runs SET lease_owner = ?, lease_until = ? WHERE id = ?"),
     runFinish: db.prepare(
       `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL, decoding = @decoding, warnings_json = @warnings,
               model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
@@ -118,10 +113,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
               lease_owner = NULL, lease_until = NULL, pace = @pace
        WHERE id = @id AND status IN ('running', 'queued') AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
-    runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
     runStatus: db.prepare<[string], { status: string }>("SELECT status FROM runs WHERE id = ?"),
     runCancel: db.prepare<[string, string]>("UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ? AND status IN ('queued', 'running')"),
-    runCancelled: db.prepare<[string], { id: string }>("SELECT value AS id FROM json_each(?) j JOIN runs r ON r.id = j.value WHERE r.status = 'running' AND r.cancel_requested_at IS NOT NULL"),
   };
 
   const insertRun = (run: NewRun) =>
@@ -213,43 +206,18 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
           return true;
         });
       },
-      async get(id) {
-        const row = stmt.runGet.get(id);
-        return row ? toRun(row) : null;
-      },
-      async list(filter, bounds) {
-        return listRuns(runner, (haystack, needle) => `instr(${haystack}, ${needle})`, filter, bounds);
-      },
-      async renewLeases(owner, ids, until) {
-        db.transaction(() => {
-          for (const id of ids) stmt.runLeaseRenew.run(until, id, owner);
-        })();
-      },
-      async claimStranded(now, lease, limit) {
-        return db.transaction(() => {
-          const rows = stmt.runStranded.all(now, limit);
-          for (const row of rows) stmt.runLease.run(lease.owner, lease.until, row.id);
-          return rows.map(toStranded);
-        }).immediate();
-      },
+      ...runReads(runner),
       async requeue(id, at) {
         db.transaction(() => {
           stmt.runRequeue.run(at, id);
           settleRun(id, {}, at, CONCURRENCY_METER);
         }).immediate();
       },
-      async queuedCount(keyId, atMost) {
-        return stmt.queuedOfKey.get(keyId, atMost)!.n;
-      },
       async requestCancel(id, at) {
         const changed = (await write(() => stmt.runCancel.run(at, id))).changes > 0;
         // One process owns the file: its own listeners are everyone who can be told.
         if (changed) for (const listener of cancelListeners) listener(id);
         return changed;
-      },
-      async cancelRequested(ids) {
-        if (ids.length === 0) return [];
-        return stmt.runCancelled.all(JSON.stringify(ids)).map((r) => r.id);
       },
       async listenCancels(onCancel) {
         cancelListeners.add(onCancel);
