@@ -51,6 +51,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 /** Modules the playground's browser bundle imports: they must never reach a server-only module. */
 const BROWSER_ROOTS = ["lib/client", "lib/api", "lib/domain", "lib/json", "lib/errors.ts", "lib/schema/guard.ts", "lib/config/schema.ts"];
 
+/** The only modules that may import a database driver: the two backends and what runs their statements. */
+const DRIVER_MODULES = ["lib/store/sqlite.ts", "lib/store/sqlite-runner.ts", "lib/store/group-commit.ts", "lib/store/atomic.ts", "lib/store/postgres.ts", "lib/store/postgres-runner.ts"];
+/** A string literal holding an SQL statement. */
+const SQL_LITERAL = /["'`][^"'`]*\b(SELECT\s[^"'`]*\bFROM|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET)\b/;
+
 const unitOf = (file: string): string | null => {
   const match = /^lib\/([^/]+)(\/|$)/.exec(file);
   return match ? match[1]! : null;
@@ -162,5 +167,21 @@ describe("the handlers of the API", () => {
     const without = files.filter((file) => !/^export const endpoints\b/m.test(readFileSync(path.join(ROOT, file), "utf8")));
     expect(without).toEqual([]);
     expect(files.filter((file) => !/^lib\/http\/handlers\/[a-z][a-z-]*\.ts$/.test(file))).toEqual([]);
+  });
+});
+
+describe("one store implementation", () => {
+  it("keeps SQL inside lib/store/", () => {
+    const outside = modules.map((m) => m.source).filter((file) => /\.tsx?$/.test(file) && !file.startsWith("lib/store/") && SQL_LITERAL.test(readFileSync(path.join(ROOT, file), "utf8")));
+    expect(outside).toEqual([]);
+  });
+
+  it("writes each sub-store once, over the runner: only the backends and their runners import a database driver", () => {
+    // Read from the source: the cruise leaves node_modules out.
+    const drivers = modules.map((m) => m.source).filter((file) => /\.tsx?$/.test(file) && /from\s+["'](better-sqlite3|pg)["']/.test(readFileSync(path.join(ROOT, file), "utf8")));
+    expect(drivers).toContain("lib/store/postgres-runner.ts");
+    expect(drivers.filter((file) => !DRIVER_MODULES.includes(file))).toEqual([]);
+    const stores = modules.map((m) => m.source).filter((file) => file.endsWith("-store.ts"));
+    expect(stores.length).toBeGreaterThanOrEqual(9);
   });
 });

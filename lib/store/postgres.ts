@@ -1,13 +1,21 @@
 import "server-only";
 import pg from "pg";
-import { GenserveError } from "../errors";
 import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NEXT_QUEUED_RUN, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
 import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
-import { postgresAtomic, type AtomicRunner } from "./atomic";
+import { catalogStore } from "./catalog-store";
+import { eventsStore } from "./events-store";
+import { storeHealth } from "./health-store";
+import { idempotencyStore } from "./idempotency-store";
+import { keysStore } from "./keys-store";
+import { runReads } from "./runs-store";
+import { streamReads } from "./streams-store";
+import { threadsStore } from "./threads-store";
+import { usageStore } from "./usage-store";
+import { postgresRunner } from "./postgres-runner";
 import { evaluationStore } from "./evaluations";
 import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle";
@@ -15,7 +23,7 @@ import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { listRuns } from "./run-list";
 import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
-import type { Admission, ApiKeyRecord, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
+import type { Admission, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export interface PostgresOptions {
   /** Connections this process keeps at most. */
@@ -27,41 +35,8 @@ export interface PostgresOptions {
 
 /** The advisory lock key migrations run under: processes starting together migrate once. */
 const MIGRATION_LOCK = 7_251_093;
-/** The lock under which the first admin key is created (once, whoever starts at the same time). */
-const FIRST_KEY_LOCK = 7_251_094;
-
-/**
- * Errors that mean "the database cannot be reached or stopped serving", not "this statement is
- * wrong": connection failures and the server shutting down (SQLSTATE classes 08 and 57P).
- */
-function unavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  if (typeof e?.code === "string" && (/^08/.test(e.code) || /^57P0[123]$/.test(e.code) || /^E(CONNREFUSED|CONNRESET|HOSTUNREACH|NOTFOUND|TIMEDOUT|PIPE)$/.test(e.code))) return true;
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? "");
-}
 
 const INT8_OID = 20;
-
-const KEY_INSERT = `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
-                                          rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
-const keyValues = (key: ApiKeyRecord) => [
-  key.id,
-  key.name,
-  key.hash,
-  key.prefix,
-  key.admin,
-  key.createdAt,
-  key.lastUsedAt,
-  key.revokedAt,
-  key.webhookSecret,
-  key.limits.rpm,
-  key.limits.tpm,
-  key.limits.concurrency,
-  key.limits.workflows === null ? null : JSON.stringify(key.limits.workflows),
-  key.limits.budgetDailyNanos,
-  key.limits.budgetMonthlyNanos,
-];
 
 /** Reserves `charges` for a run within `client`'s transaction, all or none; meter rows are locked in name order. */
 async function reserveIn(client: pg.PoolClient, runId: string, keyId: string, charges: readonly MeterCharge[], at: string): Promise<Admission> {
@@ -156,9 +131,6 @@ async function listenChannel(url: string, channel: string, onMessage: (payload: 
   };
 }
 
-const storageUnavailable = () =>
-  new GenserveError("storage_unavailable", { detail: "The database is not reachable right now; retry shortly.", headers: { "Retry-After": "5" } });
-
 /**
  * The storage interface on PostgreSQL (node-postgres, a pool per process): the same tables and
  * migrations as SQLite, so any number of processes can share one database. Claims of shared work
@@ -178,38 +150,10 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
   // An idle client that loses its connection emits here; without a listener it would crash the process.
   pool.on("error", () => undefined);
 
-  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw unavailable(error) ? storageUnavailable() : error;
-    }
-  };
-  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) => guard(() => pool.query<R>(sql, params));
-  /** Runs `work` in one transaction (all or nothing). */
-  const transaction = <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
-    guard(async () => {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const result = await work(client);
-        await client.query("COMMIT");
-        return result;
-      } catch (error) {
-        await client.query("ROLLBACK").catch(() => undefined);
-        throw error;
-      } finally {
-        client.release();
-      }
-    });
+  const runner = postgresRunner(pool);
+  const { guard, query, transaction } = runner;
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-  const runner: AtomicRunner = {
-    all: async <R>(sql: string, params: unknown[]) => (await query(sql, params)).rows as R[],
-    run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
-    lockClause: " FOR UPDATE SKIP LOCKED",
-    atomic: postgresAtomic(transaction),
-  };
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
@@ -217,12 +161,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     kind: "postgres",
     ...evaluations,
     ...lifecycle,
-    async stats() {
-      const { rows } = await query<{ pending_events: string; queued_runs: string }>(
-        "SELECT (SELECT COUNT(*) FROM events WHERE status = 'pending') AS pending_events, (SELECT COUNT(*) FROM runs WHERE status = 'queued') AS queued_runs",
-      );
-      return { pendingEvents: Number(rows[0]!.pending_events), queuedRuns: Number(rows[0]!.queued_runs) };
-    },
+    ...storeHealth(runner),
     pool() {
       return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
     },
@@ -254,62 +193,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         }
       });
     },
-    keys: {
-      async insert(key) {
-        await query(
-          KEY_INSERT,
-          keyValues(key),
-        );
-      },
-      async insertFirst(key) {
-        return transaction(async (client) => {
-          await client.query("SELECT pg_advisory_xact_lock($1)", [FIRST_KEY_LOCK]);
-          if ((await client.query<{ n: number }>("SELECT COUNT(*)::int AS n FROM api_keys")).rows[0]!.n > 0) return false;
-          await client.query(
-            KEY_INSERT,
-            keyValues(key),
-          );
-          return true;
-        });
-      },
-      async findByHash(hash) {
-        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE hash = $1", [hash]);
-        return rows[0] ? toKey(rows[0]) : null;
-      },
-      async get(id) {
-        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
-        return rows[0] ? toKey(rows[0]) : null;
-      },
-      async list() {
-        return (await query<KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id")).rows.map(toKey);
-      },
-      async revoke(id, at) {
-        return ((await query("UPDATE api_keys SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL", [at, id])).rowCount ?? 0) > 0;
-      },
-      async touch(id, at) {
-        await query("UPDATE api_keys SET last_used_at = $1 WHERE id = $2", [at, id]);
-      },
-      async update(id, patch) {
-        const sets = keyPatch(patch);
-        if (sets.columns.length === 0) return (await query("SELECT 1 FROM api_keys WHERE id = $1", [id])).rowCount === 1;
-        const sql = `UPDATE api_keys SET ${sets.columns.map((c, i) => `${c} = $${i + 1}`).join(", ")} WHERE id = $${sets.columns.length + 1}`;
-        return ((await query(sql, [...sets.values, id])).rowCount ?? 0) > 0;
-      },
-      async meters(id, meters) {
-        const { rows } = await query<MeterRow>("SELECT meter, used, reserved FROM key_usage WHERE key_id = $1 AND meter = ANY($2)", [id, [...meters]]);
-        return meters.map((meter) => rows.find((r) => r.meter === meter) ?? { meter, used: 0, reserved: 0 });
-      },
-      async secrets(id) {
-        const { rows } = await query<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]);
-        const row = rows[0];
-        if (!row?.webhook_secret) return null;
-        return { current: row.webhook_secret, previous: row.previous_webhook_secret, previousUntil: row.previous_secret_until };
-      },
-      async rotateSecret(id, secret, previousUntil) {
-        const result = await query("UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = $1, webhook_secret = $2 WHERE id = $3", [previousUntil, secret, id]);
-        return (result.rowCount ?? 0) > 0;
-      },
-    },
+    keys: keysStore(runner),
     runs: {
       async insert(run, charges = []) {
         return transaction(async (client) => {
@@ -381,36 +265,12 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           return true;
         });
       },
-      async get(id) {
-        const { rows } = await query<RunRow>("SELECT * FROM runs WHERE id = $1", [id]);
-        return rows[0] ? toRun(rows[0]) : null;
-      },
-      async list(filter, bounds) {
-        return listRuns(runner, (haystack, needle) => `strpos(${haystack}, ${needle})`, filter, bounds);
-      },
-      async renewLeases(owner, ids, until) {
-        if (ids.length === 0) return;
-        await query("UPDATE runs SET lease_until = $1 WHERE id = ANY($2) AND lease_owner = $3 AND status = 'running'", [until, ids, owner]);
-      },
-      async claimStranded(now, lease, limit) {
-        const { rows } = await query<RunRow>(
-          `UPDATE runs SET lease_owner = $2, lease_until = $3
-           WHERE id IN (SELECT id FROM runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < $1)
-                        ORDER BY id LIMIT $4 FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-          [now, lease.owner, lease.until, limit],
-        );
-        return rows.sort((a, b) => (a.id < b.id ? -1 : 1)).map(toStranded);
-      },
+      ...runReads(runner),
       async requeue(id, at) {
         await transaction(async (client) => {
           await client.query("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = $2 WHERE id = $1", [id, at]);
           await settleIn(client, id, {}, at, CONCURRENCY_METER);
         });
-      },
-      async queuedCount(keyId, atMost) {
-        const { rows } = await query<{ n: string }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE status = 'queued' AND key_id = $1 LIMIT $2) q", [keyId, atMost]);
-        return Number(rows[0]!.n);
       },
       async requestCancel(id, at) {
         // One statement: the announcement goes out when it commits, and only for a run it marked.
@@ -422,11 +282,6 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           [id, at, CANCEL_CHANNEL],
         );
         return rows.length > 0;
-      },
-      async cancelRequested(ids) {
-        if (ids.length === 0) return [];
-        const { rows } = await query<{ id: string }>("SELECT id FROM runs WHERE id = ANY($1) AND status = 'running' AND cancel_requested_at IS NOT NULL", [ids]);
-        return rows.map((r) => r.id);
       },
       async listenCancels(onCancel, onReconnect) {
         return listenChannel(url, CANCEL_CHANNEL, onCancel, onReconnect);
@@ -450,170 +305,16 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
         });
       },
     },
-    events: {
-      async due(now, limit) {
-        const { rows } = await query<EventRow>("SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= $1 ORDER BY next_attempt_at, id LIMIT $2", [now, limit]);
-        return rows.map(toEvent);
-      },
-      async releaseLeases() {
-        await query("UPDATE events SET lease_until = NULL WHERE lease_until IS NOT NULL");
-      },
-      async claimDue(now, limit, lease) {
-        const { rows } = await query<EventRow>(
-          `UPDATE events SET lease_until = $3
-           WHERE id IN (SELECT id FROM events WHERE status = 'pending' AND next_attempt_at <= $1 AND (lease_until IS NULL OR lease_until < $1)
-                        ORDER BY next_attempt_at, id LIMIT $2 FOR UPDATE SKIP LOCKED)
-           RETURNING *`,
-          [now, limit, lease.until],
-        );
-        return rows.sort((a, b) => ((a.next_attempt_at ?? "") < (b.next_attempt_at ?? "") ? -1 : 1)).map(toEvent);
-      },
-      async forRun(runId) {
-        const { rows } = await query<EventRow>("SELECT * FROM events WHERE run_id = $1 ORDER BY created_at LIMIT 1", [runId]);
-        const row = rows[0];
-        if (!row) return null;
-        const deliveries = await query<{ attempted_at: string; status_code: number | null; error: string | null; duration_ms: number; next_attempt_at: string | null }>(
-          "SELECT attempted_at, status_code, error, duration_ms, next_attempt_at FROM deliveries WHERE event_id = $1 ORDER BY seq",
-          [row.id],
-        );
-        return {
-          ...toEvent(row),
-          deliveries: deliveries.rows.map((d) => ({ attemptedAt: d.attempted_at, statusCode: d.status_code, error: d.error, durationMs: d.duration_ms, nextAttemptAt: d.next_attempt_at })),
-        };
-      },
-      async recordAttempt(eventId, attempt, status, heldUntil) {
-        await transaction(async (client) => {
-          await client.query("INSERT INTO deliveries (event_id, attempted_at, status_code, error, duration_ms, next_attempt_at) VALUES ($1, $2, $3, $4, $5, $6)", [
-            eventId,
-            attempt.attemptedAt,
-            attempt.statusCode,
-            attempt.error,
-            attempt.durationMs,
-            attempt.nextAttemptAt,
-          ]);
-          // The attempt is counted either way; the event moves on only under the lease it was made under.
-          await client.query(
-            `UPDATE events SET attempts = attempts + 1, updated_at = $3,
-               status = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN $1 ELSE status END,
-               next_attempt_at = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN $2 ELSE next_attempt_at END,
-               lease_until = CASE WHEN lease_until IS NOT DISTINCT FROM $5 THEN NULL ELSE lease_until END
-             WHERE id = $4`,
-            [status, attempt.nextAttemptAt, attempt.attemptedAt, eventId, heldUntil],
-          );
-        });
-      },
-      async redeliver(eventId, at) {
-        await query("UPDATE events SET status = 'pending', next_attempt_at = $1, lease_until = NULL, updated_at = $1 WHERE id = $2", [at, eventId]);
-      },
-    },
+    events: eventsStore(runner),
     inboxes: inboxStore(runner),
     quotas: {
       usage: (keyId, at) => quotaUsage(runner, keyId, at),
       count: (keyId, resource, at) => quotaCount(runner, keyId, resource, at),
     },
-    catalog: {
-      ...catalogVersions,
-      async latest(kind) {
-        const { rows } = await query<CatalogRow>(
-          `SELECT v.* FROM catalog_versions v
-           WHERE v.kind = $1 AND v.version = (SELECT MAX(version) FROM catalog_versions w WHERE w.kind = v.kind AND w.slug = v.slug)
-           ORDER BY v.slug`,
-          [kind],
-        );
-        return rows.map(toCatalog);
-      },
-      async get(kind, slug) {
-        const { rows } = await query<CatalogRow>("SELECT * FROM catalog_versions WHERE kind = $1 AND slug = $2 ORDER BY version DESC LIMIT 1", [kind, slug]);
-        return rows[0] ? toCatalog(rows[0]) : null;
-      },
-      async append(kind, slug, body, keyId, at) {
-        return transaction(async (client) => {
-          // Versions of one entry are numbered in order, whoever appends at the same time.
-          await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`catalog:${kind}:${slug}`]);
-          const { rows } = await client.query<CatalogRow>(
-            `INSERT INTO catalog_versions (kind, slug, version, body, key_id, created_at)
-             SELECT $1, $2, COALESCE(MAX(version), 0) + 1, $3, $4, $5 FROM catalog_versions WHERE kind = $1 AND slug = $2
-             RETURNING *`,
-            [kind, slug, json(body), keyId, at],
-          );
-          return toCatalog(rows[0]!);
-        });
-      },
-    },
-    idempotency: {
-      async begin(keyId, key, requestHash, at, maxAgeMs) {
-        return transaction(async (client) => {
-          // One row per (key, Idempotency-Key): of two requests at once, exactly one inserts it.
-          const inserted = await client.query(
-            `INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, state, created_at) VALUES ($1, $2, $3, 'in_progress', $4)
-             ON CONFLICT (key_id, idempotency_key) DO NOTHING`,
-            [keyId, key, requestHash, at],
-          );
-          if ((inserted.rowCount ?? 0) > 0) return null;
-          const { rows } = await client.query<{ request_hash: string; state: "in_progress" | "done"; run_id: string | null; response_status: number | null; response_body: string | null; created_at: string }>(
-            "SELECT * FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2 FOR UPDATE",
-            [keyId, key],
-          );
-          const row = rows[0]!;
-          if (Date.parse(row.created_at) > Date.parse(at) - maxAgeMs) {
-            const record: IdempotencyRecord = { requestHash: row.request_hash, state: row.state, runId: row.run_id, responseStatus: row.response_status, responseBody: row.response_body, createdAt: row.created_at };
-            return record;
-          }
-          // Expired: this request takes the key over.
-          await client.query("UPDATE idempotency_keys SET request_hash = $3, state = 'in_progress', run_id = NULL, response_status = NULL, response_body = NULL, created_at = $4 WHERE key_id = $1 AND idempotency_key = $2", [
-            keyId,
-            key,
-            requestHash,
-            at,
-          ]);
-          return null;
-        });
-      },
-      async complete(keyId, key, result) {
-        await query("UPDATE idempotency_keys SET state = 'done', run_id = $1, response_status = $2, response_body = $3 WHERE key_id = $4 AND idempotency_key = $5", [result.runId, result.status, result.body, keyId, key]);
-      },
-      async release(keyId, key) {
-        await query("DELETE FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2", [keyId, key]);
-      },
-    },
-    threads: {
-      async create(thread, limit) {
-        const cap = limit === undefined ? undefined : { resource: "threads" as const, keyId: thread.keyId, limit, at: thread.createdAt, except: thread.id };
-        return (await cappedWrite(runner, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })).changes > 0;
-      },
-      ...threadReads(runner),
-      async append(keyId, id, messages, at) {
-        await transaction(async (client) => {
-          for (const m of messages) {
-            await client.query("INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES ($1, $2, $3, $4, $5, $6, $7)", [
-              keyId,
-              id,
-              m.runId,
-              m.role,
-              m.content,
-              m.createdAt,
-              Buffer.byteLength(m.content, "utf8"),
-            ]);
-          }
-          await client.query("UPDATE threads SET updated_at = $1 WHERE key_id = $2 AND id = $3", [at, keyId, id]);
-        });
-      },
-      async delete(keyId, id) {
-        return ((await query("DELETE FROM threads WHERE key_id = $1 AND id = $2", [keyId, id])).rowCount ?? 0) > 0;
-      },
-    },
-    usage: {
-      async report(q) {
-        const sql = usageStatements(q, { param: (n) => `$${n}`, cost: "CAST(cost AS NUMERIC)" });
-        const [totals, percentiles, series] = await Promise.all([query(sql.totals, sql.params), query(sql.percentiles, sql.params), query(sql.series, sql.params)]);
-        return usageReport(q, { totals: totals.rows as never, percentiles: percentiles.rows as never, series: series.rows as never });
-      },
-      async sweep(rules) {
-        for (const rule of rules) {
-          await query("DELETE FROM key_usage WHERE reserved = 0 AND starts_with(meter, $1) AND updated_at < $2", [rule.prefix, rule.before]);
-        }
-      },
-    },
+    catalog: catalogStore(runner, catalogVersions),
+    idempotency: idempotencyStore(runner),
+    threads: threadsStore(runner),
+    usage: usageStore(runner),
     streams: {
       async append(runId, events, at) {
         if (events.length === 0) return;
@@ -629,22 +330,9 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           [runId, events.map((e) => e.seq), events.map((e) => e.event), events.map((e) => (e.final ? 1 : 0)), at, STREAM_CHANNEL],
         );
       },
-      async after(runId, afterSeq, limit) {
-        const { rows } = await query<{ seq: number; event: string; final: number }>("SELECT seq, event, final FROM stream_events WHERE run_id = $1 AND seq > $2 ORDER BY seq LIMIT $3", [
-          runId,
-          afterSeq,
-          limit,
-        ]);
-        return rows.map((r) => ({ seq: r.seq, event: r.event, final: r.final === 1 }));
-      },
+      ...streamReads(runner),
       async listen(onAppended, onReconnect) {
         return listenChannel(url, STREAM_CHANNEL, onAppended, onReconnect);
-      },
-      async sweep(endedBefore, orphanedBefore) {
-        await query(
-          `DELETE FROM stream_events WHERE run_id IN (SELECT run_id FROM stream_events WHERE final = 1 AND created_at < $1) OR created_at < $2`,
-          [endedBefore, orphanedBefore],
-        );
       },
     },
     transfer: {
@@ -701,9 +389,6 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
           return counts;
         });
       },
-    },
-    async ping() {
-      await query("SELECT 1");
     },
     async close() {
       await pool.end();

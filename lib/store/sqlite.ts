@@ -9,7 +9,16 @@ import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "
 import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
 import { usageReport, usageStatements } from "./usage-report";
-import { sqliteAtomic, type AtomicRunner } from "./atomic";
+import { catalogStore } from "./catalog-store";
+import { eventsStore } from "./events-store";
+import { storeHealth } from "./health-store";
+import { idempotencyStore } from "./idempotency-store";
+import { keysStore } from "./keys-store";
+import { runReads } from "./runs-store";
+import { streamReads } from "./streams-store";
+import { threadsStore } from "./threads-store";
+import { usageStore } from "./usage-store";
+import { sqliteRunner } from "./sqlite-runner";
 import { evaluationStore } from "./evaluations";
 import { groupCommit } from "./group-commit";
 import { inboxStore } from "./inboxes";
@@ -18,7 +27,7 @@ import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { listRuns } from "./run-list";
 import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
-import type { Admission, ApiKeyRecord, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./types";
+import type { Admission, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 /** The checkpoint worker, relative to the package root (plain JavaScript, loaded as it is). */
@@ -66,18 +75,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
   const write = commits.write;
   const stmt = {
     streamInsert: db.prepare<[string, number, string, number, string]>("INSERT INTO stream_events (run_id, seq, event, final, created_at) VALUES (?, ?, ?, ?, ?)"),
-    streamAfter: db.prepare<[string, number, number], { seq: number; event: string; final: number }>(
-      "SELECT seq, event, final FROM stream_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-    ),
-    streamSweep: db.prepare<[string, string]>(
-      "DELETE FROM stream_events WHERE run_id IN (SELECT run_id FROM stream_events WHERE final = 1 AND created_at < ?) OR created_at < ?",
-    ),
-    keyInsert: db.prepare(
-      `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
-                             rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)
-       VALUES (@id, @name, @hash, @prefix, @admin, @createdAt, @lastUsedAt, @revokedAt, @webhookSecret,
-               @rpm, @tpm, @concurrency, @workflows, @budgetDailyNanos, @budgetMonthlyNanos)`,
-    ),
     meterGet: db.prepare<[string, string], MeterRow>("SELECT meter, used, reserved FROM key_usage WHERE key_id = ? AND meter = ?"),
     meterReserve: db.prepare<[string, string, number, string]>(
       `INSERT INTO key_usage (key_id, meter, used, reserved, updated_at) VALUES (?, ?, 0, ?, ?)
@@ -89,49 +86,12 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     ),
     reservationsOf: db.prepare<[string], { key_id: string; meter: string; amount: number }>("SELECT key_id, meter, amount FROM usage_reservations WHERE run_id = ?"),
     reservationDelete: db.prepare<[string, string]>("DELETE FROM usage_reservations WHERE run_id = ? AND meter = ?"),
-    meterSweep: db.prepare<[{ prefix: string; before: string }]>(
-      "DELETE FROM key_usage WHERE reserved = 0 AND substr(meter, 1, length(@prefix)) = @prefix AND updated_at < @before",
-    ),
     runNextWithSlot: db.prepare<[], RunRow & { request_json: string; concurrency: number | null }>(`${NEXT_QUEUED_RUN.replace("$SELECT", "r.*, k.concurrency AS concurrency")} LIMIT 1`),
     keyServed: db.prepare<[string, string]>("UPDATE api_keys SET queue_served_at = ? WHERE id = ?"),
-    queuedOfKey: db.prepare<[string, number], { n: number }>("SELECT COUNT(*) AS n FROM (SELECT 1 FROM runs WHERE status = 'queued' AND key_id = ? LIMIT ?)"),
-    keyByHash: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE hash = ?"),
-    keyById: db.prepare<[string], KeyRow>("SELECT * FROM api_keys WHERE id = ?"),
-    keyList: db.prepare<[], KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id"),
-    keyRevoke: db.prepare<[string, string]>("UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
-    keyTouch: db.prepare<[string, string]>("UPDATE api_keys SET last_used_at = ? WHERE id = ?"),
-    keyCount: db.prepare<[], { n: number }>("SELECT COUNT(*) AS n FROM api_keys"),
-    keyRotate: db.prepare<[string, string, string]>(
-      "UPDATE api_keys SET previous_webhook_secret = webhook_secret, previous_secret_until = ?, webhook_secret = ? WHERE id = ?",
-    ),
     eventInsert: db.prepare(
       `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent, lease_until)
        VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt, @traceparent, @leaseUntil)`,
     ),
-    eventsDue: db.prepare<[string, number], EventRow>(
-      "SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
-    ),
-    eventsUnheld: db.prepare<[string, string, number], EventRow>(
-      `SELECT * FROM events WHERE status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until < ?)
-       ORDER BY next_attempt_at, id LIMIT ?`,
-    ),
-    eventLease: db.prepare<[string, string]>("UPDATE events SET lease_until = ? WHERE id = ?"),
-    eventForRun: db.prepare<[string], EventRow>("SELECT * FROM events WHERE run_id = ? ORDER BY created_at LIMIT 1"),
-    deliveriesFor: db.prepare<[string], { attempted_at: string; status_code: number | null; error: string | null; duration_ms: number; next_attempt_at: string | null }>(
-      "SELECT attempted_at, status_code, error, duration_ms, next_attempt_at FROM deliveries WHERE event_id = ? ORDER BY seq",
-    ),
-    deliveryInsert: db.prepare(
-      "INSERT INTO deliveries (event_id, attempted_at, status_code, error, duration_ms, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
-    // The attempt is counted either way; the event moves on only under the lease it was made under.
-    eventUpdate: db.prepare<{ status: string; next: string | null; at: string; id: string; held: string | null }>(
-      `UPDATE events SET attempts = attempts + 1, updated_at = @at,
-         status = CASE WHEN lease_until IS @held THEN @status ELSE status END,
-         next_attempt_at = CASE WHEN lease_until IS @held THEN @next ELSE next_attempt_at END,
-         lease_until = CASE WHEN lease_until IS @held THEN NULL ELSE lease_until END
-       WHERE id = @id`,
-    ),
-    eventRedeliver: db.prepare<[string, string, string]>("UPDATE events SET status = 'pending', next_attempt_at = ?, lease_until = NULL, updated_at = ? WHERE id = ?"),
     runInsert: db.prepare(
       `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
                          callback, model_tag, created_at, updated_at, request_json, context_chunks,
@@ -146,31 +106,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     runClaim: db.prepare<[string, string, string, string]>(
       "UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
     ),
-    runLeaseRenew: db.prepare<[string, string, string]>("UPDATE runs SET lease_until = ? WHERE id = ? AND lease_owner = ? AND status = 'running'"),
-    runStranded: db.prepare<[string, number], RunRow>(
-      "SELECT * FROM runs WHERE status = 'running' AND (lease_until IS NULL OR lease_until < ?) ORDER BY id LIMIT ?",
-    ),
-    runLease: db.prepare<[string, string, string]>("UPDATE runs SET lease_owner = ?, lease_until = ? WHERE id = ?"),
-    catalogLatest: db.prepare<[string], CatalogRow>(
-      `SELECT v.* FROM catalog_versions v
-       WHERE v.kind = ? AND v.version = (SELECT MAX(version) FROM catalog_versions w WHERE w.kind = v.kind AND w.slug = v.slug)
-       ORDER BY v.slug`,
-    ),
-    catalogGet: db.prepare<[string, string], CatalogRow>("SELECT * FROM catalog_versions WHERE kind = ? AND slug = ? ORDER BY version DESC LIMIT 1"),
-    catalogInsert: db.prepare(
-      `INSERT INTO catalog_versions (kind, slug, version, body, key_id, created_at)
-       SELECT @kind, @slug, COALESCE(MAX(version), 0) + 1, @body, @keyId, @createdAt FROM catalog_versions WHERE kind = @kind AND slug = @slug`,
-    ),
-    idemGet: db.prepare<[string, string], { request_hash: string; state: "in_progress" | "done"; run_id: string | null; response_status: number | null; response_body: string | null; created_at: string }>(
-      "SELECT * FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?",
-    ),
-    idemDelete: db.prepare<[string, string]>("DELETE FROM idempotency_keys WHERE key_id = ? AND idempotency_key = ?"),
-    idemInsert: db.prepare(
-      "INSERT INTO idempotency_keys (key_id, idempotency_key, request_hash, state, created_at) VALUES (?, ?, ?, 'in_progress', ?)",
-    ),
-    idemComplete: db.prepare(
-      "UPDATE idempotency_keys SET state = 'done', run_id = ?, response_status = ?, response_body = ? WHERE key_id = ? AND idempotency_key = ?",
-    ),
     runFinish: db.prepare(
       `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL, decoding = @decoding, warnings_json = @warnings,
               model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
@@ -178,27 +113,9 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
               lease_owner = NULL, lease_until = NULL, pace = @pace
        WHERE id = @id AND status IN ('running', 'queued') AND (@owner IS NULL OR lease_owner = @owner)`,
     ),
-    runGet: db.prepare<[string], RunRow>("SELECT * FROM runs WHERE id = ?"),
     runStatus: db.prepare<[string], { status: string }>("SELECT status FROM runs WHERE id = ?"),
     runCancel: db.prepare<[string, string]>("UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ? AND status IN ('queued', 'running')"),
-    runCancelled: db.prepare<[string], { id: string }>("SELECT value AS id FROM json_each(?) j JOIN runs r ON r.id = j.value WHERE r.status = 'running' AND r.cancel_requested_at IS NOT NULL"),
-    threadMessageInsert: db.prepare(
-      "INSERT INTO thread_messages (key_id, thread_id, run_id, role, content, created_at, bytes) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ),
-    threadTouch: db.prepare<[string, string, string]>("UPDATE threads SET updated_at = ? WHERE key_id = ? AND id = ?"),
-    threadDelete: db.prepare<[string, string]>("DELETE FROM threads WHERE key_id = ? AND id = ?"),
   };
-
-  const keyParams = (key: ApiKeyRecord) => ({
-    ...key,
-    admin: key.admin ? 1 : 0,
-    rpm: key.limits.rpm,
-    tpm: key.limits.tpm,
-    concurrency: key.limits.concurrency,
-    workflows: key.limits.workflows === null ? null : JSON.stringify(key.limits.workflows),
-    budgetDailyNanos: key.limits.budgetDailyNanos,
-    budgetMonthlyNanos: key.limits.budgetMonthlyNanos,
-  });
 
   const insertRun = (run: NewRun) =>
     stmt.runInsert.run({
@@ -246,20 +163,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     }
   };
 
-  // Statements of the shared suites and evaluations code: `$1` placeholders as SQLite's `@p1`, prepared once.
-  const prepared = new Map<string, Database.Statement>();
-  const statement = (sql: string) => {
-    let found = prepared.get(sql);
-    if (!found) prepared.set(sql, (found = db.prepare(sql.replace(/\$(\d+)/g, "@p$1"))));
-    return found;
-  };
-  const named = (params: unknown[]) => Object.fromEntries(params.map((value, i) => [`p${i + 1}`, value]));
-  const runner: AtomicRunner = {
-    all: async <R>(sql: string, params: unknown[]) => statement(sql).all(named(params)) as R[],
-    run: async (sql, params) => statement(sql).run(named(params)).changes,
-    lockClause: "",
-    atomic: sqliteAtomic(db, statement, named),
-  };
+  const runner = sqliteRunner(db, commits);
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
@@ -269,54 +173,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     ...lifecycle,
     // Applied when the store opened: SQLite's write lock serialises processes that open it together.
     async migrate() {},
-    keys: {
-      async insert(key) {
-        stmt.keyInsert.run(keyParams(key));
-      },
-      async insertFirst(key) {
-        return db
-          .transaction(() => {
-            if ((stmt.keyCount.get()?.n ?? 0) > 0) return false;
-            stmt.keyInsert.run(keyParams(key));
-            return true;
-          })
-          .immediate();
-      },
-      async findByHash(hash) {
-        const row = stmt.keyByHash.get(hash);
-        return row ? toKey(row) : null;
-      },
-      async get(id) {
-        const row = stmt.keyById.get(id);
-        return row ? toKey(row) : null;
-      },
-      async list() {
-        return stmt.keyList.all().map(toKey);
-      },
-      async revoke(id, at) {
-        return stmt.keyRevoke.run(at, id).changes > 0;
-      },
-      async touch(id, at) {
-        stmt.keyTouch.run(at, id);
-      },
-      async update(id, patch) {
-        const sets = keyPatch(patch);
-        if (sets.columns.length === 0) return stmt.keyById.get(id) !== undefined;
-        const sql = `UPDATE api_keys SET ${sets.columns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`;
-        return db.prepare(sql).run(...sets.values.map((v) => (typeof v === "boolean" ? Number(v) : v)), id).changes > 0;
-      },
-      async meters(id, meters) {
-        return meters.map((meter) => stmt.meterGet.get(id, meter) ?? { meter, used: 0, reserved: 0 });
-      },
-      async secrets(id) {
-        const row = stmt.keyById.get(id);
-        if (!row || !row.webhook_secret) return null;
-        return { current: row.webhook_secret, previous: row.previous_webhook_secret, previousUntil: row.previous_secret_until };
-      },
-      async rotateSecret(id, secret, previousUntil) {
-        return stmt.keyRotate.run(previousUntil, secret, id).changes > 0;
-      },
-    },
+    keys: keysStore(runner),
     runs: {
       async insert(run: NewRun, charges = []) {
         return write((): Admission => {
@@ -349,43 +206,18 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
           return true;
         });
       },
-      async get(id) {
-        const row = stmt.runGet.get(id);
-        return row ? toRun(row) : null;
-      },
-      async list(filter, bounds) {
-        return listRuns(runner, (haystack, needle) => `instr(${haystack}, ${needle})`, filter, bounds);
-      },
-      async renewLeases(owner, ids, until) {
-        db.transaction(() => {
-          for (const id of ids) stmt.runLeaseRenew.run(until, id, owner);
-        })();
-      },
-      async claimStranded(now, lease, limit) {
-        return db.transaction(() => {
-          const rows = stmt.runStranded.all(now, limit);
-          for (const row of rows) stmt.runLease.run(lease.owner, lease.until, row.id);
-          return rows.map(toStranded);
-        }).immediate();
-      },
+      ...runReads(runner),
       async requeue(id, at) {
         db.transaction(() => {
           stmt.runRequeue.run(at, id);
           settleRun(id, {}, at, CONCURRENCY_METER);
         }).immediate();
       },
-      async queuedCount(keyId, atMost) {
-        return stmt.queuedOfKey.get(keyId, atMost)!.n;
-      },
       async requestCancel(id, at) {
         const changed = (await write(() => stmt.runCancel.run(at, id))).changes > 0;
         // One process owns the file: its own listeners are everyone who can be told.
         if (changed) for (const listener of cancelListeners) listener(id);
         return changed;
-      },
-      async cancelRequested(ids) {
-        if (ids.length === 0) return [];
-        return stmt.runCancelled.all(JSON.stringify(ids)).map((r) => r.id);
       },
       async listenCancels(onCancel) {
         cancelListeners.add(onCancel);
@@ -404,111 +236,16 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
           .immediate();
       },
     },
-    events: {
-      async due(now, limit) {
-        return stmt.eventsDue.all(now, limit).map(toEvent);
-      },
-      async releaseLeases() {
-        db.prepare("UPDATE events SET lease_until = NULL WHERE lease_until IS NOT NULL").run();
-      },
-      async claimDue(now, limit, lease) {
-        return write(() => {
-          const rows = stmt.eventsUnheld.all(now, now, limit);
-          for (const row of rows) stmt.eventLease.run(lease.until, row.id);
-          return rows.map(toEvent);
-        });
-      },
-      async forRun(runId) {
-        const row = stmt.eventForRun.get(runId);
-        if (!row) return null;
-        const deliveries = stmt.deliveriesFor.all(row.id).map((d) => ({
-          attemptedAt: d.attempted_at,
-          statusCode: d.status_code,
-          error: d.error,
-          durationMs: d.duration_ms,
-          nextAttemptAt: d.next_attempt_at,
-        }));
-        return { ...toEvent(row), deliveries };
-      },
-      async recordAttempt(eventId, attempt, status, heldUntil) {
-        await write(() => {
-          stmt.deliveryInsert.run(eventId, attempt.attemptedAt, attempt.statusCode, attempt.error, attempt.durationMs, attempt.nextAttemptAt);
-          stmt.eventUpdate.run({ status, next: attempt.nextAttemptAt, at: attempt.attemptedAt, id: eventId, held: heldUntil });
-        });
-      },
-      async redeliver(eventId, at) {
-        stmt.eventRedeliver.run(at, at, eventId);
-      },
-    },
+    events: eventsStore(runner),
     inboxes: inboxStore(runner),
     quotas: {
       usage: (keyId, at) => quotaUsage(runner, keyId, at),
       count: (keyId, resource, at) => quotaCount(runner, keyId, resource, at),
     },
-    catalog: {
-      ...catalogVersions,
-      async latest(kind) {
-        return stmt.catalogLatest.all(kind).map(toCatalog);
-      },
-      async get(kind, slug) {
-        const row = stmt.catalogGet.get(kind, slug);
-        return row ? toCatalog(row) : null;
-      },
-      async append(kind, slug, body, keyId, at) {
-        return db.transaction(() => {
-          stmt.catalogInsert.run({ kind, slug, body: body === null ? null : JSON.stringify(body), keyId, createdAt: at });
-          return toCatalog(stmt.catalogGet.get(kind, slug)!);
-        }).immediate();
-      },
-    },
-    idempotency: {
-      async begin(keyId, key, requestHash, at, maxAgeMs) {
-        return db.transaction(() => {
-          const row = stmt.idemGet.get(keyId, key);
-          if (row && Date.parse(row.created_at) > Date.parse(at) - maxAgeMs) {
-            return { requestHash: row.request_hash, state: row.state, runId: row.run_id, responseStatus: row.response_status, responseBody: row.response_body, createdAt: row.created_at };
-          }
-          if (row) stmt.idemDelete.run(keyId, key);
-          stmt.idemInsert.run(keyId, key, requestHash, at);
-          return null;
-        }).immediate();
-      },
-      async complete(keyId, key, result) {
-        stmt.idemComplete.run(result.runId, result.status, result.body, keyId, key);
-      },
-      async release(keyId, key) {
-        stmt.idemDelete.run(keyId, key);
-      },
-    },
-    threads: {
-      async create(thread, limit) {
-        const cap = limit === undefined ? undefined : { resource: "threads" as const, keyId: thread.keyId, limit, at: thread.createdAt, except: thread.id };
-        return (await cappedWrite(runner, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })).changes > 0;
-      },
-      ...threadReads(runner),
-      async append(keyId, id, messages, at) {
-        await write(() => {
-          for (const m of messages) stmt.threadMessageInsert.run(keyId, id, m.runId, m.role, m.content, m.createdAt, Buffer.byteLength(m.content, "utf8"));
-          stmt.threadTouch.run(at, keyId, id);
-        });
-      },
-      async delete(keyId, id) {
-        return stmt.threadDelete.run(keyId, id).changes > 0;
-      },
-    },
-    usage: {
-      async report(q) {
-        const sql = usageStatements(q, { param: (n) => `@p${n}`, cost: "CAST(cost AS REAL)" });
-        const named = Object.fromEntries(sql.params.map((value, i) => [`p${i + 1}`, value]));
-        const all = <R>(text: string) => db.prepare(text).all(named) as R[];
-        return usageReport(q, { totals: all(sql.totals), percentiles: all(sql.percentiles), series: all(sql.series) });
-      },
-      async sweep(rules) {
-        db.transaction(() => {
-          for (const rule of rules) stmt.meterSweep.run({ prefix: rule.prefix, before: rule.before });
-        })();
-      },
-    },
+    catalog: catalogStore(runner, catalogVersions),
+    idempotency: idempotencyStore(runner),
+    threads: threadsStore(runner),
+    usage: usageStore(runner),
     streams: {
       async append(runId, events, at) {
         await write(() => {
@@ -517,15 +254,10 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         // One process owns the file: its own listeners are everyone who can be told.
         for (const listener of streamListeners) listener(runId);
       },
-      async after(runId, afterSeq, limit) {
-        return stmt.streamAfter.all(runId, afterSeq, limit).map((r) => ({ seq: r.seq, event: r.event, final: r.final === 1 }));
-      },
+      ...streamReads(runner),
       async listen(onAppended) {
         streamListeners.add(onAppended);
         return { close: async () => void streamListeners.delete(onAppended) };
-      },
-      async sweep(endedBefore, orphanedBefore) {
-        stmt.streamSweep.run(endedBefore, orphanedBefore);
       },
     },
     transfer: {
@@ -564,15 +296,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         return counts;
       },
     },
-    async ping() {
-      db.prepare("SELECT 1").get();
-    },
-    async stats() {
-      const row = db
-        .prepare("SELECT (SELECT COUNT(*) FROM events WHERE status = 'pending') AS pending_events, (SELECT COUNT(*) FROM runs WHERE status = 'queued') AS queued_runs")
-        .get() as { pending_events: number; queued_runs: number };
-      return { pendingEvents: row.pending_events, queuedRuns: row.queued_runs };
-    },
+    ...storeHealth(runner),
     pool() {
       return null;
     },

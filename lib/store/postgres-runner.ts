@@ -1,0 +1,72 @@
+import "server-only";
+import type pg from "pg";
+import { GenserveError } from "../errors";
+import { postgresAtomic } from "./atomic";
+import { driveAsync, POSTGRES_DIALECT, type StoreRunner } from "./runner";
+
+/**
+ * Errors that mean "the database cannot be reached or stopped serving", not "this statement is
+ * wrong": connection failures and the server shutting down (SQLSTATE classes 08 and 57P).
+ */
+function unavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  if (typeof e?.code === "string" && (/^08/.test(e.code) || /^57P0[123]$/.test(e.code) || /^E(CONNREFUSED|CONNRESET|HOSTUNREACH|NOTFOUND|TIMEDOUT|PIPE)$/.test(e.code))) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(e?.message ?? "");
+}
+
+const storageUnavailable = () =>
+  new GenserveError("storage_unavailable", { detail: "The database is not reachable right now; retry shortly.", headers: { "Retry-After": "5" } });
+
+export interface PostgresRunner extends StoreRunner {
+  /** One statement on the pool. */
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>>;
+  /** Runs `work` on one client in one transaction (all or nothing). */
+  transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T>;
+  /** Answers 503 `storage_unavailable` for a database that cannot be reached. */
+  guard<T>(work: () => Promise<T>): Promise<T>;
+}
+
+/** The store's runner on PostgreSQL (see runner.ts): statements on the pool, transactions on one client. */
+export function postgresRunner(pool: pg.Pool): PostgresRunner {
+  const guard = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw unavailable(error) ? storageUnavailable() : error;
+    }
+  };
+  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, params: unknown[] = []) => guard(() => pool.query<R>(sql, params));
+  const transaction = <T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> =>
+    guard(async () => {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work(client);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
+  return {
+    dialect: POSTGRES_DIALECT,
+    lockClause: POSTGRES_DIALECT.skipLocked,
+    query,
+    transaction,
+    guard,
+    all: async <R>(sql: string, params: unknown[]) => (await query(sql, params)).rows as R[],
+    run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
+    atomic: postgresAtomic(transaction),
+    transact: (work, options) =>
+      transaction(async (client) => {
+        if (options?.lock !== undefined) await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [options.lock]);
+        return driveAsync(work(), async (s) => {
+          const result = await client.query(s.sql, s.params);
+          return s.rows ? result.rows : (result.rowCount ?? 0);
+        });
+      }),
+  };
+}
