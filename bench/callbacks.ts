@@ -11,7 +11,7 @@ import { Worker } from "node:worker_threads";
 import pino from "pino";
 import { runEvent } from "../lib/delivery/events";
 import { DeliveryWorker, queueEvent } from "../lib/delivery/worker";
-import { createKey } from "../lib/keys/keys";
+import { createKey } from "../lib/keys/api-keys";
 import { openSqliteStore } from "../lib/store/sqlite";
 
 const receiverCode = `

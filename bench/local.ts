@@ -14,10 +14,10 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import type { ModelConfig } from "../lib/config/types";
+import type { ModelConfig } from "../lib/config/config-types";
 import { GRAMMAR_WORKER_FILE, GrammarWorkerPool } from "../lib/grammar/grammar-pool";
 import { createLlamaCppModel } from "../lib/models/llama-cpp";
-import type { ModelRequest } from "../lib/models/types";
+import type { ModelRequest } from "../lib/models/model-client";
 
 const MODEL = path.resolve(import.meta.dirname, "../../shared/models/stories260K.gguf");
 if (!existsSync(MODEL)) {

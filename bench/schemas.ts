@@ -26,7 +26,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { gunzipSync } from "node:zlib";
 import { DEFAULT_LIMITS } from "../lib/config/load";
-import type { ModelConfig } from "../lib/config/types";
+import type { ModelConfig } from "../lib/config/config-types";
 import { compileGrammar, UnsatisfiableSchemaError } from "../lib/grammar/compile";
 import { GRAMMAR_WORKER_FILE, GrammarWorkerPool } from "../lib/grammar/grammar-pool";
 import { createLlamaCppModel } from "../lib/models/llama-cpp";

@@ -185,3 +185,21 @@ describe("one store implementation", () => {
     expect(stores.length).toBeGreaterThanOrEqual(9);
   });
 });
+
+describe("files a new engineer can find", () => {
+  const sources = () => modules.map((m) => m.source).filter((file) => /\.(ts|tsx|mjs)$/.test(file) && !/\.test\.tsx?$/.test(file));
+
+  it("no two modules of lib/ share a file name (a search for one finds it)", () => {
+    const byName = new Map<string, string[]>();
+    for (const file of sources()) byName.set(path.basename(file), [...(byName.get(path.basename(file)) ?? []), file]);
+    expect([...byName.values()].filter((files) => files.length > 1)).toEqual([]);
+  });
+
+  it("no module of lib/ is over 450 lines (the store's contract tests aside)", () => {
+    const long = sources()
+      .filter((file) => !/^lib\/store\/contract[\w-]*\.ts$/.test(file))
+      .map((file) => [file, readFileSync(path.join(ROOT, file), "utf8").split("\n").length] as const)
+      .filter(([, lines]) => lines > 450);
+    expect(long).toEqual([]);
+  });
+});

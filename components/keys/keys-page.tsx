@@ -4,7 +4,7 @@ import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, type ApiClient, type ApiKeyView } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
-import { describeLimits } from "@/lib/domain/limits";
+import { describeLimits } from "@/lib/domain/key-limits";
 import { RequireKey } from "../require-key";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";

@@ -1,7 +1,7 @@
 "use client";
 
 import type { FieldProblem, LimitsChange } from "@/lib/client/api";
-import type { LimitsView } from "@/lib/domain/limits";
+import type { LimitsView } from "@/lib/domain/key-limits";
 import { Field, TextInput } from "../ui/field";
 
 /** The form's text for each limit: "" is no limit. */

@@ -1,4 +1,4 @@
-import type { Quota } from "@/lib/domain/limits";
+import type { Quota } from "@/lib/domain/key-limits";
 
 const LABEL: Record<Quota["policy"], string> = {
   rpm: "Runs this minute",

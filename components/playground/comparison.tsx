@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { formatDuration } from "@/lib/client/format";
-import { diffJson, type Difference } from "@/lib/json/diff";
+import { diffJson, type Difference } from "@/lib/json/structural-diff";
 import { Badge, type BadgeTone } from "../ui/badge";
 import type { JsonMark } from "../ui/json-view";
 import { Panel } from "../ui/panel";

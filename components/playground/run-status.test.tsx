@@ -1,6 +1,6 @@
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
-import type { RunMetadata } from "@/lib/domain/runs";
+import type { RunMetadata } from "@/lib/domain/run-vocabulary";
 import { RunStatusChip } from "./run-status";
 import { idleRun, type RunState } from "./use-run";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, type ApiClient, type StreamEvent } from "@/lib/client/api";
-import type { RunMetadata } from "@/lib/domain/runs";
+import type { RunMetadata } from "@/lib/domain/run-vocabulary";
 import { RunStore, runPhase, runSelection, type RunState } from "./use-run";
 
 /** A stream the test feeds event by event. */

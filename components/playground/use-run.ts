@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useMemo, useState, useSyncExternalStore } from "react";
-import type { RunMetadata } from "@/lib/domain/runs";
+import type { RunMetadata } from "@/lib/domain/run-vocabulary";
 import { ApiError, type ApiClient } from "@/lib/client/api";
 import type { Operation } from "@/lib/client/composition";
 import { PartialJsonParser, type PartialSnapshot } from "@/lib/json/partial";

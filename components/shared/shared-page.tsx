@@ -2,7 +2,7 @@
 
 import { useQuery } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
-import type { SharedView } from "@/lib/api/lifecycle";
+import type { SharedView } from "@/lib/api/lifecycle-shapes";
 import { formatDuration, formatUsd } from "@/lib/client/format";
 import { Badge, statusTone } from "../ui/badge";
 import { Button } from "../ui/button";

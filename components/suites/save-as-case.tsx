@@ -3,7 +3,7 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import Link from "next/link";
 import { useState } from "react";
-import type { SuiteCase } from "@/lib/api/suites";
+import type { SuiteCase } from "@/lib/api/suite-shapes";
 import { ApiError, type ApiClient, type RunSummary } from "@/lib/client/api";
 import { queryKeys } from "@/lib/client/query-keys";
 import { escapePointerSegment } from "@/lib/json/pointer";

@@ -1,6 +1,6 @@
 "use client";
 
-import { suiteDocumentSchema } from "@/lib/api/suites";
+import { suiteDocumentSchema } from "@/lib/api/suite-shapes";
 import type { FieldProblem } from "@/lib/client/api";
 import { toPointer } from "@/lib/json/pointer";
 import { JsonEditor } from "../playground/monaco/json-editor";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { suiteDocumentSchema } from "@/lib/api/suites";
+import { suiteDocumentSchema } from "@/lib/api/suite-shapes";
 import { asSuiteDoc, checkRows, parseValue, uniqueName, valueForKind, valueText, withRows } from "./suite-table-model";
 
 describe("suite table model", () => {

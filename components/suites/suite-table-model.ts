@@ -4,7 +4,7 @@
  * read from it and written back into it, keeping every field the table does not show (contexts,
  * attachments, history, and modifiers such as `partial` or `tolerance`).
  */
-import { CHECK_KINDS, type CheckKind } from "@/lib/api/suites";
+import { CHECK_KINDS, type CheckKind } from "@/lib/api/suite-shapes";
 
 export type Json = unknown;
 export type SuiteDoc = Record<string, Json> & { cases: CaseDoc[] };

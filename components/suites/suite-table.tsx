@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
-import { CHECK_KINDS, type CheckKind } from "@/lib/api/suites";
+import { CHECK_KINDS, type CheckKind } from "@/lib/api/suite-shapes";
 import type { FieldProblem } from "@/lib/client/api";
 import { Button } from "../ui/button";
 import { controlClass, Select, TextArea, TextInput } from "../ui/field";

@@ -5,11 +5,11 @@
  * shapes are in responses.ts. Browser-safe: no server imports here.
  */
 import { z } from "zod";
-import { named } from "./registry";
-import { usdToNanos, type LimitsView } from "../domain/limits";
+import { named } from "./shape-registry";
+import { usdToNanos, type LimitsView } from "../domain/key-limits";
 import { SLUG, WORKFLOW_REF } from "../domain/names";
-import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/runs";
-import { draftSchema } from "./drafts";
+import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/run-vocabulary";
+import { draftSchema } from "./draft-shapes";
 
 /** Thread ids: "." and ".." are refused (as a path segment they name no thread: /threads/.. is /). */
 export const THREAD_ID = /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/;

@@ -5,11 +5,11 @@
  * document. Browser-safe.
  */
 import { z } from "zod";
-import { named } from "./registry";
-import type { LimitsView, Quota } from "../domain/limits";
-import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type RunMetadata } from "../domain/runs";
+import { named } from "./shape-registry";
+import type { LimitsView, Quota } from "../domain/key-limits";
+import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type RunMetadata } from "../domain/run-vocabulary";
 import type { ProblemBody } from "../errors";
-import { runDraftSchema } from "./drafts";
+import { runDraftSchema } from "./draft-shapes";
 import { callbackSchema } from "./requests";
 
 export const problemSchema = z

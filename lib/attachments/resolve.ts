@@ -1,6 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import type { AttachmentInput, AttachmentMeta } from "../domain/runs";
+import type { AttachmentInput, AttachmentMeta } from "../domain/run-vocabulary";
 import type { DocumentExtractor } from "./extract";
 import { fetchAttachment } from "./fetch-url";
 import { contradicts, sniff } from "./sniff";

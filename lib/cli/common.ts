@@ -3,9 +3,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig } from "../config/load";
-import type { Config } from "../config/types";
+import type { Config } from "../config/config-types";
 import { openStore as openStoreAt, type StoreLocation } from "../store/open";
-import type { Store } from "../store/types";
+import type { Store } from "../store/store-types";
 
 /** The package root: where package.json, app/ and the .next build live. */
 export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");

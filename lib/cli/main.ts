@@ -2,12 +2,12 @@ import "server-only";
 import { Command, Option } from "commander";
 import { buildApp, ensureBuild } from "./build";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
-import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys";
-import { runsList, runsShow } from "./runs";
+import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys-command";
+import { runsList, runsShow } from "./runs-command";
 import { workflowsLabel, workflowsLabels } from "./workflows";
 import { evaluate } from "./eval";
 import { serve } from "./serve";
-import { exportData, importData } from "./transfer";
+import { exportData, importData } from "./transfer-command";
 
 const env = process.env;
 const cwd = process.cwd();

@@ -1,9 +1,9 @@
 import "server-only";
-import { Catalog } from "../catalog/catalog";
+import { Catalog } from "../catalog/workflow-catalog";
 import { LABEL, parseWorkflowRef, WORKFLOW_REF } from "../domain/names";
 import { isGenserveError } from "../errors";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
-import { printTable } from "./keys";
+import { printTable } from "./keys-command";
 
 /** The key id the command line records as the mover of a label (it acts with the operator's access to storage). */
 const OPERATOR = "cli";

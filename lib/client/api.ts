@@ -5,14 +5,14 @@
  */
 import { createParser } from "eventsource-parser";
 import type { z } from "zod";
-import type { labelsSchema, replaySchema, shareSchema, workflowDiffSchema, workflowVersionsSchema } from "../api/lifecycle";
+import type { labelsSchema, replaySchema, shareSchema, workflowDiffSchema, workflowVersionsSchema } from "../api/lifecycle-shapes";
 import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
 import type { threadSchema } from "../api/responses";
-import type { CreateEvaluationRequest, EvaluationReport, EvaluationSummary, SuiteDocument } from "../api/suites";
+import type { CreateEvaluationRequest, EvaluationReport, EvaluationSummary, SuiteDocument } from "../api/suite-shapes";
 import type { RunDraft } from "../domain/drafts";
-import type { RunStatus } from "../domain/runs";
-import type { LimitsView, Quota } from "../domain/limits";
-import type { RunMetadata } from "../domain/runs";
+import type { RunStatus } from "../domain/run-vocabulary";
+import type { LimitsView, Quota } from "../domain/key-limits";
+import type { RunMetadata } from "../domain/run-vocabulary";
 
 /** An API key as GET /api/v1/keys shows it (never the key itself). */
 export interface ApiKeyView {

@@ -4,7 +4,7 @@
  * Browser-safe.
  */
 import { z } from "zod";
-import { draftSchema } from "../api/drafts";
+import { draftSchema } from "../api/draft-shapes";
 import type { WorkflowDraft } from "../domain/drafts";
 import { estimateTokens } from "../domain/tokens";
 

@@ -5,7 +5,7 @@ import YAML from "yaml";
 import type { z } from "zod";
 import { isRemoteSource } from "./model-path";
 import { fileConfigSchema, type FileConfig } from "./schema";
-import type { Config, ContextConfig, ModelConfig, WorkflowConfig } from "./types";
+import type { Config, ContextConfig, ModelConfig, WorkflowConfig } from "./config-types";
 
 /** A configuration problem: the file, the path of each bad value and why. Stops start-up. */
 export class ConfigError extends Error {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { FieldError } from "../errors";
 import { isPrivateAddress, literalAddress } from "../net/address-guard";
-import type { Store } from "../store/types";
+import type { Store } from "../store/store-types";
 import { isOwnInbox } from "./own-inbox";
 
 export interface CallbackAddressOptions {

@@ -1,7 +1,7 @@
 import "server-only";
-import type { CallbackSpec, RunMetadata, RunOperation } from "../domain/runs";
+import type { CallbackSpec, RunMetadata, RunOperation } from "../domain/run-vocabulary";
 import type { ProblemBody } from "../errors";
-import type { EventRecord } from "../store/types";
+import type { EventRecord } from "../store/store-types";
 import { newEventId } from "../ids";
 
 /** Headers a caller's callback.headers may not set: ours, and hop-by-hop ones. */

@@ -2,7 +2,7 @@ import "server-only";
 import { randomBytes } from "node:crypto";
 import { Webhook } from "standardwebhooks";
 import { GenserveError } from "../errors";
-import type { InboxBounds, InboxRecord, Store, StoredInboxEvent } from "../store/types";
+import type { InboxBounds, InboxRecord, Store, StoredInboxEvent } from "../store/store-types";
 import { inboxUrl } from "./own-inbox";
 
 /**

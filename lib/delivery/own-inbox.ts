@@ -1,5 +1,5 @@
 import "server-only";
-import type { Store } from "../store/types";
+import type { Store } from "../store/store-types";
 
 const INBOX_ID = /^inb_[A-Za-z0-9_-]{1,64}$/;
 

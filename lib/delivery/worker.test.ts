@@ -5,9 +5,9 @@ import pino from "pino";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReceiver, waitUntil } from "../../test/helpers/receiver";
-import { createKey } from "../keys/keys";
+import { createKey } from "../keys/api-keys";
 import { openSqliteStore } from "../store/sqlite";
-import type { Store } from "../store/types";
+import type { Store } from "../store/store-types";
 import { DeliveryWorker, queueEvent, webhookSignature, type DeliveryOptions } from "./worker";
 
 // The delivery worker in-process: a real SQLite outbox, a loopback receiver, real signatures.

@@ -2,7 +2,7 @@ import "server-only";
 import { createHmac } from "node:crypto";
 import type { Logger } from "pino";
 import type { Tracing, TraceSpan } from "../observability/tracing";
-import type { EventRecord, NewEvent, Store } from "../store/types";
+import type { EventRecord, NewEvent, Store } from "../store/store-types";
 import { LeasedWorker } from "../workers/leased-worker";
 import { callbackAddressFilter, refusesLiteral } from "./address-policy";
 import { postEvent, ReceiverConnections, type SendResult } from "./send";

@@ -1,11 +1,11 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { CheckResult, EvaluationTarget, SuiteDocument } from "../api/suites";
+import type { CheckResult, EvaluationTarget, SuiteDocument } from "../api/suite-shapes";
 import { isGenserveError, toProblem } from "../errors";
-import type { Principal } from "../keys/keys";
-import type { RunService } from "../runs/service";
-import type { RunRequest } from "../runs/types";
-import type { EvaluationItemRecord, Store } from "../store/types";
+import type { Principal } from "../keys/api-keys";
+import type { RunService } from "../runs/run-service";
+import type { RunRequest } from "../runs/run-request";
+import type { EvaluationItemRecord, Store } from "../store/store-types";
 import { checkOutput, type PendingJudge } from "./expect";
 import { sumUsd } from "./report";
 

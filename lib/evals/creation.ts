@@ -1,17 +1,17 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { CreateEvaluationRequest, EvaluationTarget, SuiteDocument } from "../api/suites";
-import type { Catalog } from "../catalog/catalog";
-import type { Config } from "../config/types";
+import type { CreateEvaluationRequest, EvaluationTarget, SuiteDocument } from "../api/suite-shapes";
+import type { Catalog } from "../catalog/workflow-catalog";
+import type { Config } from "../config/config-types";
 import { callbackUrlProblem } from "../delivery/address-policy";
 import { GenserveError, validationError, type FieldError } from "../errors";
 import { newEvaluationId, newSnapshotId } from "../ids";
 import { escapePointerSegment } from "../json/pointer";
-import { assertModelAllowed, assertWorkflowAllowed, mayRead } from "../keys/access";
-import type { Principal } from "../keys/keys";
+import { assertModelAllowed, assertWorkflowAllowed, mayRead } from "../keys/owner-access";
+import type { Principal } from "../keys/api-keys";
 import { modelProblem } from "../runs/plan";
-import type { EvaluationRecord, Store } from "../store/types";
-import { readableSuite } from "./access";
+import type { EvaluationRecord, Store } from "../store/store-types";
+import { readableSuite } from "./evaluation-access";
 
 export interface EvaluationCreationDeps {
   config: Config;

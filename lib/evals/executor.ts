@@ -1,12 +1,12 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { EvaluationTarget, SuiteDocument } from "../api/suites";
-import type { Config } from "../config/types";
+import type { EvaluationTarget, SuiteDocument } from "../api/suite-shapes";
+import type { Config } from "../config/config-types";
 import { callbackHeaders } from "../delivery/events";
-import { NO_LIMITS } from "../domain/limits";
+import { NO_LIMITS } from "../domain/key-limits";
 import { GenserveError, isGenserveError, toProblem } from "../errors";
-import type { Principal } from "../keys/keys";
-import type { EvaluationRecord, EventRecord, Store } from "../store/types";
+import type { Principal } from "../keys/api-keys";
+import type { EvaluationRecord, EventRecord, Store } from "../store/store-types";
 import { Stopped, type CaseRunner, type Job } from "./case-run";
 import { compareWithBaseline, reportOf, totalsOf } from "./report";
 import type { SuiteSnapshots } from "./snapshots";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { expectationSchema, suiteDocumentSchema } from "../api/suites";
+import { expectationSchema, suiteDocumentSchema } from "../api/suite-shapes";
 import { checkOutput, lookup, matches } from "./expect";
 
 const INVOICE = {

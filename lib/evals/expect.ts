@@ -1,6 +1,6 @@
 import "server-only";
 import { RE2JS } from "re2js";
-import type { CheckResult, Expectation } from "../api/suites";
+import type { CheckResult, Expectation } from "../api/suite-shapes";
 import { jsonEqual } from "../json/json-equal.mjs";
 import { parsePointer } from "../json/pointer";
 

@@ -3,10 +3,10 @@ import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { EvaluationTotals } from "../api/suites";
+import type { EvaluationTotals } from "../api/suite-shapes";
 import { openSqliteStore } from "../store/sqlite";
-import type { Store } from "../store/types";
-import { NO_LIMITS } from "../domain/limits";
+import type { Store } from "../store/store-types";
+import { NO_LIMITS } from "../domain/key-limits";
 import { EvaluationFollowers, type FollowerSink } from "./followers";
 import { SuiteSnapshots } from "./snapshots";
 

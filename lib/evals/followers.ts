@@ -1,7 +1,7 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { EvaluationTarget, EvaluationTotals, SuiteDocument } from "../api/suites";
-import type { EvaluationItemRecord, EvaluationRecord, EvaluationStatus, Store } from "../store/types";
+import type { EvaluationTarget, EvaluationTotals, SuiteDocument } from "../api/suite-shapes";
+import type { EvaluationItemRecord, EvaluationRecord, EvaluationStatus, Store } from "../store/store-types";
 import type { SuiteSnapshots } from "./snapshots";
 
 /** Counts of the results so far, as a progress event carries them. */

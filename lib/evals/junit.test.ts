@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { validateXML } from "xmllint-wasm";
 import { describe, expect, it } from "vitest";
-import type { CaseRun, EvaluationReport } from "../api/suites";
+import type { CaseRun, EvaluationReport } from "../api/suite-shapes";
 import { junitXml } from "./junit";
 
 const XSD = readFileSync(path.resolve(import.meta.dirname, "../../test/helpers/junit.xsd"), "utf8");

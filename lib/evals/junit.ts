@@ -1,5 +1,5 @@
 import "server-only";
-import type { EvaluationReport } from "../api/suites";
+import type { EvaluationReport } from "../api/suite-shapes";
 
 /**
  * An evaluation as JUnit XML, the report format every CI reads: one testsuite per evaluation, one

@@ -1,9 +1,9 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { CreateEvaluationRequest, EvaluationTarget, EvaluationTotals } from "../api/suites";
-import type { Catalog } from "../catalog/catalog";
-import type { Principal } from "../keys/keys";
-import type { EvaluationRecord, Store } from "../store/types";
+import type { CreateEvaluationRequest, EvaluationTarget, EvaluationTotals } from "../api/suite-shapes";
+import type { Catalog } from "../catalog/workflow-catalog";
+import type { Principal } from "../keys/api-keys";
+import type { EvaluationRecord, Store } from "../store/store-types";
 
 export interface PromotionsDeps {
   store: Store;

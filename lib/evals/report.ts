@@ -1,7 +1,7 @@
 import "server-only";
-import type { BaselineDiff, CaseResult, CaseRun, CheckResult, EvaluationReport, EvaluationTarget, EvaluationTotals, SuiteDocument } from "../api/suites";
+import type { BaselineDiff, CaseResult, CaseRun, CheckResult, EvaluationReport, EvaluationTarget, EvaluationTotals, SuiteDocument } from "../api/suite-shapes";
 import { jsonEqual } from "../json/json-equal.mjs";
-import type { EvaluationItemRecord, EvaluationRecord } from "../store/types";
+import type { EvaluationItemRecord, EvaluationRecord } from "../store/store-types";
 import { lookup } from "./expect";
 
 /**

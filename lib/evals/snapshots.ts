@@ -1,7 +1,7 @@
 import "server-only";
 import { GenserveError } from "../errors";
-import type { SuiteDocument } from "../api/suites";
-import type { Store } from "../store/types";
+import type { SuiteDocument } from "../api/suite-shapes";
+import type { Store } from "../store/store-types";
 
 /** Parsed snapshots kept: each is immutable, and one suite version is usually what is being run and watched. */
 const KEPT = 4;

@@ -3,12 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Catalog } from "../catalog/catalog";
+import { Catalog } from "../catalog/workflow-catalog";
 import { parseConfigText } from "../config/load";
-import { EvaluationService } from "../evals/service";
-import { createKey } from "../keys/keys";
+import { EvaluationService } from "../evals/evaluation-service";
+import { createKey } from "../keys/api-keys";
 import { openSqliteStore } from "../store/sqlite";
-import type { Store } from "../store/types";
+import type { Store } from "../store/store-types";
 import { routesFor } from "./table";
 
 const evaluationEvents = routesFor("/api/v1/evaluations/{id}/events").GET;

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { GenserveError } from "../errors";
-import { authenticate } from "../keys/keys";
+import { authenticate } from "../keys/api-keys";
 import { route } from "./route";
 
 const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();

@@ -1,10 +1,10 @@
 import "server-only";
 import { z } from "zod";
-import * as lifecycle from "../api/lifecycle";
-import { apiShapes } from "../api/registry";
+import * as lifecycle from "../api/lifecycle-shapes";
+import { apiShapes } from "../api/shape-registry";
 import * as requests from "../api/requests";
 import * as responses from "../api/responses";
-import * as suites from "../api/suites";
+import * as suites from "../api/suite-shapes";
 import { ERROR_CODES, type ErrorCode } from "../errors";
 import { pathParams, type Endpoint } from "./endpoint";
 

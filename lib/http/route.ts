@@ -1,9 +1,9 @@
 import "server-only";
 import type { z } from "zod";
 import { GenserveError } from "../errors";
-import { authenticate, type Principal } from "../keys/keys";
-import { rateLimitHeaders } from "../keys/limits";
-import type { MeterState } from "../store/types";
+import { authenticate, type Principal } from "../keys/api-keys";
+import { rateLimitHeaders } from "../keys/limit-meters";
+import type { MeterState } from "../store/store-types";
 import { getRuntime, type Runtime } from "../server/runtime";
 import { parseWith, readJsonBody } from "./body";
 import { problemResponse } from "./problem";

@@ -1,6 +1,6 @@
 import "server-only";
-import type { CallbackSpec } from "../domain/runs";
-import type { RunListBounds, RunListItem, RunRecord } from "../store/types";
+import type { CallbackSpec } from "../domain/run-vocabulary";
+import type { RunListBounds, RunListItem, RunRecord } from "../store/store-types";
 
 /** What a masked secret looks like in a view. */
 export const MASK = "[hidden]";

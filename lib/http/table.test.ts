@@ -19,7 +19,7 @@ describe("the document generated from the route table", () => {
     // schema id" once a page had loaded first (issue 32, 4.1).
     vi.resetModules();
     await import("./handlers/shares");
-    await import("../api/suites");
+    await import("../api/suite-shapes");
     const first = await import("./table");
     const text = JSON.stringify(first.openApiDocument("v1"));
     expect(text).toContain('"operationId":"getShared"');

@@ -2,7 +2,7 @@ import "server-only";
 import { threadPageQuery } from "../api/requests";
 import { validationError, zodFieldErrors } from "../errors";
 import type { ThreadService } from "../runs/thread-service";
-import type { ThreadRecord } from "../store/types";
+import type { ThreadRecord } from "../store/store-types";
 
 /** The cursor of a page: its order and the last message's `seq`, opaque to callers. */
 const encodeCursor = (order: "asc" | "desc", seq: number) => Buffer.from(`${order}:${seq}`).toString("base64url");

@@ -1,9 +1,9 @@
 import "server-only";
-import type { KeyLimits, Quota } from "../domain/limits";
+import type { KeyLimits, Quota } from "../domain/key-limits";
 import { GenserveError, type QuotaResource } from "../errors";
-import type { ApiKeyRecord, Store } from "../store/types";
-import { createKey, type CreatedKey } from "./keys";
-import { effectiveLimits, keyQuotas } from "./limits";
+import type { ApiKeyRecord, Store } from "../store/store-types";
+import { createKey, type CreatedKey } from "./api-keys";
+import { effectiveLimits, keyQuotas } from "./limit-meters";
 
 /**
  * Keys as the API manages them (admin keys) and shows them (a key itself, through /me): what the

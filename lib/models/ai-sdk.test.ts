@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeUpstream, type FakeUpstream } from "../../test/helpers/fake-upstream";
-import type { ModelConfig } from "../config/types";
+import type { ModelConfig } from "../config/config-types";
 import { createAiSdkModel } from "./ai-sdk";
 
 // The fake speaks OpenAI chat completions only: for the other providers these tests check what

@@ -4,11 +4,11 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3, LanguageModelV3CallOptions, LanguageModelV3Prompt, LanguageModelV3StreamPart, LanguageModelV3Usage, SharedV3Warning } from "@ai-sdk/provider";
 import { createOllama } from "ollama-ai-provider-v2";
-import type { ModelConfig } from "../config/types";
+import type { ModelConfig } from "../config/config-types";
 import { StreamUnwrapper, unwrapText, wrapSchema } from "./envelope";
-import { toModelError } from "./errors";
+import { toModelError } from "./provider-errors";
 import { fitsOpenAIStrict, openAIStrictProblems } from "./openai-strict";
-import { messageText, type ModelCapabilities, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
+import { messageText, type ModelCapabilities, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./model-client";
 
 type ProviderOptions = LanguageModelV3CallOptions["providerOptions"];
 

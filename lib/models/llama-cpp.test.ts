@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeTinyModel } from "../../test/helpers/tiny-gguf";
-import type { ModelConfig } from "../config/types";
+import type { ModelConfig } from "../config/config-types";
 import { isGenserveError } from "../errors";
 import { GrammarWorkerPool } from "../grammar/grammar-pool";
 import { createLlamaCppModel, type LocalModelClient } from "./llama-cpp";

@@ -18,16 +18,16 @@ import { availableParallelism } from "node:os";
 import path from "node:path";
 import { LRUCache } from "lru-cache";
 import type { ChatHistoryItem, ChatWrapper, Llama, LlamaContext, LlamaGrammar, LlamaModel } from "node-llama-cpp";
-import type { ModelConfig } from "../config/types";
+import type { ModelConfig } from "../config/config-types";
 import { LaneQueue } from "./lanes";
 import { GenserveError } from "../errors";
 import { type CompiledGrammar, UnsatisfiableSchemaError } from "../grammar/compile";
 import type { GrammarCompiler } from "../grammar/grammar-pool";
 import { schemaHash } from "../schema/canonical";
-import { toModelError, windowExceeded } from "./errors";
+import { toModelError, windowExceeded } from "./provider-errors";
 import { MODEL_FIX, type ModelFile } from "./model-source";
-import type { DecodingMode } from "../domain/runs";
-import { messageText, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./types";
+import type { DecodingMode } from "../domain/run-vocabulary";
+import { messageText, type ModelClient, type ModelRequest, type ModelResult, type ModelStreamPart } from "./model-client";
 
 export type LocalModelState =
   | { state: "loading" }

@@ -1,6 +1,6 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { Lease, RunRecord, Store } from "../store/types";
+import type { Lease, RunRecord, Store } from "../store/store-types";
 import { LeasedWorker, type LeaseHeartbeat } from "../workers/leased-worker";
 
 export interface AsyncQueueDeps {

@@ -1,9 +1,9 @@
 import "server-only";
-import type { DecodingMode } from "../domain/runs";
+import type { DecodingMode } from "../domain/run-vocabulary";
 import { GenserveError, isGenserveError, type FieldError } from "../errors";
 import { PartialJsonParser } from "../json/partial";
-import { providerFailureDetails } from "../models/errors";
-import { messageText, type ChatMessage, type ModelRequest, type ModelResult } from "../models/types";
+import { providerFailureDetails } from "../models/provider-errors";
+import { messageText, type ChatMessage, type ModelRequest, type ModelResult } from "../models/model-client";
 import { estimateTokens } from "../domain/tokens";
 import type { SchemaCompiler } from "../schema/validator";
 import { childSignal } from "./deadline";
@@ -11,7 +11,7 @@ import { PaceRecorder } from "./pace";
 import { PartialValidator } from "./partial-validator";
 import { retryFeedback } from "./prompt";
 import type { TraceSpan } from "../observability/tracing";
-import type { Execution, Plan } from "./types";
+import type { Execution, Plan } from "./run-request";
 
 /** What a successful run produced. */
 export interface Attempted {

@@ -1,10 +1,10 @@
 import "server-only";
-import type { ContextConfig, ModelConfig, WorkflowConfig } from "../config/types";
+import type { ContextConfig, ModelConfig, WorkflowConfig } from "../config/config-types";
 import type { Limits } from "../config/schema";
 import { estimateTokens } from "../domain/tokens";
 import { GenserveError } from "../errors";
-import { messageText, type ChatMessage } from "../models/types";
-import type { ThreadMessage } from "../store/types";
+import { messageText, type ChatMessage } from "../models/model-client";
+import type { ThreadMessage } from "../store/store-types";
 import { chunkText, selectChunks } from "./chunking";
 import type { Prompt } from "./prompt";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Logger } from "pino";
 import { GenserveError } from "../errors";
-import type { Store } from "../store/types";
+import type { Store } from "../store/store-types";
 import { LAST_OUTPUT_CHARS } from "./attempt";
 
 /** Why a run asked to stop (POST /api/v1/runs/{id}/cancel) ended. */

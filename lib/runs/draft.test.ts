@@ -2,12 +2,12 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { Catalog } from "../catalog/catalog";
+import { Catalog } from "../catalog/workflow-catalog";
 import { parseConfigText } from "../config/load";
 import { isGenserveError } from "../errors";
-import type { Principal } from "../keys/keys";
+import type { Principal } from "../keys/api-keys";
 import { openSqliteStore } from "../store/sqlite";
-import type { Store } from "../store/types";
+import type { Store } from "../store/store-types";
 import { applyDraft } from "./draft";
 
 const config = parseConfigText(

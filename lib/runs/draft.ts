@@ -1,10 +1,10 @@
 import "server-only";
 import { structuredPatch } from "diff";
 import { changedDraftFields, draftDefinitionOf, type DraftDefinition, type RunDraft, type WorkflowDraft } from "../domain/drafts";
-import type { Catalog, CatalogWorkflow } from "../catalog/catalog";
-import type { Config } from "../config/types";
+import type { Catalog, CatalogWorkflow } from "../catalog/workflow-catalog";
+import type { Config } from "../config/config-types";
 import { GenserveError, validationError, type FieldError } from "../errors";
-import type { Principal } from "../keys/keys";
+import type { Principal } from "../keys/api-keys";
 
 /** Who may run a draft: those who may edit the workflow (today, admin keys). */
 export function assertMayRunDraft(caller: Principal): void {

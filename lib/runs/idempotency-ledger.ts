@@ -1,5 +1,5 @@
 import "server-only";
-import type { IdempotencyRecord, Store } from "../store/types";
+import type { IdempotencyRecord, Store } from "../store/store-types";
 
 /** How long a key's Idempotency-Key answers repeats with its first response. */
 const WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -1,18 +1,18 @@
 import "server-only";
-import type { Config } from "../config/types";
-import { usdToNanos } from "../domain/limits";
-import { admissionCharges, budgetCharges, effectiveLimits, refusal, type WorstCase } from "../keys/limits";
-import type { TokenUsage } from "../models/types";
-import type { MeterCharge, Settlement, Store } from "../store/types";
+import type { Config } from "../config/config-types";
+import { usdToNanos } from "../domain/key-limits";
+import { admissionCharges, budgetCharges, effectiveLimits, refusal, type WorstCase } from "../keys/limit-meters";
+import type { TokenUsage } from "../models/model-client";
+import type { MeterCharge, Settlement, Store } from "../store/store-types";
 import { DEFAULT_CONTEXT_WINDOW, estimatePromptTokens } from "./budget";
 import { computeCost } from "./cost";
-import type { Execution, Plan } from "./types";
+import type { Execution, Plan } from "./run-request";
 
 /** What a failed attempt adds to the next one's prompt besides its own output: the validation feedback. */
 const FEEDBACK_TOKENS = 256;
 
 /**
- * A run's charges against its key's limits and budgets (lib/keys/limits.ts): what it reserves when
+ * A run's charges against its key's limits and budgets (lib/keys/limit-meters.ts): what it reserves when
  * admitted — its worst case, from the prompt's size, the output cap and the model's prices — what
  * a retry reserves on the budgets before it is made, and what it settles to when it ends.
  */

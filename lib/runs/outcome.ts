@@ -1,19 +1,19 @@
 import "server-only";
 import type { Logger } from "pino";
-import type { Config } from "../config/types";
+import type { Config } from "../config/config-types";
 import { runEvent } from "../delivery/events";
 import { queueEvent, type EventDispatch } from "../delivery/worker";
-import type { CallbackSpec, DecodingMode, EndedRunStatus, RunMetadata, RunOperation } from "../domain/runs";
+import type { CallbackSpec, DecodingMode, EndedRunStatus, RunMetadata, RunOperation } from "../domain/run-vocabulary";
 import { GenserveError, isGenserveError, toProblem, type ProblemBody } from "../errors";
-import { providerFailureDetails } from "../models/errors";
-import { messageText, type TokenUsage } from "../models/types";
-import type { NewEvent, RunOutcome, RunRecord, Settlement, Store } from "../store/types";
+import { providerFailureDetails } from "../models/provider-errors";
+import { messageText, type TokenUsage } from "../models/model-client";
+import type { NewEvent, RunOutcome, RunRecord, Settlement, Store } from "../store/store-types";
 import type { Attempted } from "./attempt";
 import { computeCost } from "./cost";
 import type { Metering } from "./metering";
 import type { RunMetrics } from "../observability/metrics";
 import type { TraceSpan } from "../observability/tracing";
-import type { Execution } from "./types";
+import type { Execution } from "./run-request";
 
 /**
  * What recording a run's end needs: which run, whose, on which model, and its tallies. A run being

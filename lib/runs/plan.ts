@@ -1,26 +1,26 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import type { DocumentExtractor } from "../attachments/extract";
-import type { Catalog, CatalogContext, CatalogWorkflow } from "../catalog/catalog";
-import type { Config } from "../config/types";
+import type { Catalog, CatalogContext, CatalogWorkflow } from "../catalog/workflow-catalog";
+import type { Config } from "../config/config-types";
 import { callbackUrlProblem } from "../delivery/address-policy";
-import type { RunOperation } from "../domain/runs";
+import type { RunOperation } from "../domain/run-vocabulary";
 import { GenserveError, validationError, type FieldError } from "../errors";
 import { newRunId } from "../ids";
-import type { Principal } from "../keys/keys";
-import { assertModelAllowed, assertWorkflowAllowed } from "../keys/access";
-import { windowExceeded } from "../models/errors";
-import type { ModelRegistry } from "../models/registry";
+import type { Principal } from "../keys/api-keys";
+import { assertModelAllowed, assertWorkflowAllowed } from "../keys/owner-access";
+import { windowExceeded } from "../models/provider-errors";
+import type { ModelRegistry } from "../models/model-registry";
 import { canonicalJson, sha256 } from "../schema/canonical";
 import type { SchemaCompiler } from "../schema/validator";
 import { assertRoom } from "../store/quotas";
-import type { Store } from "../store/types";
+import type { Store } from "../store/store-types";
 import { resolveAttachments } from "../attachments/resolve";
 import { checkWindow, fitContexts, fitHistory } from "./budget";
 import { applyDraft } from "./draft";
 import { buildPrompt, type Prompt } from "./prompt";
 import { assertThreadRoom, historyBytes } from "./thread-bounds";
-import type { Plan, RunRequest } from "./types";
+import type { Plan, RunRequest } from "./run-request";
 
 export interface PlannerDeps {
   config: Config;

@@ -1,6 +1,6 @@
 import "server-only";
-import type { ContextConfig, WorkflowConfig } from "../config/types";
-import type { ChatMessage } from "../models/types";
+import type { ContextConfig, WorkflowConfig } from "../config/config-types";
+import type { ChatMessage } from "../models/model-client";
 import type { ImageAttachment, PromptAttachment } from "../attachments/resolve";
 
 export interface PromptParts {

@@ -1,12 +1,12 @@
 import "server-only";
-import { diffJson, type Difference } from "../json/diff";
+import { diffJson, type Difference } from "../json/structural-diff";
 import { GenserveError, isGenserveError } from "../errors";
-import type { Catalog } from "../catalog/catalog";
-import type { Principal } from "../keys/keys";
-import type { RunMetadata } from "../domain/runs";
-import type { RunRecord } from "../store/types";
-import type { RunService } from "./service";
-import type { RunRequest } from "./types";
+import type { Catalog } from "../catalog/workflow-catalog";
+import type { Principal } from "../keys/api-keys";
+import type { RunMetadata } from "../domain/run-vocabulary";
+import type { RunRecord } from "../store/store-types";
+import type { RunService } from "./run-service";
+import type { RunRequest } from "./run-request";
 
 export interface Replay {
   runId: string;

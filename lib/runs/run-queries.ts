@@ -1,8 +1,8 @@
 import "server-only";
 import { GenserveError } from "../errors";
-import { mayRead } from "../keys/access";
-import type { Principal } from "../keys/keys";
-import type { DeliveryAttempt, EventRecord, RunFilter, RunListBounds, RunListPage, RunRecord, Store, UsageQuery, UsageReport } from "../store/types";
+import { mayRead } from "../keys/owner-access";
+import type { Principal } from "../keys/api-keys";
+import type { DeliveryAttempt, EventRecord, RunFilter, RunListBounds, RunListPage, RunRecord, Store, UsageQuery, UsageReport } from "../store/store-types";
 
 /**
  * What the API reads about runs: a run the caller may read, pages of runs, a run's callback event

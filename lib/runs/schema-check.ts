@@ -1,8 +1,8 @@
 import "server-only";
 import { isGenserveError, type FieldError } from "../errors";
-import { assertWorkflowAllowed } from "../keys/access";
-import type { Principal } from "../keys/keys";
-import type { SchemaSupport } from "../models/types";
+import { assertWorkflowAllowed } from "../keys/owner-access";
+import type { Principal } from "../keys/api-keys";
+import type { SchemaSupport } from "../models/model-client";
 import type { PreparedSchema } from "../schema/validator";
 import type { PlannerDeps } from "./plan";
 

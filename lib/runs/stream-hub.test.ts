@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { NO_LIMITS } from "../domain/limits";
+import { NO_LIMITS } from "../domain/key-limits";
 import { openSqliteStore } from "../store/sqlite";
 import { StreamHub } from "./stream-hub";
 

@@ -1,7 +1,7 @@
 import "server-only";
-import type { RunMetadata } from "../domain/runs";
+import type { RunMetadata } from "../domain/run-vocabulary";
 import type { ProblemBody } from "../errors";
-import type { Store, StoredStreamEvent } from "../store/types";
+import type { Store, StoredStreamEvent } from "../store/store-types";
 
 /** One event of a streamed run. `seq` counts every event of the run from 1 (the SSE `id:`). */
 export type StreamEvent =

@@ -1,9 +1,9 @@
 import "server-only";
 import type { Limits } from "../config/schema";
-import type { ModelConfig } from "../config/types";
+import type { ModelConfig } from "../config/config-types";
 import { CHARS_PER_TOKEN } from "../domain/tokens";
 import { GenserveError } from "../errors";
-import type { ThreadInfo } from "../store/types";
+import type { ThreadInfo } from "../store/store-types";
 import { DEFAULT_CONTEXT_WINDOW } from "./budget";
 
 /**

@@ -1,6 +1,6 @@
 import "server-only";
 import { GenserveError } from "../errors";
-import type { Store, ThreadInfo, ThreadPageMessage, ThreadPageQuery, ThreadRecord } from "../store/types";
+import type { Store, ThreadInfo, ThreadPageMessage, ThreadPageQuery, ThreadRecord } from "../store/store-types";
 
 const notFound = (id: string) => new GenserveError("thread_not_found", { detail: `No thread "${id}" exists for this key.` });
 

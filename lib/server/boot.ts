@@ -1,5 +1,5 @@
 import "server-only";
-import type { Config } from "../config/types";
+import type { Config } from "../config/config-types";
 import type { ModelFile } from "../models/model-source";
 
 /**

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Config } from "../config/types";
+import type { Config } from "../config/config-types";
 import { InboxService } from "../delivery/inbox-service";
 import { KeyAdmin } from "../keys/key-admin";
 import { IdempotencyLedger } from "../runs/idempotency-ledger";
@@ -7,8 +7,8 @@ import { RunQueries } from "../runs/run-queries";
 import { ThreadService } from "../runs/thread-service";
 import type { SchemaCompiler } from "../schema/validator";
 import { ShareLinks } from "../shares/share-links";
-import type { Store } from "../store/types";
-import { SuiteService } from "./suite-service";
+import type { Store } from "../store/store-types";
+import { SuiteService } from "../evals/suite-service";
 
 /**
  * What the API's handlers ask of storage, each from the layer that owns it: handlers reach the store

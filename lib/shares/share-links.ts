@@ -2,9 +2,9 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { GenserveError } from "../errors";
 import { newShareId, newShareToken } from "../ids";
-import { mayRead } from "../keys/access";
-import type { Principal } from "../keys/keys";
-import type { EvaluationRecord, RunRecord, ShareRecord, Store } from "../store/types";
+import { mayRead } from "../keys/owner-access";
+import type { Principal } from "../keys/api-keys";
+import type { EvaluationRecord, RunRecord, ShareRecord, Store } from "../store/store-types";
 
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
 

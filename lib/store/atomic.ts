@@ -1,7 +1,7 @@
 import "server-only";
 import type Database from "better-sqlite3";
 import type pg from "pg";
-import type { SqlRunner } from "./evaluations";
+import type { SqlRunner } from "./evaluations-store";
 
 /** One statement of an atomic sequence (`$1`-style placeholders, as `SqlRunner`'s). */
 export interface AtomicStep {

@@ -1,7 +1,7 @@
 import "server-only";
 import { toCatalog, type CatalogRow } from "./rows";
 import { all, type StoreRunner } from "./runner";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 /**
  * Catalog entries (workflows, contexts) as numbered versions, written once for both backends; the

@@ -1,7 +1,7 @@
 import "server-only";
 import { beforeEach, describe, expect, it } from "vitest";
 import { BOUNDS, newRun } from "./contract-pages";
-import type { NewRun, Store } from "./types";
+import type { NewRun, Store } from "./store-types";
 
 /**
  * Cancelling a run through the store (issue 32), on every backend through `storeContract`: the

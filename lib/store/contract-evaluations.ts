@@ -1,7 +1,7 @@
 import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NO_LIMITS } from "../domain/limits";
-import type { NewEvaluation, Store } from "./types";
+import { NO_LIMITS } from "../domain/key-limits";
+import type { NewEvaluation, Store } from "./store-types";
 
 /** How a backend opens stores for the contract (as `storeContract` takes them). */
 export interface ContractStores {

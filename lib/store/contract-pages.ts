@@ -1,6 +1,6 @@
 import "server-only";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { NewRun, RunListBounds, Store } from "./types";
+import type { NewRun, RunListBounds, Store } from "./store-types";
 
 /** Lists as the API reads them by default (limits.runPreviewChars, runSearchChars, runSearchBytes). */
 export const BOUNDS: RunListBounds = { previewChars: 2_048, searchChars: 16_384, searchBytes: 64 * 1024 * 1024 };

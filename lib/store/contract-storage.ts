@@ -1,7 +1,7 @@
 import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NO_LIMITS } from "../domain/limits";
-import type { Store } from "./types";
+import { NO_LIMITS } from "../domain/key-limits";
+import type { Store } from "./store-types";
 
 /**
  * The storage contract's part on what a key may hold (issue 31), run against every backend

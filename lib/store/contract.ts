@@ -1,10 +1,10 @@
 import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { NO_LIMITS } from "../domain/limits";
+import { NO_LIMITS } from "../domain/key-limits";
 import { TRANSFER_TABLES } from "./migrations";
 import { cancelContract } from "./contract-cancel";
 import { BOUNDS, pagesContract } from "./contract-pages";
-import type { NewRun, Store, TransferRow, TransferTable } from "./types";
+import type { NewRun, Store, TransferRow, TransferTable } from "./store-types";
 
 /**
  * The storage contract, run against every backend (sqlite.test.ts, postgres.test.ts): every

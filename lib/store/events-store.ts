@@ -1,7 +1,7 @@
 import "server-only";
 import { toEvent, type EventRow } from "./rows";
 import { all, run, type StoreRunner } from "./runner";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 interface DeliveryRow {
   attempted_at: string;

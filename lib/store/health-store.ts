@@ -1,6 +1,6 @@
 import "server-only";
 import type { StoreRunner } from "./runner";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 /** Whether the database answers, and the backlog of work, written once for both backends. */
 export function storeHealth(db: StoreRunner): Pick<Store, "ping" | "stats"> {

@@ -1,6 +1,6 @@
 import "server-only";
 import { all, run, type StoreRunner } from "./runner";
-import type { IdempotencyRecord, Store } from "./types";
+import type { IdempotencyRecord, Store } from "./store-types";
 
 interface IdempotencyRow {
   request_hash: string;

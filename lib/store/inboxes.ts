@@ -1,7 +1,7 @@
 import "server-only";
 import type { AtomicRunner } from "./atomic";
 import { cappedWrite } from "./quotas";
-import type { InboxEvent, Store, StoredInboxEvent } from "./types";
+import type { InboxEvent, Store, StoredInboxEvent } from "./store-types";
 
 /**
  * Built-in inboxes, written once for both backends. Anyone holding an inbox's URL may post to it

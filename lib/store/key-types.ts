@@ -1,7 +1,7 @@
 /** API keys and their meters: the records of `Store["keys"]` and of runs' admission. */
 
 import "server-only";
-import type { KeyLimits } from "../domain/limits";
+import type { KeyLimits } from "../domain/key-limits";
 
 export interface ApiKeyRecord {
   id: string;
@@ -19,7 +19,7 @@ export interface ApiKeyRecord {
   limits: KeyLimits;
 }
 
-/** A reservation a run makes on one of its key's meters (lib/keys/limits.ts names them). */
+/** A reservation a run makes on one of its key's meters (lib/keys/limit-meters.ts names them). */
 export interface MeterCharge {
   meter: string;
   amount: number;

@@ -2,7 +2,7 @@ import "server-only";
 import type { MeterRow } from "./meters";
 import { keyPatch, toKey, type KeyRow } from "./rows";
 import { all, run, type StoreRunner } from "./runner";
-import type { ApiKeyRecord, Store } from "./types";
+import type { ApiKeyRecord, Store } from "./store-types";
 
 const KEY_INSERT = `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
                                           rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)

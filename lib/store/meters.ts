@@ -1,5 +1,5 @@
 import "server-only";
-import type { Admission, MeterCharge, MeterState, Settlement } from "./types";
+import type { Admission, MeterCharge, MeterState, Settlement } from "./store-types";
 
 /**
  * The arithmetic of key meters, the same on every backend (which only reads and writes rows):

@@ -2,7 +2,7 @@ import "server-only";
 import type { DatabaseSettings } from "../config/schema";
 import { openPostgresStore } from "./postgres";
 import { openSqliteStore } from "./sqlite";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 export interface StoreLocation {
   /** postgres://… (DATABASE_URL, else database.url); absent: the SQLite file in `dataDir`. */

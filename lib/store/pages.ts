@@ -3,8 +3,8 @@
  * list, a thread or a run's history holds more than a fixed number of bytes whatever was stored.
  */
 import "server-only";
-import type { CallbackSpec } from "../domain/runs";
-import type { RunRecord, ThreadMessage, ThreadRecord } from "./types";
+import type { CallbackSpec } from "../domain/run-vocabulary";
+import type { RunRecord, ThreadMessage, ThreadRecord } from "./store-types";
 
 /** How much of each run a list reads and carries, and how far a search looks. */
 export interface RunListBounds {

@@ -4,7 +4,7 @@ import { storeContract } from "./contract";
 import { evaluationContract } from "./contract-evaluations";
 import { forPostgres, MIGRATIONS } from "./migrations";
 import { openPostgresStore } from "./postgres";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 // The storage contract on a real PostgreSQL server: a fresh database per test; the second handle is
 // another pool on the same database, as another replica would have.

@@ -2,7 +2,7 @@ import "server-only";
 import pg from "pg";
 import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NEXT_QUEUED_RUN, NUMBERED_TABLES } from "./migrations";
-import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
+import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./table-transfer";
 import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { usageReport, usageStatements } from "./usage-report";
@@ -16,14 +16,14 @@ import { streamReads } from "./streams-store";
 import { threadsStore } from "./threads-store";
 import { usageStore } from "./usage-store";
 import { postgresRunner } from "./postgres-runner";
-import { evaluationStore } from "./evaluations";
+import { evaluationStore } from "./evaluations-store";
 import { inboxStore } from "./inboxes";
-import { lifecycleStore } from "./lifecycle";
+import { lifecycleStore } from "./lifecycle-store";
 import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { listRuns } from "./run-list";
 import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
-import type { Admission, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./types";
+import type { Admission, IdempotencyRecord, MeterCharge, Settlement, Store, TransferRow, TransferTable } from "./store-types";
 
 export interface PostgresOptions {
   /** Connections this process keeps at most. */

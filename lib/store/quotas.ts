@@ -1,7 +1,7 @@
 import "server-only";
 import { GenserveError, type QuotaResource } from "../errors";
 import type { AtomicRunner, AtomicStep, StepResult } from "./atomic";
-import type { SqlRunner } from "./evaluations";
+import type { SqlRunner } from "./evaluations-store";
 
 /**
  * Per-key storage quotas: how many inboxes, share links, threads and suites a key may hold

@@ -1,8 +1,8 @@
 import "server-only";
 import type { RunDraft } from "../domain/drafts";
-import type { KeyLimits } from "../domain/limits";
+import type { KeyLimits } from "../domain/key-limits";
 import { GenserveError } from "../errors";
-import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./types";
+import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./store-types";
 
 /**
  * The tables' rows as the drivers return them (better-sqlite3, pg), and their mapping to the store's

@@ -1,9 +1,9 @@
 import "server-only";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { SqlRunner } from "./evaluations";
+import type { SqlRunner } from "./evaluations-store";
 import type { RunListBounds, RunListItem, RunListPage } from "./pages";
 import { toRun, type RunRow } from "./rows";
-import type { RunFilter } from "./types";
+import type { RunFilter } from "./store-types";
 
 /**
  * Listing and searching runs, written once for both backends. A run's input (up to 1 MiB), schema

@@ -2,7 +2,7 @@
 
 import "server-only";
 import type { RunDraft } from "../domain/drafts";
-import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/runs";
+import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/run-vocabulary";
 import type { ProblemBody } from "../errors";
 
 export interface RunRecord {

@@ -2,7 +2,7 @@ import "server-only";
 import { toRun, toStranded, type RunRow } from "./rows";
 import { listRuns } from "./run-list";
 import type { StoreRunner } from "./runner";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 /**
  * Runs: reads, leases and cancel checks, written once for both backends. A stranded run is claimed

@@ -5,10 +5,10 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { storeContract } from "./contract";
 import { evaluationContract } from "./contract-evaluations";
-import { NO_LIMITS } from "../domain/limits";
+import { NO_LIMITS } from "../domain/key-limits";
 import { MIGRATIONS } from "./migrations";
 import { CHECKPOINT_WORKER_FILE, openSqliteStore, SQLITE_FILE } from "./sqlite";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 // The storage contract on a real SQLite file; the second handle is another connection to the same
 // file, as a CLI command next to the server would have.

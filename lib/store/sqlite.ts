@@ -7,7 +7,7 @@ import { newWebhookSecret } from "../ids";
 import { MIGRATIONS, NEXT_QUEUED_RUN } from "./migrations";
 import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
 import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
-import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./transfer";
+import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./table-transfer";
 import { usageReport, usageStatements } from "./usage-report";
 import { catalogStore } from "./catalog-store";
 import { eventsStore } from "./events-store";
@@ -19,15 +19,15 @@ import { streamReads } from "./streams-store";
 import { threadsStore } from "./threads-store";
 import { usageStore } from "./usage-store";
 import { sqliteRunner } from "./sqlite-runner";
-import { evaluationStore } from "./evaluations";
+import { evaluationStore } from "./evaluations-store";
 import { groupCommit } from "./group-commit";
 import { inboxStore } from "./inboxes";
-import { lifecycleStore } from "./lifecycle";
+import { lifecycleStore } from "./lifecycle-store";
 import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { listRuns } from "./run-list";
 import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
-import type { Admission, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./types";
+import type { Admission, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./store-types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 /** The checkpoint worker, relative to the package root (plain JavaScript, loaded as it is). */

@@ -6,7 +6,7 @@ import { freshDatabase, postgresAvailable } from "../../test/helpers/postgres";
 import { storageContract } from "./contract-storage";
 import { openPostgresStore } from "./postgres";
 import { openSqliteStore } from "./sqlite";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 // What a key may hold, on both backends: a fresh SQLite file, or a fresh PostgreSQL database, per
 // test; the second handle is another connection (a CLI command) or another pool (a replica).

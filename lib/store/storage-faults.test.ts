@@ -4,7 +4,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { guardStorage, isStorageFull } from "./storage-faults";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 // A database that runs out of room for real: SQLite's max_page_count makes its writes fail with
 // SQLITE_FULL exactly as a full disk does (the HTTP fault suite fills a real filesystem).

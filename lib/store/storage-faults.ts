@@ -1,7 +1,7 @@
 import "server-only";
 import { GenserveError, isGenserveError } from "../errors";
-import type { SqlRunner } from "./evaluations";
-import type { Store } from "./types";
+import type { SqlRunner } from "./evaluations-store";
+import type { Store } from "./store-types";
 
 /**
  * A full disk, as each backend reports it: SQLite's SQLITE_FULL and the I/O errors of writing or

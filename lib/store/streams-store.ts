@@ -1,6 +1,6 @@
 import "server-only";
 import type { StoreRunner } from "./runner";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 /**
  * Streamed runs' events: reading and sweeping, written once for both backends. Appending and

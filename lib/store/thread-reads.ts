@@ -1,7 +1,7 @@
 import "server-only";
-import type { SqlRunner } from "./evaluations";
+import type { SqlRunner } from "./evaluations-store";
 import type { ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
-import type { ThreadMessage } from "./types";
+import type { ThreadMessage } from "./store-types";
 
 /**
  * Reading threads, written once for both backends. A thread can hold far more than any response

@@ -3,7 +3,7 @@ import { cappedWrite } from "./quotas";
 import { THREAD_INSERT } from "./rows";
 import { run, type StoreRunner } from "./runner";
 import { threadReads } from "./thread-reads";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 /** Threads, written once for both backends; their reads are thread-reads.ts. */
 export function threadsStore(db: StoreRunner): Store["threads"] {

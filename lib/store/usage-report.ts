@@ -1,5 +1,5 @@
 import "server-only";
-import type { UsageQuery, UsageReport } from "./types";
+import type { UsageQuery, UsageReport } from "./store-types";
 
 /** The SQL of the usage report, for either backend: placeholders and the decimal cast differ. */
 export interface UsageDialect {

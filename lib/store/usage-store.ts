@@ -1,7 +1,7 @@
 import "server-only";
 import { run, type StoreRunner } from "./runner";
 import { usageReport, usageStatements } from "./usage-report";
-import type { Store } from "./types";
+import type { Store } from "./store-types";
 
 /** The usage report and the sweep of idle meters, written once for both backends. */
 export function usageStore(db: StoreRunner): Store["usage"] {

@@ -4,17 +4,17 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { DocumentExtractor } from "../../lib/attachments/extract";
-import { Catalog } from "../../lib/catalog/catalog";
+import { Catalog } from "../../lib/catalog/workflow-catalog";
 import { parseConfigText } from "../../lib/config/load";
-import { createKey } from "../../lib/keys/keys";
-import type { Principal } from "../../lib/keys/keys";
-import { ModelRegistry } from "../../lib/models/registry";
-import type { ModelClient } from "../../lib/models/types";
-import { RunService } from "../../lib/runs/service";
+import { createKey } from "../../lib/keys/api-keys";
+import type { Principal } from "../../lib/keys/api-keys";
+import { ModelRegistry } from "../../lib/models/model-registry";
+import type { ModelClient } from "../../lib/models/model-client";
+import { RunService } from "../../lib/runs/run-service";
 import { StreamHub } from "../../lib/runs/stream-hub";
 import { SchemaCompiler } from "../../lib/schema/validator";
 import { openSqliteStore } from "../../lib/store/sqlite";
-import type { Store } from "../../lib/store/types";
+import type { Store } from "../../lib/store/store-types";
 
 const ROOT = path.resolve(fileURLToPath(new URL("../..", import.meta.url)));
 

@@ -1,5 +1,5 @@
-import { toModelError } from "../../lib/models/errors";
-import type { ModelCapabilities, ModelClient, ModelRequest, ModelResult, ModelStreamPart, SchemaSupport, TokenUsage } from "../../lib/models/types";
+import { toModelError } from "../../lib/models/provider-errors";
+import type { ModelCapabilities, ModelClient, ModelRequest, ModelResult, ModelStreamPart, SchemaSupport, TokenUsage } from "../../lib/models/model-client";
 
 /** One scripted answer: text (streamed in `chunks` when given), or an error to throw. */
 export interface Turn {

@@ -14,11 +14,11 @@ import {
   type EvaluationTarget,
   type EvaluationTotals,
   type SuiteDocument,
-} from "../../api/suites";
+} from "../../api/suite-shapes";
 import { SLUG } from "../../domain/names";
 import { validationError } from "../../errors";
-import type { EvaluationRecord, EvaluationStatus, SuiteRecord } from "../../store/types";
-import type { EvaluationService } from "../../evals/service";
+import type { EvaluationRecord, EvaluationStatus, SuiteRecord } from "../../store/store-types";
+import type { EvaluationService } from "../../evals/evaluation-service";
 import { readJsonBody } from "../body";
 import { EVALUATION_LOCATION } from "../doc-parts";
 import { endpoint } from "../endpoint";

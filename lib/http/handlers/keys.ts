@@ -1,8 +1,8 @@
 import "server-only";
 import { createKeyRequest, updateKeyRequest } from "../../api/requests";
 import { apiKeyDetailSchema, apiKeySchema, createdKeySchema, keyListSchema, meSchema } from "../../api/responses";
-import { limitsPatch, limitsView, NO_LIMITS } from "../../domain/limits";
-import type { ApiKeyRecord } from "../../store/types";
+import { limitsPatch, limitsView, NO_LIMITS } from "../../domain/key-limits";
+import type { ApiKeyRecord } from "../../store/store-types";
 import { endpoint } from "../endpoint";
 import { reply } from "../problem";
 

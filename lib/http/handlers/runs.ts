@@ -1,13 +1,13 @@
 import "server-only";
-import { replayRequest, replaySchema } from "../../api/lifecycle";
+import { replayRequest, replaySchema } from "../../api/lifecycle-shapes";
 import { runListQuery } from "../../api/requests";
 import { redeliveryResponse, runCancellationSchema, runDetailSchema, runPageSchema } from "../../api/responses";
-import { RUN_STATUSES } from "../../domain/runs";
+import { RUN_STATUSES } from "../../domain/run-vocabulary";
 import { GenserveError, toProblem, validationError, zodFieldErrors } from "../../errors";
 import { runIdAt } from "../../ids";
 import { replayRun } from "../../runs/replay";
 import type { StreamEvent } from "../../runs/stream-hub";
-import type { RunRecord } from "../../store/types";
+import type { RunRecord } from "../../store/store-types";
 import { RUN_ERRORS, STREAM_CONTENT } from "../doc-parts";
 import { endpoint } from "../endpoint";
 import { reply } from "../problem";

@@ -1,11 +1,11 @@
 import "server-only";
-import { createShareRequest, shareListSchema, shareSchema, sharedViewSchema, type SharedView } from "../../api/lifecycle";
-import type { EvaluationReport } from "../../api/suites";
+import { createShareRequest, shareListSchema, shareSchema, sharedViewSchema, type SharedView } from "../../api/lifecycle-shapes";
+import type { EvaluationReport } from "../../api/suite-shapes";
 import { ERROR_CODES, GenserveError, type ErrorCode } from "../../errors";
 import { parsePointer } from "../../json/pointer";
-import type { Principal } from "../../keys/keys";
+import type { Principal } from "../../keys/api-keys";
 import type { Runtime } from "../../server/runtime";
-import type { RunRecord, ShareRecord } from "../../store/types";
+import type { RunRecord, ShareRecord } from "../../store/store-types";
 import { endpoint } from "../endpoint";
 import { reply } from "../problem";
 import type { RouteContext } from "../route";

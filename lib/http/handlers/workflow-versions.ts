@@ -1,8 +1,8 @@
 import "server-only";
-import { diffQuery, labelMoveSchema, labelName, labelsSchema, moveLabelRequest, promoteRequest, promotionStartedSchema, workflowDiffSchema, workflowVersionsSchema } from "../../api/lifecycle";
+import { diffQuery, labelMoveSchema, labelName, labelsSchema, moveLabelRequest, promoteRequest, promotionStartedSchema, workflowDiffSchema, workflowVersionsSchema } from "../../api/lifecycle-shapes";
 import { SLUG } from "../../domain/names";
 import { GenserveError, validationError, zodFieldErrors } from "../../errors";
-import type { LabelMove } from "../../store/types";
+import type { LabelMove } from "../../store/store-types";
 import { EVALUATION_LOCATION } from "../doc-parts";
 import { endpoint } from "../endpoint";
 import { reply } from "../problem";

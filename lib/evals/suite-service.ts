@@ -1,10 +1,10 @@
 import "server-only";
-import type { Config } from "../config/types";
-import { readableSuite } from "../evals/access";
-import { deleteSuite, putSuite } from "../evals/suites";
-import type { Principal } from "../keys/keys";
+import type { Config } from "../config/config-types";
+import { readableSuite } from "./evaluation-access";
+import { deleteSuite, putSuite } from "./suite-document";
+import type { Principal } from "../keys/api-keys";
 import type { SchemaCompiler } from "../schema/validator";
-import type { EvaluationFilter, EvaluationRecord, Store, SuiteRecord } from "../store/types";
+import type { EvaluationFilter, EvaluationRecord, Store, SuiteRecord } from "../store/store-types";
 
 /**
  * Test suites and the list of their evaluations as the API reaches them, over the suite functions

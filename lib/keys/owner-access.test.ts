@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { NO_LIMITS } from "../domain/limits";
+import { NO_LIMITS } from "../domain/key-limits";
 import { isGenserveError } from "../errors";
-import { assertModelAllowed } from "./access";
-import type { Principal } from "./keys";
+import { assertModelAllowed } from "./owner-access";
+import type { Principal } from "./api-keys";
 
 const key = (workflows: string[] | null): Principal => ({ keyId: "key_1", name: "k", admin: false, limits: { ...NO_LIMITS, workflows } });
 

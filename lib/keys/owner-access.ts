@@ -1,7 +1,7 @@
 import { parseWorkflowRef } from "../domain/names";
 import "server-only";
 import { GenserveError } from "../errors";
-import type { Principal } from "./keys";
+import type { Principal } from "./api-keys";
 
 /**
  * Who may read what a key owns (runs, their streams and deliveries): the key itself, and admin

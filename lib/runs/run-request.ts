@@ -1,13 +1,13 @@
 import "server-only";
 import type { Logger } from "pino";
 import type { WorkflowDraft } from "../domain/drafts";
-import type { CatalogWorkflow } from "../catalog/catalog";
-import type { AttachmentInput, CallbackSpec, DecodingMode, RunOperation } from "../domain/runs";
-import type { Principal } from "../keys/keys";
-import type { ModelClient, ModelRequest, TokenUsage } from "../models/types";
+import type { CatalogWorkflow } from "../catalog/workflow-catalog";
+import type { AttachmentInput, CallbackSpec, DecodingMode, RunOperation } from "../domain/run-vocabulary";
+import type { Principal } from "../keys/api-keys";
+import type { ModelClient, ModelRequest, TokenUsage } from "../models/model-client";
 import type { PreparedSchema } from "../schema/validator";
 import type { TraceSpan } from "../observability/tracing";
-import type { MeterState, NewRun } from "../store/types";
+import type { MeterState, NewRun } from "../store/store-types";
 import type { PaceRecorder } from "./pace";
 import type { Prompt } from "./prompt";
 

@@ -1,13 +1,13 @@
 import "server-only";
 import { checkSchema, type SchemaCheck } from "./schema-check";
 import type { Logger } from "pino";
-import type { RunMetadata, RunOperation } from "../domain/runs";
+import type { RunMetadata, RunOperation } from "../domain/run-vocabulary";
 import { GenserveError, isGenserveError, toProblem } from "../errors";
-import type { Principal } from "../keys/keys";
-import { NO_LIMITS } from "../domain/limits";
-import { refusal, sweepRules } from "../keys/limits";
-import type { MeterState, RunRecord } from "../store/types";
-import type { RunStatus } from "../domain/runs";
+import type { Principal } from "../keys/api-keys";
+import { NO_LIMITS } from "../domain/key-limits";
+import { refusal, sweepRules } from "../keys/limit-meters";
+import type { MeterState, RunRecord } from "../store/store-types";
+import type { RunStatus } from "../domain/run-vocabulary";
 import { AsyncQueue } from "./async-queue";
 import { heartbeatEvery } from "../workers/leased-worker";
 import { Attempts, countInFlight, type Attempted } from "./attempt";
@@ -20,7 +20,7 @@ import type { RunMetrics } from "../observability/metrics";
 import { Tracing, type TraceSpan } from "../observability/tracing";
 import { RunDeadline } from "./deadline";
 import { cancelRequested, RunCancels, withPartial } from "./cancellation";
-import type { Execution, Plan, RunOrigin, RunRequest } from "./types";
+import type { Execution, Plan, RunOrigin, RunRequest } from "./run-request";
 
 export interface RunServiceDeps extends PlannerDeps {
   logger: Logger;

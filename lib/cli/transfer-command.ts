@@ -4,7 +4,7 @@ import { once } from "node:events";
 import readline from "node:readline";
 import type { Writable } from "node:stream";
 import { MIGRATIONS, TRANSFER_TABLES } from "../store/migrations";
-import type { TransferRow, TransferTable } from "../store/types";
+import type { TransferRow, TransferTable } from "../store/store-types";
 import { describeStore } from "../store/open";
 import { fail, loadConfigOrExit, openStore, storeLocation, type StorageOptions } from "./common";
 

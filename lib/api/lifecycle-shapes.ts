@@ -3,13 +3,13 @@
  * links: what the API takes and answers, shared with the playground. Browser-safe.
  */
 import { z } from "zod";
-import { named } from "./registry";
-import { RUN_OPERATIONS, RUN_STATUSES } from "../domain/runs";
+import { named } from "./shape-registry";
+import { RUN_OPERATIONS, RUN_STATUSES } from "../domain/run-vocabulary";
 import { LABEL } from "../domain/names";
 import { workflowRef } from "./requests";
 import { metadataSchema } from "./responses";
-import { runDraftSchema } from "./drafts";
-import { evaluationReportSchema } from "./suites";
+import { runDraftSchema } from "./draft-shapes";
+import { evaluationReportSchema } from "./suite-shapes";
 
 const version = z
   .union([z.string().regex(/^(config|[1-9][0-9]{0,8})$/, 'must be a version number or "config"'), z.number().int().min(1)])

@@ -1,9 +1,9 @@
 import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { NO_LIMITS, type KeyLimits } from "../domain/limits";
+import { NO_LIMITS, type KeyLimits } from "../domain/key-limits";
 import { GenserveError } from "../errors";
 import { newKeyId, newWebhookSecret } from "../ids";
-import type { ApiKeyRecord, Store } from "../store/types";
+import type { ApiKeyRecord, Store } from "../store/store-types";
 
 export const KEY_PREFIX = "gs_";
 const KEY_PATTERN = /^gs_[A-Za-z0-9_-]{43}$/;

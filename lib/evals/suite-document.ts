@@ -1,14 +1,14 @@
 import "server-only";
-import { suiteDocumentSchema, type SuiteDocument } from "../api/suites";
-import type { Config } from "../config/types";
+import { suiteDocumentSchema, type SuiteDocument } from "../api/suite-shapes";
+import type { Config } from "../config/config-types";
 import { dedupeFieldErrors, GenserveError, validationError, zodFieldErrors, type FieldError } from "../errors";
 import { escapePointerSegment } from "../json/pointer";
-import { mayRead } from "../keys/access";
-import { readableSuite } from "./access";
-import type { Principal } from "../keys/keys";
+import { mayRead } from "../keys/owner-access";
+import { readableSuite } from "./evaluation-access";
+import type { Principal } from "../keys/api-keys";
 import type { SchemaCompiler } from "../schema/validator";
 import { assertRoom } from "../store/quotas";
-import type { Store, SuiteRecord } from "../store/types";
+import type { Store, SuiteRecord } from "../store/store-types";
 import { compilePattern } from "./expect";
 
 /**

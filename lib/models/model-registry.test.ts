@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { parseConfigText } from "../config/load";
 import type { GrammarCompiler } from "../grammar/grammar-pool";
 import type { ModelFile } from "./model-source";
-import { ModelRegistry } from "./registry";
+import { ModelRegistry } from "./model-registry";
 
 const SOURCE = "http://127.0.0.1:9/model.gguf";
 const config = () =>

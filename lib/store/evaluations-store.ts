@@ -1,6 +1,6 @@
 import "server-only";
 import type { ProblemBody } from "../errors";
-import type { EvaluationItemRecord, EvaluationRecord, EvaluationStatus, Store, SuiteRecord, SuiteSnapshot } from "./types";
+import type { EvaluationItemRecord, EvaluationRecord, EvaluationStatus, Store, SuiteRecord, SuiteSnapshot } from "./store-types";
 
 /**
  * Suites and evaluations, written once for both backends: every operation is a single statement

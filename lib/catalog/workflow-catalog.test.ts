@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parseConfigText } from "../config/load";
 import { isGenserveError } from "../errors";
 import { openSqliteStore } from "../store/sqlite";
-import type { Store } from "../store/types";
-import { Catalog } from "./catalog";
+import type { Store } from "../store/store-types";
+import { Catalog } from "./workflow-catalog";
 
 const config = parseConfigText(
   `

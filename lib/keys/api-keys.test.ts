@@ -2,11 +2,11 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { NO_LIMITS } from "../domain/limits";
+import { NO_LIMITS } from "../domain/key-limits";
 import { openSqliteStore } from "../store/sqlite";
 import { storageFull } from "../store/storage-faults";
-import type { Store } from "../store/types";
-import { authenticate, createKey, hashKey } from "./keys";
+import type { Store } from "../store/store-types";
+import { authenticate, createKey, hashKey } from "./api-keys";
 
 let store: Store;
 afterEach(async () => store?.close());

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import { TRANSFER_TABLES, type TransferTable } from "./migrations";
-import type { TransferRow } from "./types";
+import type { TransferRow } from "./store-types";
 
 /** Each transferred table's primary key: rows are read in its order, a page at a time. */
 const KEYS: Record<TransferTable, readonly string[]> = {

@@ -4,7 +4,7 @@
  * reports. Browser-safe: the playground validates suites with the same shapes.
  */
 import { z } from "zod";
-import { named } from "./registry";
+import { named } from "./shape-registry";
 import { SLUG } from "../domain/names";
 import { attachmentSchema, callbackSchema, workflowRef } from "./requests";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { diffJson } from "./diff";
+import { diffJson } from "./structural-diff";
 
 describe("diffJson", () => {
   it("lists added, removed and changed fields by pointer", () => {

@@ -1,8 +1,8 @@
 import "server-only";
 import { runListBounds, runListView, runView } from "../http/run-view";
-import { RUN_STATUSES, type RunStatus } from "../domain/runs";
+import { RUN_STATUSES, type RunStatus } from "../domain/run-vocabulary";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
-import { printTable } from "./keys";
+import { printTable } from "./keys-command";
 
 export async function runsList(
   options: StorageOptions & { status?: string; workflow?: string; limit?: string; json?: boolean },

@@ -1,8 +1,8 @@
 import "server-only";
-import { nanosToUsd, type KeyLimits, type Quota } from "../domain/limits";
+import { nanosToUsd, type KeyLimits, type Quota } from "../domain/key-limits";
 import { GenserveError } from "../errors";
 import { CONCURRENCY_METER } from "../store/meters";
-import type { MeterCharge, MeterState, Store } from "../store/types";
+import type { MeterCharge, MeterState, Store } from "../store/store-types";
 
 /**
  * A key's limits as meters in the store, shared by every replica: each run reserves its worst case

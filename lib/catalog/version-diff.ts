@@ -2,7 +2,7 @@ import "server-only";
 import { structuredPatch } from "diff";
 import { jsonEqual } from "../json/json-equal.mjs";
 import { compareSchemas, type SchemaChange } from "../schema/compat";
-import type { CatalogWorkflow } from "./catalog";
+import type { CatalogWorkflow } from "./workflow-catalog";
 
 /** What changed between two versions of a workflow, for people deciding whether to promote it. */
 export interface WorkflowDiff {

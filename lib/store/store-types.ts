@@ -7,7 +7,7 @@
 
 import "server-only";
 import type { ProblemBody, QuotaResource } from "../errors";
-import type { KeyLimits } from "../domain/limits";
+import type { KeyLimits } from "../domain/key-limits";
 import type { TransferTable } from "./migrations";
 import type { RunListBounds, RunListPage, ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
 

@@ -1,7 +1,7 @@
 import "server-only";
 import type { AtomicRunner } from "./atomic";
 import { cappedWrite } from "./quotas";
-import type { CatalogKind, CatalogVersion, LabelMove, ShareRecord, Store } from "./types";
+import type { CatalogKind, CatalogVersion, LabelMove, ShareRecord, Store } from "./store-types";
 
 interface CatalogRow {
   kind: CatalogKind;

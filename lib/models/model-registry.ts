@@ -1,12 +1,12 @@
 import "server-only";
-import type { Config, ModelConfig } from "../config/types";
+import type { Config, ModelConfig } from "../config/config-types";
 import { createAiSdkModel } from "./ai-sdk";
 import type { GrammarCompiler } from "../grammar/grammar-pool";
 import { createLlamaCppModel, type LlamaCppOptions, type LocalModelClient, type LocalModelState } from "./llama-cpp";
 import { isRemoteSource } from "../config/model-path";
 import { MODEL_FIX, type DownloadProgress, type ModelFile } from "./model-source";
 import { GenserveError } from "../errors";
-import type { ModelClient } from "./types";
+import type { ModelClient } from "./model-client";
 
 export interface ModelStatus {
   alias: string;

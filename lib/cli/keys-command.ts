@@ -1,7 +1,7 @@
 import "server-only";
 import { keyLimitsInput } from "../api/requests";
-import { describeLimits, limitsPatch, limitsView, NO_LIMITS, type KeyLimits } from "../domain/limits";
-import { createKey } from "../keys/keys";
+import { describeLimits, limitsPatch, limitsView, NO_LIMITS, type KeyLimits } from "../domain/key-limits";
+import { createKey } from "../keys/api-keys";
 import { newWebhookSecret } from "../ids";
 import { SECRET_OVERLAP_MS } from "../keys/secrets";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";

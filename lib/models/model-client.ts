@@ -1,5 +1,5 @@
 import "server-only";
-import type { DecodingMode } from "../domain/runs";
+import type { DecodingMode } from "../domain/run-vocabulary";
 
 /**
  * genserve's own model interface. The run pipeline sees only this; adapters (AI SDK providers,

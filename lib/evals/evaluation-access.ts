@@ -1,8 +1,8 @@
 import "server-only";
 import { GenserveError } from "../errors";
-import { mayRead } from "../keys/access";
-import type { Principal } from "../keys/keys";
-import type { Store, SuiteRecord } from "../store/types";
+import { mayRead } from "../keys/owner-access";
+import type { Principal } from "../keys/api-keys";
+import type { Store, SuiteRecord } from "../store/store-types";
 
 // Kept apart from suites.ts: the runtime (evaluations) needs this, and must not load the API's zod
 // shapes (lib/api), which register ids in zod's global registry — the Next.js bundle's copy of the

@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 import type { DraftDefinition, RunDraft, WorkflowDraft } from "../domain/drafts";
-import { named } from "./registry";
+import { named } from "./shape-registry";
 
 const SLUG_LIKE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 

@@ -1,11 +1,11 @@
 import "server-only";
-import type { Config, ContextConfig, WorkflowConfig } from "../config/types";
+import type { Config, ContextConfig, WorkflowConfig } from "../config/config-types";
 import { apiContextSchema, workflowSchema } from "../config/schema";
 import { GenserveError, validationError, zodFieldErrors } from "../errors";
 
 import { LABEL, parseWorkflowRef } from "../domain/names";
-import type { CatalogVersion, LabelMove, Store } from "../store/types";
-import { diffWorkflows, type WorkflowDiff } from "./diff";
+import type { CatalogVersion, LabelMove, Store } from "../store/store-types";
+import { diffWorkflows, type WorkflowDiff } from "./version-diff";
 
 export interface Versioned {
   /** "config" for entries of genserve.yaml (read-only through the API), else the version number. */
