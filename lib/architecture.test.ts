@@ -140,7 +140,7 @@ const HANDLERS = "lib/http/handlers";
 
 describe("the handlers of the API", () => {
   it("reach storage only through services: no `.store`, no value imported from lib/store", () => {
-    const files = modules.map((m) => m.source).filter((file) => file.startsWith(`${HANDLERS}/`));
+    const files = modules.map((m) => m.source).filter((file) => file.startsWith(`${HANDLERS}/`) || file === "lib/http/metrics-route.ts");
     expect(files.length).toBeGreaterThan(5);
     const breaches: string[] = [];
     for (const file of files) {

@@ -8,7 +8,7 @@ const label = (at: string, bucket: UsageReport["bucket"]) => {
   return bucket === "hour" ? d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" }) : d.toLocaleDateString(undefined, { month: "short", day: "numeric" });
 };
 
-/** Runs (bars, errors stacked on top) and cost (a line, right axis) per hour or day. */
+/** Runs (bars; those that did not succeed — failed or cancelled, the report's `errors` — stacked on top) and cost (a line, right axis) per hour or day. */
 export function UsageChart({ report, dark }: { report: UsageReport; dark: boolean }) {
   const data = report.series.map((s) => ({ at: label(s.at, report.bucket), succeeded: s.runs - s.errors, failed: s.errors, cost: Number(s.costUsd) }));
   const ink = dark ? "#d4d4d8" : "#3f3f46";
@@ -24,7 +24,7 @@ export function UsageChart({ report, dark }: { report: UsageReport; dark: boolea
           <Tooltip contentStyle={{ background: dark ? "#18181b" : "#fff", borderColor: grid, color: ink }} formatter={(value, name) => (name === "cost" ? [`$${Number(value).toFixed(6)}`, "cost"] : [value, name])} />
           <Legend wrapperStyle={{ color: ink, fontSize: 12 }} />
           <Bar yAxisId="runs" dataKey="succeeded" stackId="runs" fill="#1d4ed8" maxBarSize={48} isAnimationActive={false} />
-          <Bar yAxisId="runs" dataKey="failed" stackId="runs" fill="#b91c1c" maxBarSize={48} isAnimationActive={false} />
+          <Bar yAxisId="runs" dataKey="failed" name="failed or cancelled" stackId="runs" fill="#b91c1c" maxBarSize={48} isAnimationActive={false} />
           <Line yAxisId="cost" dataKey="cost" type="monotone" stroke="#d97706" strokeWidth={2} dot={false} isAnimationActive={false} />
         </ComposedChart>
       </ResponsiveContainer>

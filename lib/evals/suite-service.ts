@@ -7,9 +7,8 @@ import type { SchemaCompiler } from "../schema/validator";
 import type { EvaluationFilter, EvaluationRecord, Store, SuiteRecord } from "../store/store-types";
 
 /**
- * Test suites and the list of their evaluations as the API reaches them, over the suite functions
- * of lib/evals (which take the store). Here, in the composition root, until lib/evals gives them a
- * service of its own.
+ * Test suites and the list of their evaluations as the API reaches them (the handlers never take
+ * the store), over the suite functions of suite-document.ts and evaluation-access.ts.
  */
 export class SuiteService {
   constructor(

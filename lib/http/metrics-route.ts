@@ -1,7 +1,6 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
 import { GenserveError } from "../errors";
-import { authenticate } from "../keys/api-keys";
 import { route } from "./route";
 
 const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
@@ -11,13 +10,13 @@ const digest = (value: string) => createHash("sha256").update(value, "utf8").dig
  * <observability.metricsToken>`, or an admin key (Api-Key). Metrics name workflows, models and key
  * ids, so they are not public.
  */
-export const metrics = route(async ({ request, runtime }) => {
+export const metrics = route(async ({ request, runtime, principal }) => {
   const token = runtime.config.observability.metricsToken;
   const bearer = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
   const byToken = token !== undefined && bearer !== undefined && timingSafeEqual(digest(bearer), digest(token));
   if (!byToken) {
     if (request.headers.get("api-key") === null && bearer !== undefined) throw new GenserveError("unauthorized", { detail: "The metrics token is not valid." });
-    const caller = await authenticate(runtime.store, request.headers.get("api-key"));
+    const caller = await principal();
     if (!caller.admin) throw new GenserveError("forbidden", { detail: "Metrics are for admin keys and the configured metrics token (observability.metricsToken)." });
   }
   const { body, contentType } = await runtime.metrics.render();

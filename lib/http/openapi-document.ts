@@ -19,7 +19,7 @@ function shapeRef(shape: z.ZodType, where: string): { $ref: string } {
 
 /**
  * Components generated from the same zod schemas that validate requests and build responses: every
- * named shape is in `apiShapes` (registry.ts: this copy of the modules' own, never zod's global
+ * named shape is in `apiShapes` (lib/api/shape-registry.ts: this copy of the modules' own, never zod's global
  * registry, which every bundled copy of them would fill again).
  */
 function components(): Record<string, unknown> {

@@ -5,7 +5,7 @@ import type { Store } from "./store-types";
 
 /**
  * Catalog entries (workflows, contexts) as numbered versions, written once for both backends; the
- * reads of one version, of all of them and of a label's come from lifecycle.ts (`catalogVersions`).
+ * reads of one version, of all of them and of a label's come from lifecycle-store.ts (`catalogVersions`).
  */
 export function catalogStore(db: StoreRunner, versions: Pick<Store["catalog"], "version" | "versions" | "latestWithLabel">): Store["catalog"] {
   return {

@@ -27,6 +27,9 @@ const keyValues = (key: ApiKeyRecord) => [
 ];
 
 /** API keys, written once for both backends (see runner.ts). */
+/** PostgreSQL's advisory lock key of the first key, as earlier releases took it (a rolling upgrade's replicas agree). */
+const FIRST_KEY_LOCK = 7_251_094;
+
 export function keysStore(db: StoreRunner): Store["keys"] {
   const byId = async (id: string) => (await db.all<KeyRow>("SELECT * FROM api_keys WHERE id = $1", [id]))[0];
   return {
@@ -42,7 +45,7 @@ export function keysStore(db: StoreRunner): Store["keys"] {
           yield* run(KEY_INSERT, keyValues(key));
           return true;
         },
-        { lock: "first-key" },
+        { lock: FIRST_KEY_LOCK },
       );
     },
     async findByHash(hash) {

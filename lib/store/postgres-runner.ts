@@ -62,7 +62,8 @@ export function postgresRunner(pool: pg.Pool): PostgresRunner {
     atomic: postgresAtomic(transaction),
     transact: (work, options) =>
       transaction(async (client) => {
-        if (options?.lock !== undefined) await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [options.lock]);
+        if (typeof options?.lock === "number") await client.query("SELECT pg_advisory_xact_lock($1)", [options.lock]);
+        else if (options?.lock !== undefined) await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [options.lock]);
         return driveAsync(work(), async (s) => {
           const result = await client.query(s.sql, s.params);
           return s.rows ? result.rows : (result.rowCount ?? 0);

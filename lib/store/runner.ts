@@ -60,8 +60,12 @@ export function* run(sql: string, params: unknown[]): Tx<number> {
 }
 
 export interface TransactOptions {
-  /** What concurrent transactions serialise on (PostgreSQL: an advisory lock; SQLite's write lock serialises anyway). */
-  lock?: string;
+  /**
+   * What concurrent transactions serialise on (PostgreSQL: an advisory lock — a name is hashed with
+   * `hashtext`, a number is the lock's key as it is; SQLite's write lock serialises anyway). A lock
+   * that shipped as a number keeps it: replicas of two releases must take the same one.
+   */
+  lock?: string | number;
   /** SQLite: join this turn's group commit (writes every run makes); PostgreSQL: a transaction of its own. */
   grouped?: boolean;
 }

@@ -5,7 +5,8 @@ import type { GroupCommit } from "./group-commit";
 import { driveSync, SQLITE_DIALECT, type StoreRunner, type TxStatement } from "./runner";
 
 /**
- * The store's runner on SQLite (see runner.ts): `$1` placeholders become `@p1`, each statement is
+ * The store's runner on SQLite (see runner.ts): `$1` placeholders become `@p1` — every `$` followed
+ * by a digit, even inside a string literal, so SQL text must not hold one (bind such a value) —, each statement is
  * prepared once, and a transaction runs synchronously — in a `BEGIN IMMEDIATE` of its own, or in
  * this turn's group commit (`grouped`), where it shares the commit with the other writes of the turn.
  */

@@ -214,6 +214,38 @@ describe("LeasedWorker", () => {
     expect(await stuck.idle(10_000)).toBe(true);
   });
 
+  it("keeps the leases of the items in progress while it drains, and stops beating once drained", async () => {
+    const f = fixture(["a"]);
+    const renewed: string[][] = [];
+    worker = new LeasedWorker(f.options({ heartbeat: { everyMs: 10, renew: async (ids) => (renewed.push([...ids]), [...ids]) } }));
+    worker.start();
+    await vi.waitFor(() => expect(f.started).toEqual(["a"]));
+    const drained = worker.drain(10_000);
+    const before = renewed.length;
+    await vi.waitFor(() => expect(renewed.length).toBeGreaterThan(before + 1));
+    f.finish("a");
+    expect(await drained).toBe(true);
+    const after = renewed.length;
+    await new Promise((resolve) => setTimeout(resolve, 50)); // only to see that nothing more happens
+    expect(renewed.length).toBe(after);
+  });
+
+  it("an item claimed again while it still runs here runs once, and counts until it ends", async () => {
+    const f = fixture([]);
+    const claimed: string[][] = [["a"], ["a"]];
+    worker = new LeasedWorker(f.options({ claim: async () => claimed.shift() ?? [] }));
+    worker.start();
+    await vi.waitFor(() => expect(f.started).toEqual(["a"]));
+    worker.kick();
+    await vi.waitFor(() => expect(claimed).toEqual([]));
+    expect(await worker.idle(30)).toBe(false);
+    expect(f.started).toEqual(["a"]);
+    expect(worker.held).toEqual(["a"]);
+    f.finish("a");
+    expect(await worker.idle(10_000)).toBe(true);
+    expect(worker.busy).toBe(0);
+  });
+
   it("reports work and claims that fail, and keeps going", async () => {
     const f = fixture([]);
     let calls = 0;

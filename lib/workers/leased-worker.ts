@@ -155,10 +155,17 @@ export class LeasedWorker<T> {
     }
   }
 
-  /** Stops claiming and the heartbeat, and waits up to `graceMs` for the items in progress. */
-  drain(graceMs: number): Promise<boolean> {
-    this.stop();
-    return this.idle(graceMs);
+  /**
+   * Stops claiming and waits up to `graceMs` for the items in progress — the heartbeat keeps their
+   * leases meanwhile, so no other process takes over what still runs here — then stops the heartbeat.
+   */
+  async drain(graceMs: number): Promise<boolean> {
+    this.close();
+    try {
+      return await this.idle(graceMs);
+    } finally {
+      this.stop();
+    }
   }
 
   /** A slot for an item this process will hold by other means, or null when every slot is taken (or the worker closed). */
@@ -225,11 +232,15 @@ export class LeasedWorker<T> {
 
   private launch(item: T): void {
     const id = this.options.id(item);
-    const work = Promise.resolve()
+    // Claimed again while it still runs here (its lease ran out during a storage outage, and this
+    // process took it back): the claim renewed the lease of the work in progress; a second copy would
+    // run it twice.
+    if (this.inflight.has(id)) return;
+    const work: Promise<void> = Promise.resolve()
       .then(() => this.options.work(item))
       .catch((error: unknown) => this.options.onError(error, "work"))
       .finally(() => {
-        this.inflight.delete(id);
+        if (this.inflight.get(id) === work) this.inflight.delete(id);
         if (this.options.refill === "always" || this.saturated) this.kick();
       });
     this.inflight.set(id, work);
