@@ -24,7 +24,10 @@ describe("the run's status chip (issue 32, 4.7)", () => {
     const metadata = { durationInMs: 642, outputTokens: 9 } as RunMetadata;
     const done = { ...base, status: "done" as const, firstItemAt: 1_877, finishedAt: 1_950, metadata };
     expect(text(done)).toBe("Done 642 ms · first item 569 ms · 9 tok");
-    // While it runs, one clock too: the browser's, for both.
-    expect(text({ ...done, status: "running", finishedAt: null, metadata: null, streamedChars: 0 })).toMatch(/^Streaming \d.* · first item 877 ms/);
+    // While it runs, one clock too: the browser's, for both (the time so far is read from the clock
+    // now, so the run started a known while ago).
+    const t0 = performance.now() - 5_000;
+    const running = { ...done, status: "running" as const, startedAt: t0, firstItemAt: t0 + 877, finishedAt: null, metadata: null, streamedChars: 0 };
+    expect(text(running)).toMatch(/^Streaming \d+(\.\d+)? s · first item 877 ms/);
   });
 });
