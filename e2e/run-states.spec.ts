@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { HOLD_MARKER } from "../test/helpers/fake-upstream";
+import { HOLD_MARKER, LONG_LIST_SCHEMA, longListMarker, PAUSE_MARKER } from "../test/helpers/fake-upstream";
 import { BASE, expectAccessible, expectNoSidewaysScroll, KEY, PlaygroundPage, watchCspViolations } from "./pages";
 
 const SHOTS = "docs/screenshots";
@@ -28,18 +28,33 @@ async function newestRunId(): Promise<string | undefined> {
 
 test.describe("a run's states in the playground", () => {
   test("streams with a live status (time, first item, tokens), then offers Copy and Download", async ({ page }) => {
+    const put = await fetch(`${BASE()}/api/v1/workflows/e2e-live-list`, {
+      method: "PUT",
+      headers: { "content-type": "application/json", "api-key": KEY() },
+      body: JSON.stringify({ model: "fast", description: "A list streamed with pauses", retries: 0 }),
+    });
+    expect(put.ok, await put.text()).toBe(true);
     const p = new PlaygroundPage(page);
     await p.open();
     await p.signIn();
     await p.operation().selectOption({ label: "Stream object" });
-    await p.workflow().selectOption("extract-invoice");
-    await p.input().fill("Invoice INV-7");
-    await p.typeSchema(SLOW_SCHEMA);
+    await p.workflow().selectOption("e2e-live-list");
+    // The model pauses the list at a third and at two thirds until released: the live status is
+    // checked while the stream surely is live, on a fast machine or a busy one.
+    await p.input().fill(`Make the list. ${longListMarker(60)} ${PAUSE_MARKER}`);
+    await p.typeSchema(JSON.stringify(LONG_LIST_SCHEMA));
     await p.run();
+    const upstream = process.env.GENSERVE_E2E_UPSTREAM;
+    const paused = () => expect.poll(async () => ((await (await fetch(`${upstream}/__paused`)).json()) as { paused: number }).paused, { timeout: 60_000 }).toBeGreaterThan(0);
+    const release = () => fetch(`${upstream}/__release`, { method: "POST" });
+    await paused();
     const status = p.result().getByTestId("run-status");
-    await expect(status).toContainText(/Streaming \d+ ms|Streaming \d\.\d\d s/);
-    await expect(status).toContainText(/first item \d+ ms/);
+    await expect(status).toContainText(/Streaming (\d+ ms|\d+\.\d+ s)/);
+    await expect(status).toContainText(/first item \d+ ms|first item \d+\.\d+ s/);
     await expect(status).toContainText(/~\d+ tok/);
+    await release();
+    await paused();
+    await release();
     await expect(status).toContainText(/^Done /);
     await expect(p.result().getByRole("button", { name: "Copy output" })).toBeVisible();
     await expect(p.result().getByRole("button", { name: "Download output" })).toBeVisible();

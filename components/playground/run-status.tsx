@@ -39,8 +39,13 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
   const recorded = run.metadata && !running ? run.metadata.durationInMs : null;
   parts.push(`${head} ${formatDuration(recorded ?? elapsed)}`);
   if (run.operation === "stream-object") {
-    if (run.firstItemAt !== null && run.startedAt !== null) parts.push(`first item ${formatDuration(firstItemMs(run, recorded))}`);
-    else parts.push(running ? "waiting for the first item" : "nothing had arrived");
+    if (run.firstItemAt !== null && run.startedAt !== null) {
+      const first = run.firstItemAt - run.startedAt;
+      // Measured by this browser (from sending the request), beside a duration the server recorded:
+      // shown only where it can be placed before "Done" (a busy page or a slow network can make the
+      // browser's count the longer one: then it is left out, never shown later than the end).
+      if (recorded === null || first < recorded) parts.push(`first item ${formatDuration(first)}`);
+    } else parts.push(running ? "waiting for the first item" : "nothing had arrived");
     if (run.metadata) parts.push(`${run.metadata.outputTokens} tok`);
     else if (tokens) parts.push(`~${tokens} tok${streamingFor && streamingFor > 200 ? ` · ${Math.round(tokens / (streamingFor / 1000))} tok/s` : ""}`);
   } else if (run.metadata) {
@@ -56,20 +61,6 @@ export function RunStatusChip({ run, compact = false }: { run: RunState; compact
       </Badge>
     </p>
   );
-}
-
-/**
- * When the first item came, on the same clock as the duration beside it. While the run goes (or
- * without the run's recorded duration), the browser's clock: from sending the request. Once the run
- * recorded its duration, the server's: that duration less how long the browser saw the stream go on
- * after its first item — the first item and the end travel the same way, so the difference is the
- * server's, and the first item never reads later than "Done" (the browser's count would add the
- * request's round trip to it alone).
- */
-function firstItemMs(run: RunState, recorded: number | null): number {
-  const browser = run.firstItemAt! - run.startedAt!;
-  if (recorded === null || run.finishedAt === null) return browser;
-  return Math.max(0, Math.min(recorded, recorded - (run.finishedAt - run.firstItemAt!)));
 }
 
 /** The chip for a run held in a store: only it re-renders as the run streams, not what holds it. */
