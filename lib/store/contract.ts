@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/key-limits";
 import { TRANSFER_TABLES } from "./migrations";
 import { cancelContract } from "./contract-cancel";
-import { BOUNDS, pagesContract } from "./contract-pages";
+import { BOUNDS, newRun, pagesContract } from "./contract-pages";
 import type { NewRun, Store, TransferRow, TransferTable } from "./store-types";
 
 /**
@@ -18,20 +18,8 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
   const keyRow = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, created_at: at(0), webhook_secret: "whsec_test" });
   const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
-  const run = (id: string, extra: Partial<NewRun> = {}): NewRun => ({
-    id,
-    operation: "generate.text",
-    workflowSlug: "w",
-    keyId,
-    input: "x",
-    schema: null,
-    contextSlugs: [],
-    attachments: [],
-    callback: { url: "https://example.com/h", headers: { Authorization: "Bearer s" } },
-    modelTag: "m",
-    createdAt: at(0),
-    ...extra,
-  });
+  // The contracts' run, with a callback (its event tests need one).
+  const run = (id: string, extra: Partial<NewRun> = {}): NewRun => newRun(keyId, id, { callback: { url: "https://example.com/h", headers: { Authorization: "Bearer s" } }, ...extra });
   const outcome = { status: "succeeded" as const, output: { a: 1 }, error: null, modelName: "m1", modelTag: "m", decoding: "provider" as const, warnings: ["a draft-04 `id` was ignored"], inputTokens: 3, outputTokens: 4, cost: "0.1", durationMs: 5, attempts: 1, finishedAt: at(10) };
   const event = (id: string, runId: string) => ({ id, runId, keyId, url: "https://example.com/h", headers: { "X-A": "1" }, payload: "{}", nextAttemptAt: at(0), createdAt: at(0) });
 
