@@ -184,6 +184,11 @@ describe("one store implementation", () => {
     const stores = modules.map((m) => m.source).filter((file) => file.endsWith("-store.ts"));
     expect(stores.length).toBeGreaterThanOrEqual(9);
   });
+
+  it("leaves the two backends only opening, migrating and moving whole tables: no run, meter, stream or event statement of their own", () => {
+    const ownWrites = /\b(INSERT INTO|UPDATE|DELETE FROM)\s+(runs|key_usage|usage_reservations|stream_events|events|deliveries|threads?|thread_messages|evaluations?|catalog_versions)\b/;
+    for (const backend of ["lib/store/sqlite.ts", "lib/store/postgres.ts"]) expect(ownWrites.test(readFileSync(path.join(ROOT, backend), "utf8")), backend).toBe(false);
+  });
 });
 
 describe("files a new engineer can find", () => {

@@ -1,5 +1,5 @@
 import "server-only";
-import type pg from "pg";
+import pg from "pg";
 import { GenserveError } from "../errors";
 import { postgresAtomic } from "./atomic";
 import { driveAsync, POSTGRES_DIALECT, type StoreRunner } from "./runner";
@@ -26,8 +26,11 @@ export interface PostgresRunner extends StoreRunner {
   guard<T>(work: () => Promise<T>): Promise<T>;
 }
 
-/** The store's runner on PostgreSQL (see runner.ts): statements on the pool, transactions on one client. */
-export function postgresRunner(pool: pg.Pool): PostgresRunner {
+/**
+ * The store's runner on PostgreSQL (see runner.ts): statements on the pool, transactions on one
+ * client, announcements by NOTIFY and LISTEN on a connection of their own to `url`.
+ */
+export function postgresRunner(pool: pg.Pool, url: string): PostgresRunner {
   const guard = async <T>(work: () => Promise<T>): Promise<T> => {
     try {
       return await work();
@@ -60,6 +63,18 @@ export function postgresRunner(pool: pg.Pool): PostgresRunner {
     all: async <R>(sql: string, params: unknown[]) => (await query(sql, params)).rows as R[],
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
     atomic: postgresAtomic(transaction),
+    async write(sql, params, options) {
+      if (!options?.announce) return (await query(sql, params)).rowCount ?? 0;
+      // The write and its announcement in one statement: NOTIFY is sent when it commits, and only
+      // when it changed a row (the HAVING leaves no row to compute pg_notify for otherwise).
+      const n = params.length;
+      const { rows } = await query<{ n: number }>(
+        `WITH changed AS (${sql} RETURNING 1) SELECT count(*) AS n, pg_notify($${n + 1}, $${n + 2}) FROM changed HAVING count(*) > 0`,
+        [...params, options.announce.channel, options.announce.payload],
+      );
+      return Number(rows[0]?.n ?? 0);
+    },
+    listen: (channel, onMessage, onReconnect) => listenChannel(url, channel, onMessage, onReconnect),
     transact: (work, options) =>
       transaction(async (client) => {
         if (typeof options?.lock === "number") await client.query("SELECT pg_advisory_xact_lock($1)", [options.lock]);
@@ -69,5 +84,56 @@ export function postgresRunner(pool: pg.Pool): PostgresRunner {
           return s.rows ? result.rows : (result.rowCount ?? 0);
         });
       }),
+  };
+}
+
+/**
+ * LISTENs on `channel` with a connection of its own (a pooled one cannot hold a LISTEN), and
+ * reconnects with back-off when the connection is lost; `onReconnect` runs once it is back, since
+ * notifications sent meanwhile are gone.
+ */
+async function listenChannel(url: string, channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }> {
+  let closed = false;
+  let client: pg.Client | null = null;
+  let retry: NodeJS.Timeout | null = null;
+  const connect = async (): Promise<boolean> => {
+    const next = new pg.Client({ connectionString: url });
+    next.on("error", () => undefined);
+    next.on("notification", (message) => {
+      if (message.channel === channel && message.payload) onMessage(message.payload);
+    });
+    try {
+      await next.connect();
+      await next.query(`LISTEN ${channel}`);
+    } catch {
+      await next.end().catch(() => undefined);
+      return false;
+    }
+    if (closed) {
+      await next.end().catch(() => undefined);
+      return false;
+    }
+    client = next;
+    next.once("end", () => {
+      client = null;
+      if (!closed) schedule(250);
+    });
+    return true;
+  };
+  const schedule = (delay: number) => {
+    retry = setTimeout(async () => {
+      if (closed) return;
+      if (await connect()) onReconnect();
+      else schedule(Math.min(delay * 2, 5_000));
+    }, delay);
+    retry.unref();
+  };
+  if (!(await connect())) schedule(250);
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    },
   };
 }

@@ -13,7 +13,11 @@ import type { AtomicRunner } from "./atomic";
  *   (`grouped`: the hot writes); PostgreSQL drives it on one pooled client in BEGIN … COMMIT, after an
  *   advisory lock on `lock` when given;
  * - the few fragments of SQL that differ (`Dialect`): row locks and `SKIP LOCKED` (SQLite has one
- *   writer and needs neither), lists as parameters, null-safe comparison, substring search.
+ *   writer and needs neither), lists and batches of rows as parameters, null-safe comparison,
+ *   substring search;
+ * - announcing a write to every process (`write` with `announce`, and `listen`): SQLite's listeners
+ *   are in the one process that owns the file; PostgreSQL NOTIFYs in the write's own statement and
+ *   LISTENs on a connection of its own.
  *
  * `RETURNING`, `ON CONFLICT … DO NOTHING / DO UPDATE`, window functions and `CAST(… AS TEXT)` are
  * written the same for both (SQLite ≥ 3.35). Booleans are bound as 1/0 (SQLite binds no booleans;
@@ -35,6 +39,16 @@ export interface Dialect {
   position(haystack: string, needle: string): string;
   /** `text` starts with `prefix`. */
   startsWith(text: string, prefix: string): string;
+  /**
+   * A table of rows given as one parameter (`param`, bound as `rows(values)`: an array of objects),
+   * named `alias` with `columns` of the given SQL types: `SELECT … FROM ${rowsOf("$2", "x", …)}`.
+   * One statement for a batch, in linear time, whatever its length.
+   */
+  rowsOf(param: string, alias: string, columns: Readonly<Record<string, "text" | "int" | "bigint">>): string;
+  /** Rows of objects as `rowsOf`'s parameter. */
+  rows(values: readonly Record<string, unknown>[]): unknown;
+  /** `skipLocked` for a SELECT that joins: only the rows of `alias` are claimed. */
+  skipLockedOf(alias: string): string;
   /** The SQL type a decimal string is cast to, to sum it. */
   readonly decimal: string;
 }
@@ -70,10 +84,45 @@ export interface TransactOptions {
   grouped?: boolean;
 }
 
+/** What a write announces to every process once it has committed (`StoreRunner.write`). */
+export interface Announcement {
+  channel: string;
+  payload: string;
+}
+
 export interface StoreRunner extends AtomicRunner {
   readonly dialect: Dialect;
   /** Runs `work`'s statements as one transaction: all of them, or none if one fails or `work` throws. */
   transact<T>(work: () => Tx<T>, options?: TransactOptions): Promise<T>;
+  /**
+   * One write statement (no `RETURNING` of its own); returns how many rows it changed. `grouped`:
+   * SQLite joins this turn's group commit. `announce`: when it changed a row, every process
+   * listening on the channel (`listen`) is told once it has committed — SQLite: this process's
+   * listeners (one process owns the file); PostgreSQL: `NOTIFY` in the same statement, so an
+   * announcement goes out exactly when the write commits and never for one that failed.
+   */
+  write(sql: string, params: unknown[], options?: { grouped?: boolean; announce?: Announcement }): Promise<number>;
+  /**
+   * Calls `onMessage(payload)` for each announcement on `channel`; `onReconnect` after the channel
+   * was lost and is back (PostgreSQL: announcements meanwhile are gone).
+   */
+  listen(channel: string, onMessage: (payload: string) => void, onReconnect: () => void): Promise<{ close(): Promise<void> }>;
+}
+
+/** Calls the listeners of one process's channels (SQLite: the process that owns the file). */
+export function localChannels(): Pick<StoreRunner, "listen"> & { tell(announcement: Announcement): void } {
+  const channels = new Map<string, Set<(payload: string) => void>>();
+  return {
+    tell({ channel, payload }) {
+      for (const listener of channels.get(channel) ?? []) listener(payload);
+    },
+    async listen(channel, onMessage) {
+      let listeners = channels.get(channel);
+      if (!listeners) channels.set(channel, (listeners = new Set()));
+      listeners.add(onMessage);
+      return { close: async () => void listeners.delete(onMessage) };
+    },
+  };
 }
 
 /** Drives `tx` with `step` running each statement synchronously (SQLite). */
@@ -99,6 +148,10 @@ export const SQLITE_DIALECT: Dialect = {
   same: (a, b) => `${a} IS ${b}`,
   position: (haystack, needle) => `instr(${haystack}, ${needle})`,
   startsWith: (text, prefix) => `substr(${text}, 1, length(${prefix})) = ${prefix}`,
+  rowsOf: (param, alias, columns) =>
+    `(SELECT ${Object.keys(columns).map((c) => `json_extract(value, '$.${c}') AS ${c}`).join(", ")} FROM json_each(${param})) AS ${alias}`,
+  rows: (values) => JSON.stringify(values),
+  skipLockedOf: () => "",
   decimal: "REAL",
 };
 
@@ -111,5 +164,9 @@ export const POSTGRES_DIALECT: Dialect = {
   same: (a, b) => `${a} IS NOT DISTINCT FROM ${b}`,
   position: (haystack, needle) => `strpos(${haystack}, ${needle})`,
   startsWith: (text, prefix) => `starts_with(${text}, ${prefix})`,
+  rowsOf: (param, alias, columns) =>
+    `json_to_recordset(${param}::json) AS ${alias}(${Object.entries(columns).map(([c, type]) => `${c} ${type}`).join(", ")})`,
+  rows: (values) => JSON.stringify(values),
+  skipLockedOf: (alias) => ` FOR UPDATE OF ${alias} SKIP LOCKED`,
   decimal: "NUMERIC",
 };

@@ -1,18 +1,20 @@
 import "server-only";
 import { toRun, toStranded, type RunRow } from "./rows";
 import { listRuns } from "./run-list";
+import { runWrites } from "./run-writes";
 import type { StoreRunner } from "./runner";
 import type { Store } from "./store-types";
 
 /**
- * Runs: reads, leases and cancel checks, written once for both backends. A stranded run is claimed
- * in one statement (`SKIP LOCKED` on PostgreSQL, SQLite's one writer otherwise).
- *
- * Still each backend's own (sqlite.ts, postgres.ts): admission and settlement of key meters
- * (`insert`, `reserve`, `finish`, `requeue`, `claimQueued`: SQLite's group commit with one statement
- * per meter, PostgreSQL's row locks in name order with batched statements), and announcing cancels.
+ * Runs, written once for both backends: reads, leases and cancel checks here (a stranded run is
+ * claimed in one statement: `SKIP LOCKED` on PostgreSQL, SQLite's one writer otherwise), and what
+ * every run writes in run-writes.ts.
  */
-export function runReads(db: StoreRunner): Pick<Store["runs"], "get" | "list" | "renewLeases" | "claimStranded" | "queuedCount" | "cancelRequested"> {
+export function runsStore(db: StoreRunner): Store["runs"] {
+  return { ...runReads(db), ...runWrites(db) };
+}
+
+function runReads(db: StoreRunner): Pick<Store["runs"], "get" | "list" | "renewLeases" | "claimStranded" | "queuedCount" | "cancelRequested"> {
   const { inList, list, position, skipLocked } = db.dialect;
   return {
     async get(id) {

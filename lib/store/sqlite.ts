@@ -4,18 +4,15 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { newWebhookSecret } from "../ids";
-import { MIGRATIONS, NEXT_QUEUED_RUN } from "./migrations";
-import { admit, CONCURRENCY_METER, mergeCharges, settled, type MeterRow } from "./meters";
-import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
+import { MIGRATIONS } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./table-transfer";
-import { usageReport, usageStatements } from "./usage-report";
 import { catalogStore } from "./catalog-store";
 import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
 import { keysStore } from "./keys-store";
-import { runReads } from "./runs-store";
-import { streamReads } from "./streams-store";
+import { runsStore } from "./runs-store";
+import { streamsStore } from "./streams-store";
 import { threadsStore } from "./threads-store";
 import { usageStore } from "./usage-store";
 import { sqliteRunner } from "./sqlite-runner";
@@ -23,11 +20,10 @@ import { evaluationStore } from "./evaluations-store";
 import { groupCommit } from "./group-commit";
 import { inboxStore } from "./inboxes";
 import { lifecycleStore } from "./lifecycle-store";
-import { cappedWrite, quotaCount, quotaUsage } from "./quotas";
+import { quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
-import { listRuns } from "./run-list";
-import { MEASURE_IMPORTED, threadReads } from "./thread-reads";
-import type { Admission, CatalogKind, MeterCharge, NewRun, Settlement, Store, TransferRow, TransferTable } from "./store-types";
+import { MEASURE_IMPORTED } from "./thread-reads";
+import type { Store, TransferRow, TransferTable } from "./store-types";
 
 export const SQLITE_FILE = "genserve.sqlite";
 /** The checkpoint worker, relative to the package root (plain JavaScript, loaded as it is). */
@@ -68,101 +64,8 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     db.prepare("UPDATE api_keys SET webhook_secret = ? WHERE id = ?").run(newWebhookSecret(), row.id);
   }
 
-  const streamListeners = new Set<(runId: string) => void>();
-  const cancelListeners = new Set<(runId: string) => void>();
   // The writes every run makes (admission, its end, its callback's attempts, its stream) share commits under load.
   const commits = groupCommit(db);
-  const write = commits.write;
-  const stmt = {
-    streamInsert: db.prepare<[string, number, string, number, string]>("INSERT INTO stream_events (run_id, seq, event, final, created_at) VALUES (?, ?, ?, ?, ?)"),
-    meterGet: db.prepare<[string, string], MeterRow>("SELECT meter, used, reserved FROM key_usage WHERE key_id = ? AND meter = ?"),
-    meterReserve: db.prepare<[string, string, number, string]>(
-      `INSERT INTO key_usage (key_id, meter, used, reserved, updated_at) VALUES (?, ?, 0, ?, ?)
-       ON CONFLICT (key_id, meter) DO UPDATE SET reserved = reserved + excluded.reserved, updated_at = excluded.updated_at`,
-    ),
-    meterSettle: db.prepare<[number, number, string, string, string]>("UPDATE key_usage SET reserved = reserved - ?, used = used + ?, updated_at = ? WHERE key_id = ? AND meter = ?"),
-    reservationAdd: db.prepare<[string, string, string, number]>(
-      "INSERT INTO usage_reservations (run_id, key_id, meter, amount) VALUES (?, ?, ?, ?) ON CONFLICT (run_id, meter) DO UPDATE SET amount = amount + excluded.amount",
-    ),
-    reservationsOf: db.prepare<[string], { key_id: string; meter: string; amount: number }>("SELECT key_id, meter, amount FROM usage_reservations WHERE run_id = ?"),
-    reservationDelete: db.prepare<[string, string]>("DELETE FROM usage_reservations WHERE run_id = ? AND meter = ?"),
-    runNextWithSlot: db.prepare<[], RunRow & { request_json: string; concurrency: number | null }>(`${NEXT_QUEUED_RUN.replace("$SELECT", "r.*, k.concurrency AS concurrency")} LIMIT 1`),
-    keyServed: db.prepare<[string, string]>("UPDATE api_keys SET queue_served_at = ? WHERE id = ?"),
-    eventInsert: db.prepare(
-      `INSERT INTO events (id, run_id, key_id, url, headers, payload, status, attempts, next_attempt_at, created_at, updated_at, traceparent, lease_until)
-       VALUES (@id, @runId, @keyId, @url, @headers, @payload, 'pending', 0, @nextAttemptAt, @createdAt, @createdAt, @traceparent, @leaseUntil)`,
-    ),
-    runInsert: db.prepare(
-      `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments,
-                         callback, model_tag, created_at, updated_at, request_json, context_chunks,
-                         workflow_version, context_versions, prompt_hash, schema_hash, prompt_tokens, output_token_limit,
-                         lease_owner, lease_until, traceparent, evaluation_id, workflow_label, draft)
-       VALUES (@id, @operation, @workflowSlug, @keyId, @status, @input, @schema, @contextSlugs, @attachments,
-               @callback, @modelTag, @createdAt, @createdAt, @request, @contextChunks,
-               @workflowVersion, @contextVersions, @promptHash, @schemaHash, @promptTokens, @outputTokenLimit,
-               @leaseOwner, @leaseUntil, @traceparent, @evaluationId, @workflowLabel, @draft)`,
-    ),
-    runRequeue: db.prepare<[string, string]>("UPDATE runs SET status = 'queued', lease_owner = NULL, lease_until = NULL, updated_at = ? WHERE id = ?"),
-    runClaim: db.prepare<[string, string, string, string]>(
-      "UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = ?, lease_until = ?, updated_at = ? WHERE id = ? AND status = 'queued'",
-    ),
-    runFinish: db.prepare(
-      `UPDATE runs SET status = @status, output_json = @output, error_json = @error, model_name = @modelName, request_json = NULL, decoding = @decoding, warnings_json = @warnings,
-              model_tag = @modelTag, input_tokens = @inputTokens, output_tokens = @outputTokens, cost = @cost,
-              duration_ms = @durationMs, attempts = @attempts, finished_at = @finishedAt, updated_at = @finishedAt,
-              lease_owner = NULL, lease_until = NULL, pace = @pace
-       WHERE id = @id AND status IN ('running', 'queued') AND (@owner IS NULL OR lease_owner = @owner)`,
-    ),
-    runStatus: db.prepare<[string], { status: string }>("SELECT status FROM runs WHERE id = ?"),
-    runCancel: db.prepare<[string, string]>("UPDATE runs SET cancel_requested_at = COALESCE(cancel_requested_at, ?) WHERE id = ? AND status IN ('queued', 'running')"),
-  };
-
-  const insertRun = (run: NewRun) =>
-    stmt.runInsert.run({
-      ...run,
-      status: run.status ?? "running",
-      contextChunks: run.contextChunks && run.contextChunks.length > 0 ? JSON.stringify(run.contextChunks) : null,
-      workflowVersion: run.workflowVersion ?? null,
-      contextVersions: run.contextVersions ? JSON.stringify(run.contextVersions) : null,
-      promptHash: run.promptHash ?? null,
-      schemaHash: run.schemaHash ?? null,
-      promptTokens: run.promptTokens ?? null,
-      outputTokenLimit: run.outputTokenLimit ?? null,
-      request: run.request === undefined ? null : JSON.stringify(run.request),
-      leaseOwner: run.lease?.owner ?? null,
-      leaseUntil: run.lease?.until ?? null,
-      traceparent: run.traceparent ?? null,
-      evaluationId: run.evaluationId ?? null,
-      workflowLabel: run.workflowLabel ?? null,
-      draft: run.draft ? JSON.stringify(run.draft) : null,
-      schema: run.schema === null ? null : JSON.stringify(run.schema),
-      contextSlugs: JSON.stringify(run.contextSlugs),
-      attachments: JSON.stringify(run.attachments),
-      callback: run.callback === null ? null : JSON.stringify(run.callback),
-    });
-
-  /** Reserves `charges` for a run, all or none (inside a transaction). */
-  const reserve = (runId: string, keyId: string, charges: readonly MeterCharge[], at: string): Admission => {
-    const merged = mergeCharges(charges);
-    const rows = merged.map((c) => stmt.meterGet.get(keyId, c.meter)).filter((r): r is MeterRow => r !== undefined);
-    const admission = admit(merged, rows);
-    if (!admission.ok) return admission;
-    for (const c of merged) {
-      stmt.meterReserve.run(keyId, c.meter, c.amount, at);
-      stmt.reservationAdd.run(runId, keyId, c.meter, c.amount);
-    }
-    return admission;
-  };
-
-  /** Settles a run's reservations (`only`: just that meter) to what it used (inside a transaction). */
-  const settleRun = (runId: string, settle: Settlement, at: string, only?: string) => {
-    for (const r of stmt.reservationsOf.all(runId)) {
-      if (only !== undefined && r.meter !== only) continue;
-      stmt.meterSettle.run(r.amount, settled(r, settle), at, r.key_id, r.meter);
-      stmt.reservationDelete.run(runId, r.meter);
-    }
-  };
-
   const runner = sqliteRunner(db, commits);
   const evaluations = evaluationStore(runner);
   const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
@@ -174,68 +77,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     // Applied when the store opened: SQLite's write lock serialises processes that open it together.
     async migrate() {},
     keys: keysStore(runner),
-    runs: {
-      async insert(run: NewRun, charges = []) {
-        return write((): Admission => {
-          const admission = reserve(run.id, run.keyId, charges, run.createdAt);
-          if (admission.ok) insertRun(run);
-          return admission;
-        });
-      },
-      async reserve(runId, keyId, charges, at) {
-        return write(() => {
-          // A run that has ended (left behind at its deadline, say) reserves nothing more: nothing would settle it.
-          if (stmt.runStatus.get(runId)?.status !== "running") throw runEnded(runId);
-          return reserve(runId, keyId, charges, at);
-        });
-      },
-      async finish(id, outcome, event, owner, settle = {}) {
-        return write(() => {
-          const changed = stmt.runFinish.run({
-            id,
-            owner: owner ?? null,
-            ...outcome,
-            output: outcome.output === null ? null : JSON.stringify(outcome.output),
-            error: outcome.error === null ? null : JSON.stringify(outcome.error),
-            warnings: warningsJson(outcome.warnings),
-            pace: outcome.pace ? JSON.stringify(outcome.pace) : null,
-          }).changes;
-          if (changed === 0) return false;
-          if (event) stmt.eventInsert.run({ ...event, headers: JSON.stringify(event.headers), traceparent: event.traceparent ?? null, leaseUntil: event.leaseUntil ?? null });
-          settleRun(id, settle, outcome.finishedAt ?? new Date().toISOString());
-          return true;
-        });
-      },
-      ...runReads(runner),
-      async requeue(id, at) {
-        db.transaction(() => {
-          stmt.runRequeue.run(at, id);
-          settleRun(id, {}, at, CONCURRENCY_METER);
-        }).immediate();
-      },
-      async requestCancel(id, at) {
-        const changed = (await write(() => stmt.runCancel.run(at, id))).changes > 0;
-        // One process owns the file: its own listeners are everyone who can be told.
-        if (changed) for (const listener of cancelListeners) listener(id);
-        return changed;
-      },
-      async listenCancels(onCancel) {
-        cancelListeners.add(onCancel);
-        return { close: async () => void cancelListeners.delete(onCancel) };
-      },
-      async claimQueued(at, lease) {
-        return db
-          .transaction(() => {
-            const row = stmt.runNextWithSlot.get();
-            if (!row) return null;
-            if (row.concurrency !== null && !reserve(row.id, row.key_id, [{ meter: CONCURRENCY_METER, amount: 1, limit: row.concurrency }], at).ok) return null;
-            if (stmt.runClaim.run(lease.owner, lease.until, at, row.id).changes === 0) return null;
-            stmt.keyServed.run(at, row.key_id);
-            return { ...toRun({ ...row, status: "running" }), request: JSON.parse(row.request_json) as unknown };
-          })
-          .immediate();
-      },
-    },
+    runs: runsStore(runner),
     events: eventsStore(runner),
     inboxes: inboxStore(runner),
     quotas: {
@@ -246,20 +88,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     idempotency: idempotencyStore(runner),
     threads: threadsStore(runner),
     usage: usageStore(runner),
-    streams: {
-      async append(runId, events, at) {
-        await write(() => {
-          for (const e of events) stmt.streamInsert.run(runId, e.seq, e.event, e.final ? 1 : 0, at);
-        });
-        // One process owns the file: its own listeners are everyone who can be told.
-        for (const listener of streamListeners) listener(runId);
-      },
-      ...streamReads(runner),
-      async listen(onAppended) {
-        streamListeners.add(onAppended);
-        return { close: async () => void streamListeners.delete(onAppended) };
-      },
-    },
+    streams: streamsStore(runner),
     transfer: {
       rows(table) {
         return pagedRows(table, async (sql, params) => db.prepare<unknown[], TransferRow>(sql).all(...params));
