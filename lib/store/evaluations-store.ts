@@ -1,21 +1,12 @@
 import "server-only";
 import type { ProblemBody } from "../errors";
+import type { StoreRunner } from "./runner";
 import type { EvaluationItemRecord, EvaluationRecord, EvaluationStatus, Store, SuiteRecord, SuiteSnapshot } from "./store-types";
 
 /**
  * Suites and evaluations, written once for both backends: every operation is a single statement
- * (atomic on its own), so the two differ only in how a statement is run, in placeholders and in
- * how a claimed row is locked.
+ * (atomic on its own); a claimed row is locked as the dialect says.
  */
-export interface SqlRunner {
-  /** Rows of a statement with `$1`-style placeholders. */
-  all<R>(sql: string, params: unknown[]): Promise<R[]>;
-  /** Rows changed by a statement. */
-  run(sql: string, params: unknown[]): Promise<number>;
-  /** Appended to the sub-select that picks the evaluation to claim (PostgreSQL: skip rows another process is claiming). */
-  readonly lockClause: string;
-}
-
 interface SuiteRow {
   slug: string;
   key_id: string;
@@ -117,7 +108,7 @@ const claimable = (e: string, now: string) => `(${e}.status = 'queued' OR (${e}.
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
-export function evaluationStore(db: SqlRunner): Pick<Store, "suites" | "evaluations"> {
+export function evaluationStore(db: StoreRunner): Pick<Store, "suites" | "evaluations"> {
   const heldBy = "status = 'running' AND lease_owner = $2";
   return {
     suites: {
@@ -202,7 +193,7 @@ export function evaluationStore(db: SqlRunner): Pick<Store, "suites" | "evaluati
              ORDER BY (SELECT COUNT(*) FROM evaluations r WHERE r.key_id = e.key_id AND r.status = 'running' AND r.lease_until >= $3),
                       (SELECT COALESCE(MAX(c.claimed_at), '') FROM evaluations c WHERE c.key_id = e.key_id),
                       e.id
-             LIMIT 1${db.lockClause}
+             LIMIT 1${db.dialect.skipLocked}
            ) AND ${claimable("evaluations", "$3")}
            RETURNING *`,
           [lease.owner, lease.until, now],

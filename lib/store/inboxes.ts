@@ -1,6 +1,6 @@
 import "server-only";
-import type { AtomicRunner } from "./atomic";
 import { cappedWrite } from "./quotas";
+import { run, type StoreRunner } from "./runner";
 import type { InboxEvent, Store, StoredInboxEvent } from "./store-types";
 
 /**
@@ -9,7 +9,7 @@ import type { InboxEvent, Store, StoredInboxEvent } from "./store-types";
  * most `maxBytes` (bodies and headers), none older than `maxAgeMs` — applied in the transaction that
  * stores each delivery; its reads come a page at a time.
  */
-export function inboxStore(db: AtomicRunner): Store["inboxes"] {
+export function inboxStore(db: StoreRunner): Store["inboxes"] {
   return {
     async create(inbox, limit) {
       await cappedWrite(db, limit === undefined ? undefined : { resource: "inboxes", keyId: inbox.keyId, limit, at: inbox.createdAt }, {
@@ -24,22 +24,26 @@ export function inboxStore(db: AtomicRunner): Store["inboxes"] {
     async receive(id, event, bounds) {
       const headers = JSON.stringify(event.headers);
       const bytes = Buffer.byteLength(event.body) + Buffer.byteLength(headers);
-      await db.atomic([
-        {
-          sql: "INSERT INTO inbox_events (inbox_id, received_at, headers, body, verified, bytes) VALUES ($1, $2, $3, $4, $5, $6)",
-          // 1/0: SQLite binds no booleans, and PostgreSQL reads '1' as true.
-          params: [id, event.receivedAt, headers, event.body, event.verified ? 1 : 0, bytes],
-        },
-        {
-          // The newest delivery always stays (its body was already held to the inbox's limits).
-          sql: `DELETE FROM inbox_events WHERE inbox_id = $1 AND (received_at < $2 OR seq IN (
-                  SELECT seq FROM (
-                    SELECT seq, ROW_NUMBER() OVER (ORDER BY seq DESC) AS n, SUM(bytes) OVER (ORDER BY seq DESC) AS total
-                    FROM inbox_events WHERE inbox_id = $1
-                  ) ranked WHERE n > 1 AND (n > $3 OR total > $4)))`,
-          params: [id, new Date(Date.parse(event.receivedAt) - bounds.maxAgeMs).toISOString(), bounds.keep, bounds.maxBytes],
-        },
-      ]);
+      await db.transact(function* () {
+        // 1/0: SQLite binds no booleans, and PostgreSQL reads '1' as true.
+        yield* run("INSERT INTO inbox_events (inbox_id, received_at, headers, body, verified, bytes) VALUES ($1, $2, $3, $4, $5, $6)", [
+          id,
+          event.receivedAt,
+          headers,
+          event.body,
+          event.verified ? 1 : 0,
+          bytes,
+        ]);
+        // The newest delivery always stays (its body was already held to the inbox's limits).
+        yield* run(
+          `DELETE FROM inbox_events WHERE inbox_id = $1 AND (received_at < $2 OR seq IN (
+             SELECT seq FROM (
+               SELECT seq, ROW_NUMBER() OVER (ORDER BY seq DESC) AS n, SUM(bytes) OVER (ORDER BY seq DESC) AS total
+               FROM inbox_events WHERE inbox_id = $1
+             ) ranked WHERE n > 1 AND (n > $3 OR total > $4)))`,
+          [id, new Date(Date.parse(event.receivedAt) - bounds.maxAgeMs).toISOString(), bounds.keep, bounds.maxBytes],
+        );
+      });
     },
     async events(id, page) {
       // Sizes first (no bodies), to know where the page ends; then the page's deliveries.

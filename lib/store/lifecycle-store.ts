@@ -1,6 +1,6 @@
 import "server-only";
-import type { AtomicRunner } from "./atomic";
 import { cappedWrite } from "./quotas";
+import type { StoreRunner } from "./runner";
 import type { CatalogKind, CatalogVersion, LabelMove, ShareRecord, Store } from "./store-types";
 
 interface CatalogRow {
@@ -80,7 +80,7 @@ const CURRENT = `SELECT version FROM workflow_label_moves c WHERE c.slug = $1 AN
  * it points — so a move is one INSERT, atomic on its own, and a promotion decided twice (after a
  * crash) is recorded once by the unique evaluation id.
  */
-export function lifecycleStore(db: AtomicRunner): Pick<Store, "labels" | "shares"> & { catalogVersions: Pick<Store["catalog"], "version" | "versions" | "latestWithLabel"> } {
+export function lifecycleStore(db: StoreRunner): Pick<Store, "labels" | "shares"> & { catalogVersions: Pick<Store["catalog"], "version" | "versions" | "latestWithLabel"> } {
   return {
     catalogVersions: {
       async version(kind, slug, version) {

@@ -1,7 +1,6 @@
 import "server-only";
 import pg from "pg";
 import { GenserveError } from "../errors";
-import { postgresAtomic } from "./atomic";
 import { driveAsync, POSTGRES_DIALECT, type StoreRunner } from "./runner";
 
 /**
@@ -56,13 +55,11 @@ export function postgresRunner(pool: pg.Pool, url: string): PostgresRunner {
     });
   return {
     dialect: POSTGRES_DIALECT,
-    lockClause: POSTGRES_DIALECT.skipLocked,
     query,
     transaction,
     guard,
     all: async <R>(sql: string, params: unknown[]) => (await query(sql, params)).rows as R[],
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
-    atomic: postgresAtomic(transaction),
     async write(sql, params, options) {
       if (!options?.announce) return (await query(sql, params)).rowCount ?? 0;
       // The write and its announcement in one statement: NOTIFY is sent when it commits, and only

@@ -1,7 +1,6 @@
 import "server-only";
 import { GenserveError, type QuotaResource } from "../errors";
-import type { AtomicRunner, AtomicStep, StepResult } from "./atomic";
-import type { SqlRunner } from "./evaluations-store";
+import { all, run, type SqlRunner, type StoreRunner } from "./runner";
 
 /**
  * Per-key storage quotas: how many inboxes, share links, threads and suites a key may hold
@@ -57,12 +56,22 @@ export function assertRoom(cap: Pick<Cap, "resource" | "limit">, used: number): 
   if (used >= cap.limit) throw quotaExceeded(cap.resource, cap.limit, used);
 }
 
-/** Runs `write` (an INSERT returning no rows) only while the key holds fewer than its cap; without a cap, as it is. */
-export async function cappedWrite(db: AtomicRunner, cap: Cap | undefined, write: AtomicStep): Promise<StepResult> {
-  if (!cap) return { rows: [], changes: await db.run(write.sql, write.params) };
+/**
+ * Runs `write` (an INSERT returning no rows) only while the key holds fewer than its cap, the count
+ * and the insert in one transaction serialised per key and resource; without a cap, as it is.
+ * Returns the rows it inserted.
+ */
+export async function cappedWrite(db: StoreRunner, cap: Cap | undefined, write: { sql: string; params: unknown[] }): Promise<number> {
+  if (!cap) return db.run(write.sql, write.params);
   const { sql, params } = counted(cap.resource, cap.keyId, cap.at, cap.except);
-  const count: AtomicStep = { sql: sql.replace("COUNT(*)", "COUNT(*) AS n"), params, check: (rows) => assertRoom(cap, Number(rows[0]?.n ?? 0)) };
-  return (await db.atomic([count, write], `quota:${cap.resource}:${cap.keyId}`))[1]!;
+  return db.transact(
+    function* () {
+      const [row] = yield* all<{ n: number | string }>(sql.replace("COUNT(*)", "COUNT(*) AS n"), params);
+      assertRoom(cap, Number(row?.n ?? 0));
+      return yield* run(write.sql, write.params);
+    },
+    { lock: `quota:${cap.resource}:${cap.keyId}` },
+  );
 }
 
 /** How many of each a key holds now, in one statement. */

@@ -1,6 +1,6 @@
 import "server-only";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { SqlRunner } from "./evaluations-store";
+import type { SqlRunner } from "./runner";
 import type { RunListBounds, RunListItem, RunListPage } from "./pages";
 import { toRun, type RunRow } from "./rows";
 import type { RunFilter } from "./store-types";

@@ -1,5 +1,4 @@
 import "server-only";
-import type { AtomicRunner } from "./atomic";
 
 /**
  * The one layer between the sub-stores (keys-store.ts, catalog-store.ts, …, written once) and the
@@ -90,7 +89,15 @@ export interface Announcement {
   payload: string;
 }
 
-export interface StoreRunner extends AtomicRunner {
+/** Single statements: what a read (or a write atomic on its own) needs. */
+export interface SqlRunner {
+  /** Rows of a statement with `$1`-style placeholders. */
+  all<R>(sql: string, params: unknown[]): Promise<R[]>;
+  /** Rows changed by a statement. */
+  run(sql: string, params: unknown[]): Promise<number>;
+}
+
+export interface StoreRunner extends SqlRunner {
   readonly dialect: Dialect;
   /** Runs `work`'s statements as one transaction: all of them, or none if one fails or `work` throws. */
   transact<T>(work: () => Tx<T>, options?: TransactOptions): Promise<T>;

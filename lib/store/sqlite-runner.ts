@@ -1,6 +1,5 @@
 import "server-only";
 import type Database from "better-sqlite3";
-import { sqliteAtomic } from "./atomic";
 import type { GroupCommit } from "./group-commit";
 import { driveSync, localChannels, SQLITE_DIALECT, type StoreRunner, type TxStatement } from "./runner";
 
@@ -27,10 +26,8 @@ export function sqliteRunner(db: Database.Database, commits: GroupCommit): Store
   const step = (s: TxStatement) => (s.rows ? statement(s.sql).all(named(s.params)) : statement(s.sql).run(named(s.params)).changes);
   return {
     dialect: SQLITE_DIALECT,
-    lockClause: SQLITE_DIALECT.skipLocked,
     all: async <R>(sql: string, params: unknown[]) => statement(sql).all(named(params)) as R[],
     run: async (sql, params) => statement(sql).run(named(params)).changes,
-    atomic: sqliteAtomic(db, statement, named),
     async transact(work, options) {
       if (options?.grouped) return commits.write(() => driveSync(work(), step));
       return db.transaction(() => driveSync(work(), step)).immediate();

@@ -1,6 +1,6 @@
 import "server-only";
 import { GenserveError, isGenserveError } from "../errors";
-import type { SqlRunner } from "./evaluations-store";
+import type { SqlRunner } from "./runner";
 import type { Store } from "./store-types";
 
 /**

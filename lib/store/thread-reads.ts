@@ -1,5 +1,5 @@
 import "server-only";
-import type { SqlRunner } from "./evaluations-store";
+import type { SqlRunner } from "./runner";
 import type { ThreadInfo, ThreadPageMessage, ThreadPageQuery } from "./pages";
 import type { ThreadMessage } from "./store-types";
 

@@ -10,7 +10,7 @@ export function threadsStore(db: StoreRunner): Store["threads"] {
   return {
     async create(thread, limit) {
       const cap = limit === undefined ? undefined : { resource: "threads" as const, keyId: thread.keyId, limit, at: thread.createdAt, except: thread.id };
-      return (await cappedWrite(db, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })).changes > 0;
+      return (await cappedWrite(db, cap, { sql: THREAD_INSERT, params: [thread.keyId, thread.id, thread.workflowSlug, thread.createdAt, thread.updatedAt] })) > 0;
     },
     ...threadReads(db),
     async append(keyId, id, messages, at) {
