@@ -2,7 +2,7 @@ import OpenAI from "openai";
 import { beforeAll, describe, expect, it } from "vitest";
 import { INVOICE_SCHEMA } from "../helpers/config";
 import type { FakeUpstream } from "../helpers/fake-upstream";
-import { get, post, type GenserveServer } from "../helpers/genserve";
+import { cli, get, post, type GenserveServer } from "../helpers/genserve";
 import { useGenserve } from "../helpers/suite";
 
 // The OpenAI-compatible endpoints through the official `openai` client (v6), against the real
@@ -159,5 +159,33 @@ describe("POST /v1/chat/completions with the openai client", () => {
     const all = await client.models.list();
     expect(all.data.map((m) => m.id)).toEqual(expect.arrayContaining(["extract-invoice", "no-retry", "support"]));
     expect(all.data[0]).toMatchObject({ object: "model", owned_by: "genserve" });
+  });
+
+  it("runs API-managed versions and labels by reference, json_object on the version's default schema; genserve types names them all", async () => {
+    const put = async (path: string, body: unknown) => {
+      const res = await fetch(`${server.url}${path}`, { method: "PUT", headers: { "content-type": "application/json", "api-key": key }, body: JSON.stringify(body) });
+      expect(res.status, await res.clone().text()).toBeLessThan(300);
+    };
+    const one = { type: "object", properties: { city: { type: "string" } }, required: ["city"], additionalProperties: false };
+    const two = { type: "object", properties: { city: { type: "string" }, country: { enum: ["FR", "DE"] } }, required: ["city", "country"] };
+    await put("/api/v1/workflows/typed-places", { model: "fast", instructions: "Find the place.", schema: one });
+    await put("/api/v1/workflows/typed-places", { model: "fast", instructions: "Find the place.", schema: two });
+    await put("/api/v1/workflows/typed-places/labels/staging", { version: 1 });
+
+    const ids = (await client.models.list()).data.map((m) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(["typed-places", "typed-places@staging"]));
+
+    upstream.reply({ content: JSON.stringify({ city: "Lyon" }) });
+    const completion = await client.chat.completions.create({ model: "typed-places@staging", messages: [{ role: "user", content: "Lyon" }], response_format: { type: "json_object" } });
+    expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ city: "Lyon" });
+    expect(upstream.requests[0]!.body.response_format?.json_schema?.schema).toMatchObject({ required: ["city"], additionalProperties: false });
+    expect((await get(server, `/api/v1/runs/${completion.id}`, key)).json).toMatchObject({ workflowVersion: "1", workflowLabel: "staging" });
+
+    const module = await cli(["types"], { dataDir: server.dataDir, configFile: server.configFile });
+    expect(module).toContain('"typed-places": { input: string; output: TypedPlacesV2Output };');
+    expect(module).toContain('"typed-places@staging": { input: string; output: TypedPlacesV1Output };');
+    expect(module).toContain('"typed-places@1": { input: string; output: TypedPlacesV1Output };');
+    expect(module).toContain('"extract-invoice@config": { input: string; output: ExtractInvoiceConfigOutput };');
+    expect(module).toContain('country: "FR" | "DE";');
   });
 });
