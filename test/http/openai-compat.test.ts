@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { INVOICE_SCHEMA } from "../helpers/config";
 import type { FakeUpstream } from "../helpers/fake-upstream";
 import { cli, get, post, type GenserveServer } from "../helpers/genserve";
+import { waitUntil } from "../helpers/receiver";
 import { useGenserve } from "../helpers/suite";
 
 // The OpenAI-compatible endpoints through the official `openai` client (v6), against the real
@@ -102,6 +103,41 @@ describe("POST /v1/chat/completions with the openai client", () => {
     expect(pieces.length).toBeGreaterThan(1);
     expect(JSON.parse(pieces.join(""))).toEqual(invoice);
     expect((await get(server, `/api/v1/runs/${id}`, key)).json).toMatchObject({ status: "succeeded", operation: "stream.object", output: invoice });
+  });
+
+  it("ends a stream whose run failed with the error in OpenAI's shape, which the client throws", async () => {
+    // no-retry: one attempt; the model's number is not a string, so the run fails output_invalid.
+    upstream.reply({ content: JSON.stringify({ number: 7, total: 1, currency: "EUR" }), chunkSize: 4 });
+    const stream = await client.chat.completions.create({ model: "no-retry", messages: [{ role: "user", content: "Invoice" }], response_format: invoiceFormat, stream: true });
+    const failure = await (async () => {
+      for await (const chunk of stream) void chunk;
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(failure).toBeInstanceOf(OpenAI.APIError);
+    expect((failure as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ type: "server_error", code: "output_invalid", param: null, message: expect.stringContaining("/number: must be string") });
+  });
+
+  it("ends a stream at a restart (OpenAI's clients cannot take text back) while the run retries and succeeds", async () => {
+    // The first attempt streams a few pieces, then its total breaks the schema: genserve retries.
+    upstream.reply({ content: JSON.stringify({ number: "INV-7", total: -1, currency: "EUR" }), chunkSize: 4 }, { content: JSON.stringify(invoice) });
+    const stream = await client.chat.completions.create({ model: "extract-invoice", messages: [{ role: "user", content: "Invoice" }], response_format: invoiceFormat, stream: true });
+    let id = "";
+    let text = "";
+    const failure = await (async () => {
+      for await (const chunk of stream) {
+        id = chunk.id;
+        text += chunk.choices[0]?.delta.content ?? "";
+      }
+    })().then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(text.startsWith('{"number":"INV-7"')).toBe(true);
+    expect((failure as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({ code: "output_restarted", message: expect.stringContaining(`/api/v1/runs/${id}`) });
+    await waitUntil(async () => (await get(server, `/api/v1/runs/${id}`, key)).json.status === "succeeded", "the run to succeed on its retry");
+    expect((await get(server, `/api/v1/runs/${id}`, key)).json).toMatchObject({ output: invoice, attempts: 2 });
   });
 
   it("refuses parameters genserve does not honour, naming each, in OpenAI's error shape", async () => {

@@ -45,18 +45,25 @@ export function paramMapper(lastUser: number): ParamOf {
   };
 }
 
-/** One line, as OpenAI's messages are: a refused request's fields by their parameter names, else the problem's detail; and the run, when there is one. */
+/**
+ * One line, as OpenAI's messages are: a refused request's fields by their parameter names; an
+ * invalid output's detail and its fields (JSON Pointers into the output, not the request); any
+ * other problem's detail; and the run, when there is one.
+ */
 function messageOf(problem: ProblemBody, paramOf: ParamOf): string {
-  const fields = (problem.errors ?? []).map((e) => `${paramOf(e.path) ?? "body"}: ${e.message}`);
   const run = problem.runId ? ` (run ${problem.runId})` : "";
-  return (problem.code === "validation_failed" && fields.length > 0 ? fields.join("; ") : problem.detail) + run;
+  const errors = problem.errors ?? [];
+  if (problem.code === "validation_failed" && errors.length > 0) return errors.map((e) => `${paramOf(e.path) ?? "body"}: ${e.message}`).join("; ") + run;
+  const fields = problem.code === "output_invalid" ? errors.map((e) => `${e.path || "(output)"}: ${e.message}`).join("; ") : "";
+  return `${problem.detail}${fields ? ` ${fields}` : ""}${run}`;
 }
 
 /** The body and status of an error in OpenAI's shape. */
 export function toOpenAiError(error: unknown, log?: ErrorLog, paramOf: ParamOf = paramMapper(0)): { status: number; body: OpenAiErrorBody; retryable: boolean } {
   const problem = toProblem(error, log);
+  // `param` names a parameter of the request: a refused one's, or `model` for the workflow.
   const first = problem.errors?.[0]?.path;
-  const param = (first !== undefined ? paramOf(first) : problem.code === "workflow_not_found" || problem.code === "forbidden" ? "model" : null);
+  const param = problem.code === "validation_failed" && first !== undefined ? paramOf(first) : ["workflow_not_found", "forbidden"].includes(problem.code) ? "model" : null;
   return {
     status: problem.status === 499 ? 400 : problem.status,
     retryable: isGenserveError(error) ? error.retryable : true,
