@@ -40,5 +40,5 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: [{ source: "/((?!api/|_next/static|_next/image|favicon.svg|healthz|readyz).*)" }],
+  matcher: [{ source: "/((?!api/|v1/|_next/static|_next/image|favicon.svg|healthz|readyz).*)" }],
 };

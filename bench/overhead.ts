@@ -9,7 +9,9 @@
  *   API is: the floor every API request pays; it calls no upstream, so its "added" is its own
  *   latency);
  * - through genserve's three operations, each a real run: key checked against the store, admitted
- *   and recorded, the object validated, the callback signed, queued and delivered to a receiver.
+ *   and recorded, the object validated, the callback signed, queued and delivered to a receiver;
+ * - through the OpenAI-compatible endpoint (`/v1/chat/completions`, response_format json_schema):
+ *   the same object run as generate/object, without a callback, answered as a chat completion.
  *
  * Sequential: every target in turn, in a new order each round, one request at a time (so drift on
  * this shared machine spreads over all of them alike), the next one sent once the last run's
@@ -76,6 +78,7 @@ interface Target {
 
 const OBJECT_BASELINE = "upstream directly, genserve's object request";
 const TEXT_BASELINE = "upstream directly, genserve's text request";
+const OPENAI_TARGET = "genserve /v1/chat/completions json_schema (OpenAI-compatible)";
 const post = (url: string, headers: Record<string, string>, body: string) => () => fetch(url, { method: "POST", headers, body });
 const targets: Target[] = [
   { name: "upstream directly", pid: upstream.child.pid, send: post(`${upstream.url}/chat/completions`, { ...json, authorization: "Bearer sk-test" }, chat) },
@@ -96,6 +99,17 @@ const targets: Target[] = [
     pid: genserve.process.pid,
     callback: true,
     send: post(`${genserve.url}/api/v1/generate/object`, gs, JSON.stringify({ input: INPUT, type: "event", workflowSlug: "no-retry", schema: SCHEMA, callback: { url: receiver.url } })),
+  },
+  {
+    // The same run as generate/object (workflow, input, schema; so the same upstream request), asked
+    // by an OpenAI client: no callback (the OpenAI shape has none), answered as a chat completion.
+    name: OPENAI_TARGET,
+    pid: genserve.process.pid,
+    send: post(
+      `${genserve.url}/v1/chat/completions`,
+      { ...json, authorization: `Bearer ${key}` },
+      JSON.stringify({ model: "no-retry", messages: [{ role: "user", content: INPUT }], response_format: { type: "json_schema", json_schema: { name: "invoice", schema: SCHEMA, strict: true } } }),
+    ),
   },
   {
     name: "genserve stream/object",
@@ -248,6 +262,16 @@ if (objectBaseline && textBaseline) {
   lines.push(
     "",
     `Each over the upstream answering its own request: generate/object added p50 ${f(object(50), 2)} against generate/text ${f(text(50), 2)} ms (object costs ${f(object(50) - text(50), 2)} ms more); p99 ${f(object(99), 2)} against ${f(text(99), 2)} ms.`,
+  );
+}
+const openai = sequential.get(OPENAI_TARGET);
+const native = sequential.get("genserve generate/object");
+if (openai && native) {
+  const [o50, n50, o99, n99] = [percentile(openai, 50), percentile(native, 50), percentile(openai, 99), percentile(native, 99)];
+  const [oLoad, nLoad] = [loads.get(OPENAI_TARGET)!, loads.get("genserve generate/object")!];
+  lines.push(
+    "",
+    `OpenAI-compatible object run against the native generate/object (same upstream request; the native one also signs and delivers a callback): p50 ${f(o50, 2)} against ${f(n50, 2)} ms (${f(o50 - n50, 2)}), p99 ${f(o99, 2)} against ${f(n99, 2)} ms; concurrent ${f(oLoad.rps)} against ${f(nLoad.rps)} req/s, CPU ${f(oLoad.cpuMsPerRequest, 2)} against ${f(nLoad.cpuMsPerRequest, 2)} ms per request.`,
   );
 }
 const errors = [...loads].filter(([, l]) => l.firstError).map(([name, l]) => `- ${name}: ${l.firstError}`);

@@ -45,7 +45,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
   server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "runs", "schema", "shares", "store"],
   http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
-  cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "server", "store"],
+  cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "schema", "server", "store"],
 };
 
 /** Modules the playground's browser bundle imports: they must never reach a server-only module. */

@@ -7,6 +7,7 @@ import { suiteDocumentSchema, type CreateEvaluationRequest, type EvaluationRepor
 import { SLUG } from "../domain/names";
 import { isGenserveError, toProblem, zodFieldErrors, type FieldError } from "../errors";
 import { junitXml } from "../evals/junit";
+import { reportText } from "./eval-report";
 import { putSuite } from "../evals/suite-document";
 import { authenticate, type Principal } from "../keys/api-keys";
 import { createRuntime, type Runtime } from "../server/runtime";
@@ -254,23 +255,6 @@ function progressBar(stream: NodeJS.WriteStream) {
   };
 }
 
-function printReport(report: EvaluationReport, out: NodeJS.WriteStream): void {
-  const pct = (rate: number | null) => (rate === null ? "-" : `${Math.round(rate * 1000) / 10}%`);
-  const lines = [`evaluation ${report.id}: ${report.suite} v${report.suiteVersion} on ${report.target.workflowSlug}${report.target.model ? ` (model ${report.target.model})` : ""} — ${report.status}`];
-  for (const c of report.cases) {
-    const failing = c.fields.filter((f) => f.passRate !== 1).map((f) => f.path || "(output)");
-    const errored = c.runs.find((r) => r.error)?.error;
-    lines.push(`  ${c.passRate === 1 ? "PASS" : c.runs.length === 0 ? "SKIP" : "FAIL"}  ${c.name}${report.target.repeat > 1 ? `  ${c.passed}/${c.runs.length}${c.stable ? "" : " (unstable)"}` : ""}${failing.length ? `  fields: ${failing.join(", ")}` : ""}${errored ? `  ${errored.code}` : ""}`);
-  }
-  const t = report.totals;
-  lines.push(`passed ${t.passed}/${t.done} runs (${pct(t.passRate)}), ${t.casesPassed}/${t.cases} cases; judged ${t.judged.passed}/${t.judged.passed + t.judged.failed}; cost $${t.costUsd}; p50 ${t.durationMsP50 ?? "-"} ms, p95 ${t.durationMsP95 ?? "-"} ms`);
-  if (report.baseline) {
-    const b = report.baseline;
-    lines.push(`against ${b.id}: ${b.newlyFailing.length} newly failing${b.newlyFailing.length ? ` (${b.newlyFailing.map((c) => c.case).join(", ")})` : ""}, ${b.newlyPassing.length} newly passing, ${b.changed.length} fields changed`);
-  }
-  out.write(`${lines.join("\n")}\n`);
-}
-
 /** `genserve eval FILE`: puts the suite, runs one evaluation, reports it, and exits by its pass rate. */
 export async function evaluate(file: string, options: EvalOptions, env: NodeJS.ProcessEnv, cwd: string): Promise<void> {
   let backend: Backend | undefined;
@@ -302,7 +286,7 @@ export async function evaluate(file: string, options: EvalOptions, env: NodeJS.P
     bar.end();
     if (options.junit) writeFileSync(path.resolve(cwd, options.junit), junitXml(report));
     if (options.json) process.stdout.write(`${JSON.stringify(report)}\n`);
-    else printReport(report, process.stdout);
+    else process.stdout.write(reportText(report));
     if (report.status !== "completed") {
       process.stderr.write(`genserve: the evaluation ${report.status}${report.error ? `: ${report.error.code}: ${report.error.detail}` : ""}\n`);
       code = report.status === "failed" ? SETUP : BELOW;

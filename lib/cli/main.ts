@@ -8,6 +8,7 @@ import { workflowsLabel, workflowsLabels } from "./workflows";
 import { evaluate } from "./eval";
 import { serve } from "./serve";
 import { exportData, importData } from "./transfer-command";
+import { typesCommand } from "./types-command";
 
 const env = process.env;
 const cwd = process.cwd();
@@ -95,6 +96,10 @@ withStorage(
   .option("--url <url>", "a running genserve (default $GENSERVE_URL); without one, the evaluation runs in this process on the data directory")
   .option("--api-key <key>", "the key to run as (default $GENSERVE_API_KEY; in-process, the first admin key)")
   .action((file: string, options) => evaluate(file, options, env, cwd));
+
+withStorage(program.command("types").description("write TypeScript types and zod schemas of every workflow version's default schema, and a Workflows map by reference"))
+  .option("-o, --out <file>", "write to this file instead of standard output")
+  .action((options) => typesCommand(options, env, cwd));
 
 withStorage(program.command("migrate").description("apply pending database migrations and exit (serve also does at start)"))
   .action(async (options) => {

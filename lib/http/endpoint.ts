@@ -1,7 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { GenserveError, type ErrorCode } from "../errors";
-import { route, type RouteContext } from "./route";
+import { route, type RouteContext, type RouteDialect } from "./route";
 
 export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type Method = (typeof METHODS)[number];
@@ -41,6 +41,12 @@ export interface Endpoint<P extends Record<string, string> = Record<string, stri
   /** The problem codes it may answer with (their statuses are documented as problem+json). */
   errors: ErrorCode[];
   handler: (ctx: RouteContext<P>) => Promise<Response>;
+  /**
+   * For endpoints that answer another API's conventions (`openai`: OpenAI's paths under /v1, its
+   * bearer key and error shape): how their requests are authenticated and errors answered, and
+   * the tag that groups them in the document. Absent: genserve's own (Api-Key, problem+json).
+   */
+  dialect?: { route: RouteDialect; tag: string; security: string };
 }
 
 /** The OpenAPI path parameters of `path`, in order. */
@@ -57,10 +63,11 @@ export function endpoint<const Path extends string>(spec: Omit<Endpoint<Params<P
 /** The Next.js-style handler of an endpoint: its auth checked first, its errors mapped to problem+json (`route`). */
 export function handlerOf(entry: Endpoint): ReturnType<typeof route> {
   const { auth, handler } = entry;
-  if (auth === "none") return route(handler);
+  const dialect = entry.dialect?.route;
+  if (auth === "none") return route(handler, dialect);
   return route(async (ctx) => {
     const caller = await ctx.principal();
     if (typeof auth === "object" && !caller.admin) throw new GenserveError("forbidden", { detail: auth.admin });
     return handler(ctx);
-  });
+  }, dialect);
 }

@@ -1,6 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import * as lifecycle from "../api/lifecycle-shapes";
+import * as openai from "../api/openai-shapes";
 import { apiShapes } from "../api/shape-registry";
 import * as requests from "../api/requests";
 import * as responses from "../api/responses";
@@ -24,7 +25,7 @@ function shapeRef(shape: z.ZodType, where: string): { $ref: string } {
  */
 function components(): Record<string, unknown> {
   // Every module that names shapes, loaded: the components do not depend on which endpoints refer to what.
-  void [requests, responses, suites, lifecycle];
+  void [requests, responses, suites, lifecycle, openai];
   const out = z.toJSONSchema(apiShapes, { target: "draft-2020-12", io: "input", uri: (id) => `#/components/schemas/${id}`, unrepresentable: "any" });
   const schemas = out.schemas as Record<string, Record<string, unknown>>;
   for (const schema of Object.values(schemas)) {
@@ -61,6 +62,7 @@ function operation(entry: Endpoint): Record<string, unknown> {
     operationId: entry.operationId,
     summary: entry.summary,
     ...(entry.description && { description: entry.description }),
+    ...(entry.dialect && { tags: [entry.dialect.tag], security: [{ [entry.dialect.security]: [] }] }),
     ...(entry.auth === "none" && { security: [] }),
     ...(parameters.length > 0 && { parameters }),
     ...(request && {
@@ -83,13 +85,16 @@ export function buildOpenApiDocument(version: string, endpoints: readonly Endpoi
       title: "genserve API",
       version,
       description:
-        "Structured objects, streams and text from named workflows. Every operation needs the `Api-Key` header. Errors are RFC 9457 problem details with a stable `code`.",
+        "Structured objects, streams and text from named workflows. Every operation needs the `Api-Key` header. Errors are RFC 9457 problem details with a stable `code`. The operations tagged \"OpenAI compatible\" (under /v1) follow OpenAI's conventions instead: `Authorization: Bearer <key>`, errors as `{error: {message, type, param, code}}`.",
     },
     servers: [{ url: "/" }],
     security: [{ apiKey: [] }],
     paths,
     components: {
-      securitySchemes: { apiKey: { type: "apiKey", in: "header", name: "Api-Key" } },
+      securitySchemes: {
+        apiKey: { type: "apiKey", in: "header", name: "Api-Key" },
+        bearerKey: { type: "http", scheme: "bearer", description: "A genserve API key as `Authorization: Bearer <key>` (the OpenAI-compatible operations, tag \"OpenAI compatible\")." },
+      },
       schemas: components(),
     },
     "x-error-codes": Object.fromEntries(Object.entries(ERROR_CODES).map(([code, spec]) => [code, { status: spec.status, title: spec.title, retryable: spec.retryable }])),

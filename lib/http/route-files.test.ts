@@ -24,7 +24,8 @@ export const dynamic = "force-dynamic";
 export const { GET, POST, PUT, PATCH, DELETE } = routesFor("${apiPath}");
 `;
 
-const files = findRouteFiles(APP).filter((f) => f.segments[0] === "api");
+// The OpenAI-compatible paths (/v1/…) are entries of the same table.
+const files = findRouteFiles(APP).filter((f) => f.segments[0] === "api" || f.segments[0] === "v1");
 const tablePaths = [...new Set(ENDPOINTS.map((e) => e.path))];
 
 describe("the route files of /api/v1", () => {
@@ -67,11 +68,13 @@ describe("the route files of /api/v1", () => {
           const entry = entries.find((e) => e.method === method);
           if (entry && entry.auth === "none") continue;
           const response = await handlers[method](new Request(url, { method }), segment);
-          const problem = (await response.json()) as { code: string };
+          // The OpenAI-compatible paths answer OpenAI's error shape, with its code for a missing key.
+          const body = (await response.json()) as { code?: string; error?: { code: string } };
+          const code = entries[0]!.dialect ? body.error?.code : body.code;
           if (entry) {
-            expect([response.status, problem.code], `${method} ${apiPath} without a key`).toEqual([401, "unauthorized"]);
+            expect([response.status, code], `${method} ${apiPath} without a key`).toEqual([401, entry.dialect ? "invalid_api_key" : "unauthorized"]);
           } else {
-            expect([response.status, problem.code], `${method} ${apiPath}`).toEqual([405, "method_not_allowed"]);
+            expect([response.status, code], `${method} ${apiPath}`).toEqual([405, "method_not_allowed"]);
             const allowed = entries.map((e) => e.method);
             expect(response.headers.get("allow")).toBe([...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", "));
           }

@@ -29,11 +29,22 @@ export function quotaHeaders(quota: readonly MeterState[]): Record<string, strin
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 
+/** How a family of routes differs from the API's own: where the key is, and the shape of errors. */
+export interface RouteDialect {
+  /** The key the request presents (the API's: the Api-Key header). */
+  credential(request: Request): string | null;
+  /** An error as a response (the API's: problem+json). */
+  errorResponse(error: unknown, log?: Runtime["logger"]): Response;
+}
+
+const API_DIALECT: RouteDialect = { credential: (request) => request.headers.get("api-key"), errorResponse: problemResponse };
+
 /**
  * Wraps a route handler: builds its context and turns any error into problem+json — the only
- * error mapping the API has.
+ * error mapping the API has (the OpenAI-compatible routes, `dialect`, answer OpenAI's error shape
+ * from the same errors).
  */
-export function route<P extends Record<string, string> = Record<string, never>>(handler: (ctx: RouteContext<P>) => Promise<Response>) {
+export function route<P extends Record<string, string> = Record<string, never>>(handler: (ctx: RouteContext<P>) => Promise<Response>, dialect: RouteDialect = API_DIALECT) {
   return async function handle(request: Request, segment: { params: Promise<P> }): Promise<Response> {
     const started = performance.now();
     let runtime: Runtime | undefined;
@@ -48,7 +59,7 @@ export function route<P extends Record<string, string> = Record<string, never>>(
         request,
         runtime: rt,
         params,
-        principal: () => (principal ??= authenticate(rt.store, request.headers.get("api-key"))),
+        principal: () => (principal ??= authenticate(rt.store, dialect.credential(request))),
         body: async (shape, options) => {
           // An optional body may be left out entirely (no Content-Type, nothing sent): it is `{}` then.
           const absent = options?.optional && !request.headers.get("content-type") && (request.headers.get("content-length") ?? "0") === "0" && !request.headers.get("transfer-encoding");
@@ -58,7 +69,7 @@ export function route<P extends Record<string, string> = Record<string, never>>(
         },
       });
     } catch (error) {
-      response = problemResponse(error, runtime?.logger);
+      response = dialect.errorResponse(error, runtime?.logger);
     }
     runtime?.metrics.httpRequest(routePattern(new URL(request.url).pathname, params), request.method, response.status, (performance.now() - started) / 1000);
     return response;
@@ -99,9 +110,14 @@ type Method = (typeof METHODS)[number];
  * `export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST")`.
  */
 export function otherMethods(...allowed: Method[]): Record<Method, ReturnType<typeof route>> {
+  return otherMethodsIn(API_DIALECT, allowed);
+}
+
+/** As `otherMethods`, answering in a dialect's error shape. */
+export function otherMethodsIn(dialect: RouteDialect, allowed: Method[]): Record<Method, ReturnType<typeof route>> {
   const allow = [...allowed, ...(allowed.includes("GET") ? ["HEAD"] : []), "OPTIONS"].join(", ");
   const handler = route(async ({ request }) => {
     throw new GenserveError("method_not_allowed", { detail: `${request.method} is not allowed on ${new URL(request.url).pathname}; use ${allowed.join(" or ")}.`, headers: { Allow: allow } });
-  });
+  }, dialect);
   return Object.fromEntries(METHODS.map((m) => [m, handler])) as Record<Method, ReturnType<typeof route>>;
 }

@@ -188,9 +188,18 @@ export function streamHeaders(contentType: string, runId: string): Record<string
 export function streamResponse(
   hub: StreamHub,
   runId: string,
-  options: { accept: string | null; afterSeq?: number; keepAliveMs: number; onDisconnect?: () => void; ending?: StreamEnding; headers?: Record<string, string> },
+  options: {
+    accept: string | null;
+    /** Another framing than the two Accept chooses from (OpenAI's chat-completion chunks). */
+    encoder?: StreamEncoder;
+    afterSeq?: number;
+    keepAliveMs: number;
+    onDisconnect?: () => void;
+    ending?: StreamEnding;
+    headers?: Record<string, string>;
+  },
 ): Response {
-  const encoder = encoderFor(chooseFormat(options.accept));
+  const encoder = options.encoder ?? encoderFor(chooseFormat(options.accept));
   const start = (sink: EventSink, signal: AbortSignal) =>
     follow(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, ending: options.ending }, sink, signal);
   const response = new Response(eventStream(start, options.onDisconnect), { headers: { ...options.headers, ...streamHeaders(encoder.contentType, runId) } });

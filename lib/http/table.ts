@@ -6,16 +6,17 @@ import { endpoints as generate } from "./handlers/generate";
 import { endpoints as inbox } from "./handlers/inbox";
 import { endpoints as keys } from "./handlers/keys";
 import { endpoints as models } from "./handlers/models";
+import { endpoints as openai } from "./handlers/openai";
 import { endpoints as runs } from "./handlers/runs";
 import { endpoints as shares } from "./handlers/shares";
 import { endpoints as threads } from "./handlers/threads";
 import { endpoints as usage } from "./handlers/usage";
 import { endpoints as workflowVersions } from "./handlers/workflow-versions";
 import { buildOpenApiDocument } from "./openapi-document";
-import { otherMethods, type route } from "./route";
+import { otherMethods, otherMethodsIn, type route } from "./route";
 
 /**
- * The API's one route table: every operation of /api/v1, declared once in the area files of
+ * The API's one route table: every operation of /api/v1 and the OpenAI-compatible /v1, declared once in the area files of
  * `handlers/` (method, path, auth, request and response shapes, words, handler). From it come the
  * route files Next.js needs (`app/api/v1/**\/route.ts`, each `routesFor(its path)`), the OpenAPI
  * document (`openApiDocument`), and with that the test that every response matches the document.
@@ -42,6 +43,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     handler: async ({ runtime }) => new Response(openApiText(runtime.version), { headers: { "Content-Type": "application/json", "Cache-Control": "public, max-age=60" } }),
   }),
   ...evaluations,
+  // OpenAI's paths and conventions (/v1, bearer key, its error shape): any OpenAI client runs workflows.
+  ...openai,
 ];
 
 /** The OpenAPI document of the table. */
@@ -67,7 +70,9 @@ export function routesFor(path: string): Record<Method, Handler> {
   const entries = ENDPOINTS.filter((e) => e.path === path);
   if (entries.length === 0) throw new Error(`No endpoint of the route table has the path ${path}`);
   // Allow lists the methods in the table's order.
-  const handlers = otherMethods(...entries.map((e) => e.method));
+  const methods = entries.map((e) => e.method);
+  const dialect = entries[0]!.dialect?.route;
+  const handlers = dialect ? otherMethodsIn(dialect, methods) : otherMethods(...methods);
   for (const entry of entries) handlers[entry.method] = handlerOf(entry);
   return handlers;
 }

@@ -66,6 +66,8 @@ describe("genserve eval against a running server", () => {
     expect(below.code).toBe(1);
     expect(below.stdout).toMatch(/PASS {2}with a note attached/);
     expect(below.stdout).toMatch(/FAIL {2}dollars {2}fields: \/currency/);
+    // Under it, as a test runner's assertion diff: the check, expected and actual values, the run.
+    expect(below.stdout).toMatch(/FAIL {2}dollars.*\n {4}run run_[0-9A-Z]{26}\n {6}\/currency {2}equals\n {8}expected: "USD"\n {8}actual: {3}"EUR"\n/);
     // The attachment went to the model as the run's document.
     expect(ctx.upstream.requests.some((r) => JSON.stringify(r.body.messages).includes("Paid by card on delivery."))).toBe(true);
 

@@ -53,7 +53,9 @@ async function call(method: string, path: string, options: { key?: string | null
   expect(operation, `${method} ${path} is a documented operation`).toBeDefined();
   seenOperations.add(operation!.operationId!);
   const where = `${method} ${path} → ${response.status} ${text.slice(0, 300)}`;
-  const documented = (operation!.responses as Record<string, { content?: Record<string, unknown> }>)[String(response.status)];
+  const responses = operation!.responses as Record<string, { content?: Record<string, unknown> }>;
+  // The OpenAI-compatible operations document their errors as `default` (OpenAI's one error shape).
+  const documented = responses[String(response.status)] ?? responses.default;
   expect(documented, `${where}: status documented`).toBeDefined();
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!;
   if (response.status === 204) expect(text, where).toBe("");
@@ -255,5 +257,21 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("DELETE", `/api/v1/shares/${share.json.id}`, { key: user })).status).toBe(204);
     expect((await call("DELETE", "/api/v1/shares/shr_nope", { key: user })).status).toBe(404);
     expect((await call("GET", `/api/v1/shared/${share.json.url.split("/s/")[1]}`, { key: null })).status).toBe(404);
+  });
+
+  it("the OpenAI-compatible operations: a completion, a stream, the model list, and errors in OpenAI's shape", async () => {
+    const bearer = { key: null, headers: { authorization: `Bearer ${ctx.key}` } };
+    const messages = [{ role: "user", content: "Invoice INV-1" }];
+    ctx.upstream.reply({ content: JSON.stringify({ number: "INV-1", total: 1, currency: "EUR" }) });
+    const completion = await call("POST", "/v1/chat/completions", { ...bearer, body: { model: "no-retry", messages, response_format: { type: "json_schema", json_schema: { name: "invoice", schema: INVOICE_SCHEMA } } } });
+    expect(completion.status).toBe(200);
+    expect(completion.json.id).toBe(completion.headers.get("x-run-id"));
+    const streamed = await call("POST", "/v1/chat/completions", { ...bearer, body: { model: "no-retry", messages, stream: true } });
+    expect(streamed.status).toBe(200);
+    expect(streamed.text.endsWith("data: [DONE]\n\n")).toBe(true);
+    expect((await call("POST", "/v1/chat/completions", { ...bearer, body: { model: "no-retry", messages, n: 2 } })).json.error.param).toBe("n");
+    expect((await call("POST", "/v1/chat/completions", { key: null, body: { model: "no-retry", messages } })).status).toBe(401);
+    expect((await call("POST", "/v1/chat/completions", { ...bearer, body: { model: "nope", messages } })).status).toBe(404);
+    expect((await call("GET", "/v1/models", bearer)).json.data.length).toBeGreaterThan(0);
   });
 });
