@@ -7,6 +7,7 @@ import { endpoints as inbox } from "./handlers/inbox";
 import { endpoints as keys } from "./handlers/keys";
 import { endpoints as models } from "./handlers/models";
 import { endpoints as runs } from "./handlers/runs";
+import { endpoints as session } from "./handlers/session";
 import { endpoints as shares } from "./handlers/shares";
 import { endpoints as threads } from "./handlers/threads";
 import { endpoints as usage } from "./handlers/usage";
@@ -28,6 +29,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...workflowVersions,
   ...shares,
   ...keys,
+  ...session,
   ...usage,
   ...models,
   ...inbox,
