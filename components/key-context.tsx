@@ -2,7 +2,7 @@
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { createApiClient, type ApiClient } from "@/lib/client/api";
-import { currentSession, signInWithKey, signInWithPassword, signOutSession, type SessionView } from "@/lib/client/session";
+import { currentSession, signInWithKey, signInWithPassword, signOutSession, type SessionView } from "@/lib/client/sign-in-client";
 
 /** Where earlier releases kept the pasted key; removed on sight (the browser keeps no key now). */
 const LEGACY_STORAGE_KEY = "genserve.apiKey";

@@ -2,7 +2,7 @@
 
 import { useEffect, useState, type FormEvent } from "react";
 import { ApiError } from "@/lib/client/api";
-import { signInOptions, type SignInOptions } from "@/lib/client/session";
+import { signInOptions, type SignInOptions } from "@/lib/client/sign-in-client";
 import { useApiKey } from "./key-context";
 import { Button } from "./ui/button";
 import { TextInput } from "./ui/field";

@@ -198,7 +198,7 @@ test.describe("a run's states in the playground", () => {
     const other = await context.newPage();
     await other.goto(`${BASE()}/runs`);
     await expect(other.getByRole("heading", { name: "Runs" })).toBeVisible();
-    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.getByRole("button", { name: "Sign out", exact: true }).click();
     const third = await context.newPage();
     await third.goto(`${BASE()}/runs`);
     await expect(third.getByLabel("API key")).toBeVisible();

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Where a sign-in sends the browser afterwards: only a path of this site (`/runs?x=1`), never another
  * origin. `//evil.example`, `/\evil.example`, `https://…`, control characters and anything that
