@@ -61,7 +61,7 @@ function PasswordForm() {
     }
   }
   return (
-    <form onSubmit={submit} className="mt-8 space-y-3" aria-labelledby="password-heading">
+    <form onSubmit={submit} className="mt-8 space-y-3">
       <h2 id="password-heading" className="text-lg font-medium">
         Email and password
       </h2>
@@ -112,7 +112,7 @@ function KeyForm() {
     }
   }
   return (
-    <form onSubmit={submit} className="mt-8 space-y-3" aria-labelledby="key-heading">
+    <form onSubmit={submit} className="mt-8 space-y-3">
       <h2 id="key-heading" className="text-lg font-medium">
         API key
       </h2>
