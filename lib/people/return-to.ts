@@ -7,7 +7,6 @@ import "server-only";
 export function safeReturnTo(value: string | null | undefined): string {
   if (!value || value.length > 2_000) return "/";
   if (!value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\]/.test(value)) return "/";
   const base = "http://genserve.invalid";
   try {
