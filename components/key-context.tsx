@@ -2,16 +2,25 @@
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { createApiClient, type ApiClient } from "@/lib/client/api";
+import { currentSession, signInWithKey, signInWithPassword, signOutSession, type SessionView } from "@/lib/client/sign-in-client";
 
-const STORAGE_KEY = "genserve.apiKey";
+/** Where earlier releases kept the pasted key; removed on sight (the browser keeps no key now). */
+const LEGACY_STORAGE_KEY = "genserve.apiKey";
 
 interface KeyState {
-  /** null until sessionStorage was read; "" when signed out. */
+  /**
+   * Who is signed in, as a stable string for cache keys (the key the session acts as); null until
+   * the session was read, "" when signed out. Never a key itself.
+   */
   apiKey: string | null;
   client: ApiClient | null;
-  /** `remember`: kept on this device (localStorage, every tab) instead of this tab's session. */
-  signIn(key: string, remember?: boolean): void;
-  signOut(message?: string): void;
+  /** The session: the person (if any), the key they act as, the CSRF token. */
+  session: SessionView | null;
+  /** Exchanges an API key for a session cookie (the key is not kept). Rejects with the API's error. */
+  signIn(key: string): Promise<void>;
+  signInWithPassword(email: string, password: string): Promise<void>;
+  /** Ends this session (`everywhere`: all of the person's). */
+  signOut(message?: string, options?: { everywhere?: boolean }): void;
   /** Why the last sign-out happened (e.g. the key was revoked). */
   notice: string | null;
 }
@@ -19,30 +28,49 @@ interface KeyState {
 const KeyContext = createContext<KeyState | null>(null);
 
 /**
- * The API key lives in this browser tab's session — or, when the person asks to be remembered, on
- * this device for every tab (a risk they are told of: anyone using this browser profile can use
- * it) — and travels only in the Api-Key header.
+ * The signed-in browser: an HttpOnly session cookie the server set (no script can read it, and no
+ * key is stored in the browser), described by GET /api/v1/session, whose CSRF token the client
+ * sends with every change.
  */
 export function KeyProvider({ children }: { children: ReactNode }) {
-  const [apiKey, setApiKey] = useState<string | null>(null);
+  const [session, setSession] = useState<SessionView | null | undefined>(undefined);
   const [notice, setNotice] = useState<string | null>(null);
-  useEffect(() => setApiKey(sessionStorage.getItem(STORAGE_KEY) ?? localStorage.getItem(STORAGE_KEY) ?? ""), []);
-  const signIn = useCallback((key: string, remember = false) => {
-    sessionStorage.setItem(STORAGE_KEY, key);
-    if (remember) localStorage.setItem(STORAGE_KEY, key);
-    else localStorage.removeItem(STORAGE_KEY);
+  const load = useCallback(async () => {
+    try {
+      setSession(await currentSession());
+    } catch (error) {
+      setNotice(`Could not read the session: ${(error as Error).message}`);
+      setSession(null);
+    }
+  }, []);
+  useEffect(() => {
+    sessionStorage.removeItem(LEGACY_STORAGE_KEY);
+    localStorage.removeItem(LEGACY_STORAGE_KEY);
+    void load();
+  }, [load]);
+  const signedIn = useCallback(async () => {
     setNotice(null);
-    setApiKey(key);
+    await load();
     focusPageHeading();
-  }, []);
-  const signOut = useCallback((message?: string) => {
-    sessionStorage.removeItem(STORAGE_KEY);
-    localStorage.removeItem(STORAGE_KEY);
-    setNotice(message ?? null);
-    setApiKey("");
-  }, []);
-  const client = useMemo(() => (apiKey ? createApiClient(apiKey) : null), [apiKey]);
-  const value = useMemo(() => ({ apiKey, client, signIn, signOut, notice }), [apiKey, client, signIn, signOut, notice]);
+  }, [load]);
+  const signIn = useCallback(async (key: string) => (await signInWithKey(key), signedIn()), [signedIn]);
+  const withPassword = useCallback(async (email: string, password: string) => (await signInWithPassword(email, password), signedIn()), [signedIn]);
+  const signOut = useCallback(
+    (message?: string, options: { everywhere?: boolean } = {}) => {
+      const csrf = session?.csrfToken;
+      setNotice(message ?? null);
+      setSession(null);
+      if (csrf) void signOutSession(csrf, options.everywhere).catch(() => undefined);
+    },
+    [session],
+  );
+  const apiKey = session === undefined ? null : session ? session.keyId : "";
+  const csrfToken = session?.csrfToken ?? null;
+  const client = useMemo(() => (csrfToken ? createApiClient({ csrfToken }) : null), [csrfToken]);
+  const value = useMemo(
+    () => ({ apiKey, client, session: session ?? null, signIn, signInWithPassword: withPassword, signOut, notice }),
+    [apiKey, client, session, signIn, withPassword, signOut, notice],
+  );
   return <KeyContext.Provider value={value}>{children}</KeyContext.Provider>;
 }
 

@@ -190,17 +190,15 @@ test.describe("a run's states in the playground", () => {
     await page.screenshot({ path: `${SHOTS}/playground-narrow-after-run.png`, fullPage: true });
   });
 
-  test("keeps the key for new tabs only when asked to remember it on this device, and forgets it on sign out", async ({ page, context }) => {
+  test("signs new tabs in through the session cookie, and signs them all out on sign out", async ({ page, context }) => {
     const p = new PlaygroundPage(page);
     await p.open();
-    await expect(page.getByText("anyone using this browser profile can use the key")).toBeVisible();
-    await page.getByLabel("Remember on this device").check();
     await p.signIn();
     await expect(p.operation()).toBeVisible();
     const other = await context.newPage();
     await other.goto(`${BASE()}/runs`);
     await expect(other.getByRole("heading", { name: "Runs" })).toBeVisible();
-    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.getByRole("button", { name: "Sign out", exact: true }).click();
     const third = await context.newPage();
     await third.goto(`${BASE()}/runs`);
     await expect(third.getByLabel("API key")).toBeVisible();

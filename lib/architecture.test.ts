@@ -35,6 +35,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store", "workers"],
   // Read-only links to runs and evaluation reports.
   shares: ["errors.ts", "ids.ts", "keys", "store"],
+  // People: local accounts, OpenID Connect sign-in, sessions (acting through personal keys).
+  people: ["config", "errors.ts", "ids.ts", "keys", "store"],
   // The run pipeline, above everything it orchestrates.
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store", "workers"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
@@ -43,9 +45,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "runs", "schema", "shares", "store"],
-  http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
-  cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "schema", "server", "store"],
+  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "people", "runs", "schema", "shares", "store"],
+  http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "people", "runs", "schema", "server", "store"],
+  cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "people", "schema", "server", "store"],
 };
 
 /** Modules the playground's browser bundle imports: they must never reach a server-only module. */

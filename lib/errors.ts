@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   unauthorized: { status: 401, title: "Missing or unknown API key", retryable: false },
   budget_exceeded: { status: 402, title: "The key's budget is spent", retryable: false },
   forbidden: { status: 403, title: "Not allowed for this API key", retryable: false },
+  csrf_refused: { status: 403, title: "A change sent with a session cookie needs this site's origin and the session's CSRF token", retryable: false },
+  sign_in_failed: { status: 400, title: "The sign-in could not be completed", retryable: false },
   not_found: { status: 404, title: "Not found", retryable: false },
   workflow_not_found: { status: 404, title: "Workflow not found", retryable: false },
   context_not_found: { status: 404, title: "Context not found", retryable: false },

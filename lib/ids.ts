@@ -50,3 +50,6 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 
 /** Short random id for records that need no ordering. */
 export const newKeyId = (): string => `key_${randomBytes(8).toString("hex")}`;
+
+/** A person (lib/people/). */
+export const newUserId = (): string => `usr_${nextUlid()}`;

@@ -206,7 +206,7 @@ async function inProcessBackend(options: EvalOptions, env: NodeJS.ProcessEnv, cw
   } else {
     const admin = (await runtime.store.keys.list()).find((k) => k.admin && k.revokedAt === null);
     if (!admin) throw new SetupError("no admin key exists in this data directory yet (start `genserve serve` once, or pass --api-key)");
-    principal = { keyId: admin.id, name: admin.name, admin: true, limits: admin.limits };
+    principal = { keyId: admin.id, name: admin.name, admin: true, limits: admin.limits, via: "key" };
   }
   return {
     async putSuite(slug, document) {

@@ -4,6 +4,7 @@ import { buildApp, ensureBuild } from "./build";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys-command";
 import { runsList, runsShow } from "./runs-command";
+import { usersCreate, usersLink, usersPassword } from "./users-command";
 import { workflowsLabel, workflowsLabels } from "./workflows";
 import { evaluate } from "./eval";
 import { serve } from "./serve";
@@ -60,6 +61,21 @@ withStorage(keys.command("rotate-secret").description("new callback signing secr
   .action((id: string, options) => keysRotateSecret(id, options, env, cwd));
 withStorage(keys.command("revoke").description("revoke a key; it is refused at once").argument("<id>", "key id (key_...)"))
   .action((id: string, options) => keysRevoke(id, options, env, cwd));
+
+const users = program.command("users").description("people with local accounts (sign-in links, passwords)");
+withStorage(users.command("create").description("create a person; prints a one-time sign-in link (15 minutes)"))
+  .requiredOption("--email <email>", "their email address")
+  .addOption(new Option("--role <role>", "their role").choices(["admin", "editor", "viewer"]).makeOptionMandatory())
+  .option("--name <name>", "their name")
+  .option("--public-url <url>", "the site's address for the link (default: server.publicUrl)")
+  .action((options) => usersCreate(options, env, cwd));
+withStorage(users.command("link").description("a new one-time sign-in link for a person"))
+  .requiredOption("--email <email>", "their email address")
+  .option("--public-url <url>", "the site's address for the link (default: server.publicUrl)")
+  .action((options) => usersLink(options, env, cwd));
+withStorage(users.command("password").description("set a person's password, read from stdin (at least 12 characters)"))
+  .requiredOption("--email <email>", "their email address")
+  .action((options) => usersPassword(options, env, cwd));
 
 const workflows = program.command("workflows").description("workflow labels");
 withStorage(workflows.command("label").description("point a label at a version (recorded in its history): genserve workflows label invoice@4 production").argument("<slug@version>", "the workflow and version").argument("<label>", "production, staging, …"))

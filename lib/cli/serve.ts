@@ -117,7 +117,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   // The API's routes are served without Next.js's request pipeline (see api-routes.ts); pages through
   // it. In development Next.js serves everything, so that route files reload.
   if (!options.dev) {
-    api = await loadApiRoutes(path.join(PACKAGE_ROOT, "app"), { prefixes: ["/api", "/v1", "/healthz", "/readyz", "/metrics"], headers: SECURITY_HEADERS });
+    api = await loadApiRoutes(path.join(PACKAGE_ROOT, "app"), { prefixes: ["/api", "/v1", "/auth", "/healthz", "/readyz", "/metrics"], headers: SECURITY_HEADERS });
     log.debug({ routes: api.count }, "API routes served directly");
     assets = createStaticAssets(path.join(PACKAGE_ROOT, ".next"), SECURITY_HEADERS);
   }

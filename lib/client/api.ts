@@ -233,11 +233,17 @@ export interface SchemaCheck {
   support: { mode: "grammar" | "provider" | "prompt"; exact: boolean; strict?: boolean; notes: string[] } | null;
 }
 
-export function createApiClient(apiKey: string, baseUrl = ""): ApiClient {
+/**
+ * A client of the API. `credential`: an API key (sent in Api-Key), or a signed-in browser's session
+ * (its cookie goes by itself; the CSRF token in X-CSRF-Token, which changes need).
+ */
+export function createApiClient(credential: string | { csrfToken: string }, baseUrl = ""): ApiClient {
+  const auth: Record<string, string> = typeof credential === "string" ? { "Api-Key": credential } : { "X-CSRF-Token": credential.csrfToken };
   const request = async (path: string, init: RequestInit & { signal?: AbortSignal } = {}): Promise<Response> => {
     const response = await fetch(`${baseUrl}${path}`, {
       ...init,
-      headers: { "Api-Key": apiKey, ...(init.body ? { "Content-Type": "application/json" } : {}), ...init.headers },
+      credentials: "same-origin",
+      headers: { ...auth, ...(init.body ? { "Content-Type": "application/json" } : {}), ...init.headers },
     });
     if (!response.ok) {
       const body = await response.json().catch(() => undefined);

@@ -1,5 +1,5 @@
 import "server-only";
-import type { DatabaseSettings, Limits, ObservabilitySettings, ProviderName, ServerSettings } from "./schema";
+import type { AuthSettings, DatabaseSettings, Limits, ObservabilitySettings, ProviderName, ServerSettings } from "./schema";
 
 export interface ModelConfig {
   alias: string;
@@ -57,4 +57,6 @@ export interface Config {
   database: DatabaseSettings;
   observability: ObservabilitySettings;
   limits: Limits;
+  /** How people sign in (OpenID Connect, sessions, password attempts). */
+  auth: AuthSettings;
 }

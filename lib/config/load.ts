@@ -147,7 +147,7 @@ function buildConfig(file: string | null, data: FileConfig, baseDir: string): Co
   }
 
   if (problems.length > 0) throw new ConfigError(file ?? "(defaults)", problems);
-  return deepFreeze({ file, models, workflows, contexts, network: data.network, server: data.server, database: data.database, observability: data.observability, limits: data.limits });
+  return deepFreeze({ file, models, workflows, contexts, network: data.network, server: data.server, database: data.database, observability: data.observability, limits: data.limits, auth: data.auth });
 }
 
 function hint(known: string[]): string {

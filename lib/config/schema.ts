@@ -296,6 +296,49 @@ export const observabilitySchema = z
   })
   .strict();
 
+export const ROLES = ["admin", "editor", "viewer"] as const;
+export type Role = (typeof ROLES)[number];
+
+const MINUTE = 60_000;
+
+export const authSchema = z
+  .object({
+    /**
+     * Sign-in with an OpenID Connect provider (authorization code with PKCE). The provider's
+     * redirect URI is `<server.publicUrl>/auth/callback`.
+     */
+    oidc: z
+      .object({
+        issuer: z.url({ protocol: /^https?$/, error: "must be the provider's issuer URL" }),
+        clientId: z.string().min(1),
+        clientSecret: z.string().min(1),
+        /** What the sign-in button says: "Sign in with <name>". Default: the issuer's host. */
+        name: z.string().min(1).max(60).optional(),
+        scopes: z.array(z.string().min(1)).default(["openid", "email", "profile"]),
+        /** The ID token claim listing the person's groups (e.g. `groups`, `roles`). */
+        groupsClaim: z.string().min(1).optional(),
+        /** Group → role; the highest role of a person's groups wins, at every sign-in. */
+        roles: z.record(z.string(), z.enum(ROLES)).default({}),
+        /**
+         * The role of a person none of whose groups is in `roles`. Absent while `roles` is set: such
+         * a person is refused. Without `roles`: new people are viewers (existing ones keep theirs).
+         */
+        defaultRole: z.enum(ROLES).optional(),
+      })
+      .strict()
+      .optional(),
+    /** A session unused this long ends. */
+    sessionIdleMs: z.number().int().min(MINUTE).default(8 * 60 * MINUTE),
+    /** A session ends this long after sign-in, however used. */
+    sessionMaxMs: z.number().int().min(MINUTE).default(7 * 24 * 60 * MINUTE),
+    /** Failed password sign-ins allowed per email, and per client address, in each window. */
+    passwordAttemptsPerEmail: z.number().int().min(1).default(5),
+    passwordAttemptsPerAddress: z.number().int().min(1).default(50),
+    passwordWindowMs: z.number().int().min(MINUTE).default(15 * MINUTE),
+  })
+  .strict()
+  .refine((a) => a.sessionIdleMs <= a.sessionMaxMs, { path: ["sessionIdleMs"], message: "must not be longer than sessionMaxMs" });
+
 /** A section left empty in YAML (`server:` with every setting commented out) is null: its defaults apply. */
 const section = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
 
@@ -311,6 +354,7 @@ export const fileConfigSchema = z
     database: section(databaseSchema.default(databaseSchema.parse({}))),
     observability: section(observabilitySchema.default(observabilitySchema.parse({}))),
     limits: section(limitsSchema.default(limitsSchema.parse({}))),
+    auth: section(authSchema.default(authSchema.parse({}))),
   })
   .strict();
 
@@ -321,3 +365,4 @@ export type Limits = z.infer<typeof limitsSchema>;
 export type ServerSettings = z.infer<typeof serverSchema>;
 export type DatabaseSettings = z.infer<typeof databaseSchema>;
 export type ObservabilitySettings = z.infer<typeof observabilitySchema>;
+export type AuthSettings = z.infer<typeof authSchema>;

@@ -125,7 +125,7 @@ export class EvaluationExecutor {
         await this.end(evaluation, document, new GenserveError("unauthorized", { detail: "The key that started the evaluation was revoked." }));
         return;
       }
-      const principal: Principal = { keyId: key.id, name: key.name, admin: key.admin, limits: key.limits ?? NO_LIMITS };
+      const principal: Principal = { keyId: key.id, name: key.name, admin: key.admin, limits: key.limits ?? NO_LIMITS, via: "key" };
       const recorded = new Set((await store.evaluations.items(evaluation.id)).map((i) => `${i.caseIndex}:${i.repeat}`));
       const pending: Job[] = [];
       for (let repeat = 0; repeat < target.repeat; repeat++) {

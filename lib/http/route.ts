@@ -1,19 +1,23 @@
 import "server-only";
 import type { z } from "zod";
 import { GenserveError } from "../errors";
-import { authenticate, type Principal } from "../keys/api-keys";
+import type { Principal } from "../keys/api-keys";
+import type { ResolvedSession } from "../people/sessions";
 import { rateLimitHeaders } from "../keys/limit-meters";
 import type { MeterState } from "../store/store-types";
 import { getRuntime, type Runtime } from "../server/runtime";
 import { parseWith, readJsonBody } from "./body";
+import { callerOf } from "./caller";
 import { problemResponse } from "./problem";
 
 export interface RouteContext<P> {
   request: Request;
   runtime: Runtime;
   params: P;
-  /** The caller's key from the Api-Key header, or a 401. */
+  /** The caller: the key of the Api-Key header, or the session cookie's (changes checked against CSRF); else a 401. */
   principal(): Promise<Principal>;
+  /** After `principal()`: the session it came from, when the caller is a signed-in browser. */
+  session(): ResolvedSession | null;
   /** The JSON body, read within the size limit and validated against a request shape (and the caller's JSON Schema, if it has one). */
   /**
    * The request body shaped by `schema`; a `schema` field in it (a caller's JSON Schema) is screened
@@ -54,12 +58,15 @@ export function route<P extends Record<string, string> = Record<string, never>>(
       runtime = getRuntime();
       const rt = runtime;
       let principal: Promise<Principal> | undefined;
+      let session: ResolvedSession | null = null;
       params = (await segment?.params) ?? ({} as P);
       response = await handler({
         request,
         runtime: rt,
         params,
-        principal: () => (principal ??= authenticate(rt.store, dialect.credential(request))),
+        // The OpenAI-compatible routes take their key as a bearer token, and no session cookie.
+        principal: () => (principal ??= callerOf(rt, request, dialect.credential(request), dialect === API_DIALECT, (resolved) => (session = resolved))),
+        session: () => session,
         body: async (shape, options) => {
           // An optional body may be left out entirely (no Content-Type, nothing sent): it is `{}` then.
           const absent = options?.optional && !request.headers.get("content-type") && (request.headers.get("content-length") ?? "0") === "0" && !request.headers.get("transfer-encoding");

@@ -8,6 +8,7 @@ import { endpoints as keys } from "./handlers/keys";
 import { endpoints as models } from "./handlers/models";
 import { endpoints as openai } from "./handlers/openai";
 import { endpoints as runs } from "./handlers/runs";
+import { endpoints as session } from "./handlers/session";
 import { endpoints as shares } from "./handlers/shares";
 import { endpoints as threads } from "./handlers/threads";
 import { endpoints as usage } from "./handlers/usage";
@@ -29,6 +30,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...workflowVersions,
   ...shares,
   ...keys,
+  ...session,
   ...usage,
   ...models,
   ...inbox,

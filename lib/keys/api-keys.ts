@@ -29,7 +29,8 @@ export async function createKey(store: Store, options: { name: string; admin: bo
   return created;
 }
 
-function newKey(options: { name: string; admin: boolean; limits?: KeyLimits; now?: Date }): CreatedKey {
+/** A key record and its secret, not stored yet (a personal key is stored with its person, and its secret dropped). */
+export function newKey(options: { name: string; admin: boolean; limits?: KeyLimits; now?: Date }): CreatedKey {
   const name = options.name.trim();
   if (name.length === 0 || name.length > 200) throw new Error("key name must be 1-200 characters");
   const key = KEY_PREFIX + randomBytes(32).toString("base64url");
@@ -53,7 +54,21 @@ export interface Principal {
   name: string;
   admin: boolean;
   limits: KeyLimits;
+  /** How the caller proved who it is: the Api-Key header, or a browser's session cookie. */
+  via: "key" | "session";
+  /** The person signed in (sessions of people; a key exchanged for a session has none). */
+  userId?: string;
 }
+
+/** The principal a key record stands for. */
+export const principalOf = (record: ApiKeyRecord, via: Principal["via"], userId?: string): Principal => ({
+  keyId: record.id,
+  name: record.name,
+  admin: record.admin,
+  limits: record.limits,
+  via,
+  ...(userId ? { userId } : {}),
+});
 
 // last_used_at is advisory; writing it on every request would turn each read into a write.
 const TOUCH_INTERVAL_MS = 60_000;
@@ -76,5 +91,5 @@ export async function authenticate(store: Store, header: string | null, now = ne
     // (a full disk); the store remembers the failure for readiness, and a later request touches again.
     await store.keys.touch(record.id, now.toISOString()).catch(() => undefined);
   }
-  return { keyId: record.id, name: record.name, admin: record.admin, limits: record.limits };
+  return principalOf(record, "key");
 }

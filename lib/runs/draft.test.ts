@@ -24,7 +24,7 @@ contexts:
   "/tmp/genserve.yaml",
   {},
 );
-const admin: Principal = { keyId: "key_admin", name: "admin", admin: true, limits: { workflows: null } as Principal["limits"] };
+const admin: Principal = { keyId: "key_admin", name: "admin", admin: true, limits: { workflows: null } as Principal["limits"], via: "key" };
 const user: Principal = { ...admin, keyId: "key_user", admin: false };
 
 let store: Store;

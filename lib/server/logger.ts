@@ -3,7 +3,8 @@ import pino, { type Logger } from "pino";
 
 /**
  * Credentials that may turn up in text genserve logs (provider error bodies echo them): OpenAI-style
- * keys, genserve's own keys and webhook secrets, bearer tokens, AWS access key ids.
+ * keys, genserve's own keys and webhook secrets, bearer tokens, AWS access key ids, and a session
+ * cookie or sign-in link quoted in a message.
  */
 const SECRET_PATTERNS: [RegExp, string][] = [
   [/\b(?:sk|pk|rk)-[A-Za-z0-9_-]{10,}/g, "[redacted]"],
@@ -11,6 +12,8 @@ const SECRET_PATTERNS: [RegExp, string][] = [
   [/\bwhsec_[A-Za-z0-9+/=]{10,}/g, "[redacted]"],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]"],
   [/\bAKIA[0-9A-Z]{16}\b/g, "[redacted]"],
+  [/\b(genserve_session|genserve_oidc)=[^;\s]+/g, "$1=[redacted]"],
+  [/(\/auth\/link\/)[A-Za-z0-9_-]{20,}/g, "$1[redacted]"],
 ];
 
 /** Replaces configured secrets and anything shaped like a credential in a piece of text. */
@@ -50,7 +53,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       base: { service: "genserve" },
       timestamp: pino.stdTimeFunctions.isoTime,
       redact: {
-        paths: ["apiKey", "key", "headers", "authorization", "*.apiKey", "*.key", "*.headers", "*.authorization", "req.headers"],
+        paths: [
+          ...["apiKey", "key", "headers", "authorization", "cookie", "password", "token", "csrfToken", "clientSecret"].flatMap((p) => [p, `*.${p}`]),
+          "req.headers",
+        ],
         censor: "[redacted]",
       },
       formatters: {

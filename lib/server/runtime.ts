@@ -52,7 +52,10 @@ export interface Runtime {
 const RUNTIME = Symbol.for("genserve.runtime");
 
 export function createRuntime(boot: BootOptions): Runtime {
-  const secrets = Object.values(boot.config.models).flatMap((m) => [m.apiKey ?? "", ...Object.values(m.headers ?? {})]);
+  const secrets = [
+    ...Object.values(boot.config.models).flatMap((m) => [m.apiKey ?? "", ...Object.values(m.headers ?? {})]),
+    boot.config.auth.oidc?.clientSecret ?? "",
+  ];
   const logger = createLogger(boot.logLevel, undefined, { secrets });
   // The AI SDK prints provider warnings with console.warn; route them into the JSON log instead.
   (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS = (options: { warnings: unknown[]; provider: string; model: string }) =>

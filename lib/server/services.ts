@@ -2,6 +2,7 @@ import "server-only";
 import type { Config } from "../config/config-types";
 import { InboxService } from "../delivery/inbox-service";
 import { KeyAdmin } from "../keys/key-admin";
+import { People } from "../people/people-service";
 import { IdempotencyLedger } from "../runs/idempotency-ledger";
 import { RunQueries } from "../runs/run-queries";
 import { ThreadService } from "../runs/thread-service";
@@ -22,6 +23,8 @@ export interface Services {
   inboxes: InboxService;
   shares: ShareLinks;
   suites: SuiteService;
+  /** People: sign-in (local accounts, OpenID Connect) and sessions. */
+  people: People;
 }
 
 export function createServices(deps: { store: Store; config: Config; schemas: SchemaCompiler; publicUrl: string }): Services {
@@ -35,5 +38,6 @@ export function createServices(deps: { store: Store; config: Config; schemas: Sc
     inboxes: new InboxService(store, publicUrl),
     shares: new ShareLinks(store, limits.sharesPerKey),
     suites: new SuiteService(store, schemas, limits),
+    people: new People(store, config, publicUrl),
   };
 }

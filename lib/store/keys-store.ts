@@ -4,11 +4,11 @@ import { keyPatch, toKey, type KeyRow } from "./rows";
 import { all, run, type StoreRunner } from "./runner";
 import type { ApiKeyRecord, Store } from "./store-types";
 
-const KEY_INSERT = `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
+export const KEY_INSERT = `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
                                           rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
 
-const keyValues = (key: ApiKeyRecord) => [
+export const keyValues = (key: ApiKeyRecord) => [
   key.id,
   key.name,
   key.hash,

@@ -196,6 +196,66 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN cancel_requested_at TEXT;
     `,
   },
+  {
+    version: 24,
+    name: "people: users, their sign-in identities and tokens, server-side sessions, and the personal key a user acts through",
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN user_id TEXT;
+      CREATE INDEX api_keys_user ON api_keys (user_id);
+      CREATE TABLE users (
+        id TEXT PRIMARY KEY,
+        email TEXT NOT NULL UNIQUE,
+        name TEXT,
+        password_hash TEXT,
+        created_at TEXT NOT NULL,
+        disabled_at TEXT
+      );
+      CREATE TABLE user_identities (
+        issuer TEXT NOT NULL,
+        subject TEXT NOT NULL,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (issuer, subject)
+      );
+      CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        user_id TEXT REFERENCES users(id),
+        key_id TEXT NOT NULL REFERENCES api_keys(id),
+        csrf_token TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        last_seen_at TEXT NOT NULL,
+        idle_expires_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        revoked_at TEXT,
+        ip TEXT,
+        user_agent TEXT
+      );
+      CREATE INDEX sessions_user ON sessions (user_id);
+      CREATE INDEX sessions_key ON sessions (key_id);
+      CREATE TABLE sign_in_tokens (
+        hash TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id),
+        purpose TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        used_at TEXT
+      );
+      CREATE TABLE sign_in_logins (
+        id TEXT PRIMARY KEY,
+        verifier TEXT NOT NULL,
+        nonce TEXT NOT NULL,
+        return_to TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+      );
+      CREATE TABLE sign_in_failures (
+        subject TEXT NOT NULL,
+        window_start TEXT NOT NULL,
+        failures INTEGER NOT NULL,
+        PRIMARY KEY (subject, window_start)
+      );
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */
@@ -204,6 +264,8 @@ export const MIGRATIONS: readonly Migration[] = [
  * events are left out: they are kept minutes, for clients resuming a stream.
  */
 export const TRANSFER_TABLES = [
+  "users",
+  "user_identities",
   "api_keys",
   "catalog_versions",
   "threads",

@@ -8,6 +8,7 @@ import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
 import { keysStore } from "./keys-store";
+import { peopleStore } from "./people-store";
 import { runsStore } from "./runs-store";
 import { streamsStore } from "./streams-store";
 import { threadsStore } from "./threads-store";
@@ -96,6 +97,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       });
     },
     keys: keysStore(runner),
+    people: peopleStore(runner),
     runs: runsStore(runner),
     events: eventsStore(runner),
     inboxes: inboxStore(runner),

@@ -11,6 +11,7 @@ import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
 import { keysStore } from "./keys-store";
+import { peopleStore } from "./people-store";
 import { runsStore } from "./runs-store";
 import { streamsStore } from "./streams-store";
 import { threadsStore } from "./threads-store";
@@ -77,6 +78,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     // Applied when the store opened: SQLite's write lock serialises processes that open it together.
     async migrate() {},
     keys: keysStore(runner),
+    people: peopleStore(runner),
     runs: runsStore(runner),
     events: eventsStore(runner),
     inboxes: inboxStore(runner),

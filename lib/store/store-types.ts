@@ -26,6 +26,8 @@ export type { CatalogKind, CatalogVersion, LabelMove, ShareRecord } from "./cata
 import type { EvaluationFilter, EvaluationItemRecord, EvaluationRecord, EvaluationStatus, NewEvaluation, SuiteRecord, SuiteSnapshot } from "./evaluation-types";
 export type { EvaluationFilter, EvaluationItemRecord, EvaluationRecord, EvaluationStatus, NewEvaluation, SuiteRecord, SuiteSnapshot } from "./evaluation-types";
 import type { UsageQuery, UsageReport } from "./usage-types";
+import type { PeopleStore } from "./people-types";
+export type { PeopleStore, PendingLogin, SessionRecord, UserRecord } from "./people-types";
 export type { UsageQuery, UsageReport } from "./usage-types";
 
 /** One stored row as plain JSON values (booleans as either 0/1 or true/false, whichever backend wrote it). */
@@ -266,6 +268,8 @@ export interface Store {
      */
     load(rows: AsyncIterable<{ table: TransferTable; row: TransferRow }>): Promise<Record<string, number>>;
   };
+  /** People, their sign-in identities and tokens, and browsers' sessions (lib/people/). */
+  people: PeopleStore;
   usage: {
     /** Runs, errors, tokens, cost and duration percentiles of finished runs, per group and over time. */
     report(query: UsageQuery): Promise<UsageReport>;

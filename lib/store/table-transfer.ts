@@ -5,6 +5,8 @@ import type { TransferRow } from "./store-types";
 
 /** Each transferred table's primary key: rows are read in its order, a page at a time. */
 const KEYS: Record<TransferTable, readonly string[]> = {
+  users: ["id"],
+  user_identities: ["issuer", "subject"],
   api_keys: ["id"],
   catalog_versions: ["kind", "slug", "version"],
   threads: ["key_id", "id"],

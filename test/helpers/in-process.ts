@@ -83,7 +83,7 @@ export async function inProcess(model: ModelClient, yaml = IN_PROCESS_CONFIG): P
     runs,
     store,
     hub,
-    principal: { keyId: record.id, name: record.name, admin: false, limits: record.limits },
+    principal: { keyId: record.id, name: record.name, admin: false, limits: record.limits, via: "key" },
     async close() {
       await runs.drain(1_000);
       await hub.close();

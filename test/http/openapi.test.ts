@@ -130,6 +130,12 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("POST", "/api/v1/inbox/inb_nope", { key: null, body: {} })).status).toBe(404);
     expect((await call("GET", path)).status).toBe(200);
     expect((await call("GET", "/api/v1/me")).status).toBe(200);
+    // Who is calling: a key, then a browser that exchanged the key for a session cookie.
+    expect((await call("GET", "/api/v1/session")).json).toMatchObject({ via: "key", user: null, csrfToken: null });
+    const signedIn = await fetch(`${ctx.server.url}/auth/key`, { method: "POST", headers: { "content-type": "application/json", origin: ctx.server.url }, body: JSON.stringify({ key: ctx.key }) });
+    const cookie = signedIn.headers.getSetCookie()[0]!.split(";")[0]!;
+    expect((await call("GET", "/api/v1/session", { key: null, headers: { cookie } })).json).toMatchObject({ via: "session", admin: true, csrfToken: expect.any(String) });
+    expect((await call("GET", "/api/v1/session", { key: null })).status).toBe(401);
     expect((await call("GET", "/api/v1/models")).status).toBe(200);
     // Retry download: admin keys only, local models only (this server has none: the others conflict).
     expect((await call("POST", "/api/v1/models/fast/download", { key: user })).status).toBe(403);

@@ -1,0 +1,8 @@
+import { key } from "@/lib/http/auth-routes";
+import { otherMethods } from "@/lib/http/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const POST = key;
+export const { GET, PUT, PATCH, DELETE } = otherMethods("POST");

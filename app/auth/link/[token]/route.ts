@@ -1,0 +1,8 @@
+import { link } from "@/lib/http/auth-routes";
+import { otherMethods } from "@/lib/http/route";
+
+export const runtime = "nodejs";
+export const dynamic = "force-dynamic";
+
+export const GET = link;
+export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");

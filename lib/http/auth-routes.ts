@@ -1,0 +1,131 @@
+import "server-only";
+import { z } from "zod";
+import { GenserveError, isGenserveError } from "../errors";
+import { authenticate } from "../keys/api-keys";
+import { checkCsrf, sameOrigin } from "../people/csrf";
+import { LOGIN_COOKIE, LOGIN_TTL_MS } from "../people/oidc";
+import { readCookie, serializeCookie, SESSION_COOKIE } from "../people/sessions";
+import type { Runtime } from "../server/runtime";
+import { clientInfo, sessionOf } from "./caller";
+import { json } from "./problem";
+import { route } from "./route";
+
+/**
+ * The sign-in routes of people (`/auth/*`, outside the API's table and document: browsers follow
+ * them, programs use keys). Served by `genserve serve` straight from node:http like the API (and by
+ * Next.js with `--dev`), through the same `route()` error mapping. Every sign-in starts a new
+ * session; the POSTs answer only pages of this site (login CSRF).
+ */
+
+const passwordBody = z.strictObject({ email: z.string().min(1).max(320), password: z.string().min(1).max(4_096) });
+const keyBody = z.strictObject({ key: z.string().min(1).max(200) });
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** A short page for a browser whose sign-in did not work (it followed a link or a provider's redirect: no script reads a problem here). */
+function failurePage(error: unknown, runtime: Runtime): Response {
+  if (!isGenserveError(error) || error.status >= 500) runtime.logger.warn({ err: { message: (error as Error).message, cause: (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : undefined } }, "sign-in failed");
+  const detail = isGenserveError(error) && error.status < 500 ? error.detail : "The sign-in could not be completed.";
+  const status = isGenserveError(error) ? error.status : 500;
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in failed · genserve</title></head><body><main><h1>Sign-in failed</h1><p id="reason">${escapeHtml(detail)}</p><p><a href="/">Back to sign in</a></p></main></body></html>`;
+  const headers = new Headers({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+  headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, "", { maxAgeSeconds: 0, secure: runtime.services.people.secureCookies, path: "/auth" }));
+  return new Response(body, { status, headers });
+}
+
+/** Starts a session for the person or key and answers with its cookie (the browser's old session, if any, ends). */
+async function signIn(runtime: Runtime, request: Request, who: { userId: string | null; keyId: string }, answer: (headers: Headers, csrfToken: string) => Response): Promise<Response> {
+  const { sessions, secureCookies } = runtime.services.people;
+  const old = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+  if (old) await sessions.end(old);
+  const started = await sessions.start(who, clientInfo(request));
+  const headers = new Headers({ "Cache-Control": "no-store" });
+  headers.append("Set-Cookie", sessions.cookie(started.token, secureCookies));
+  return answer(headers, started.csrfToken);
+}
+
+const redirect = (headers: Headers, location: string) => {
+  headers.set("Location", location);
+  return new Response(null, { status: 303, headers });
+};
+
+function requireSameOrigin(runtime: Runtime, request: Request) {
+  if (!sameOrigin(request, runtime.publicUrl)) throw new GenserveError("csrf_refused", { detail: "Sign in from this site's own pages." });
+}
+
+/** What the sign-in page offers. */
+export const providers = route(async ({ runtime }) => {
+  const { oidc } = runtime.services.people;
+  return json({ oidc: oidc ? { label: oidc.label, loginUrl: "/auth/login" } : null, password: true, key: true });
+});
+
+/** GET /auth/login?returnTo=/path: off to the identity provider. */
+export const login = route(async ({ runtime, request }) => {
+  const { oidc, secureCookies } = runtime.services.people;
+  if (!oidc) throw new GenserveError("not_found", { detail: "No identity provider is configured (auth.oidc in genserve.yaml)." });
+  const { url, state } = await oidc.begin(new URL(request.url).searchParams.get("returnTo"));
+  const headers = new Headers({ "Cache-Control": "no-store", Location: url });
+  headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, state, { maxAgeSeconds: LOGIN_TTL_MS / 1000, secure: secureCookies, path: "/auth" }));
+  return new Response(null, { status: 302, headers });
+});
+
+/** GET /auth/callback: the provider's answer; a session, and back where the person started. */
+export const callback = route(async ({ runtime, request }) => {
+  const { oidc, secureCookies } = runtime.services.people;
+  try {
+    if (!oidc) throw new GenserveError("not_found", { detail: "No identity provider is configured." });
+    const { user, returnTo } = await oidc.finish(new URL(request.url).search, readCookie(request.headers.get("cookie"), LOGIN_COOKIE));
+    const key = await runtime.services.people.accounts.personalKey(user.id);
+    return await signIn(runtime, request, { userId: user.id, keyId: key.id }, (headers) => {
+      headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, "", { maxAgeSeconds: 0, secure: secureCookies, path: "/auth" }));
+      return redirect(headers, returnTo);
+    });
+  } catch (error) {
+    return failurePage(error, runtime);
+  }
+});
+
+/** GET /auth/link/{token}: a one-time sign-in link (`genserve users create`). */
+export const link = route<{ token: string }>(async ({ runtime, request, params }) => {
+  try {
+    const user = await runtime.services.people.accounts.redeem(params.token);
+    const key = await runtime.services.people.accounts.personalKey(user.id);
+    return await signIn(runtime, request, { userId: user.id, keyId: key.id }, (headers) => redirect(headers, "/"));
+  } catch (error) {
+    return failurePage(error, runtime);
+  }
+});
+
+/** POST /auth/password {email, password}: a local account's sign-in (rate-limited; one answer for every wrong part). */
+export const password = route(async ({ runtime, request, body }) => {
+  requireSameOrigin(runtime, request);
+  const input = await body(passwordBody, { callerSchema: "as data" });
+  const user = await runtime.services.people.accounts.passwordSignIn(input.email, input.password, clientInfo(request).ip);
+  const key = await runtime.services.people.accounts.personalKey(user.id);
+  return signIn(runtime, request, { userId: user.id, keyId: key.id }, (headers, csrfToken) => json({ csrfToken }, { headers: Object.fromEntries(headers) }));
+});
+
+/** POST /auth/key {key}: exchanges an API key for a session, so the browser keeps no key (the printed admin key signs in this way). */
+export const key = route(async ({ runtime, request, body }) => {
+  requireSameOrigin(runtime, request);
+  const input = await body(keyBody, { callerSchema: "as data" });
+  const caller = await authenticate(runtime.store, input.key);
+  return signIn(runtime, request, { userId: null, keyId: caller.keyId }, (headers, csrfToken) => json({ csrfToken }, { headers: Object.fromEntries(headers) }));
+});
+
+/** POST /auth/logout (`?everywhere=1`: every session of the person): ends the session; the cookie is cleared either way. */
+export const logout = route(async ({ runtime, request }) => {
+  const { sessions, secureCookies } = runtime.services.people;
+  const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+  const current = token ? await sessionOf(runtime, request).catch(() => null) : null;
+  let ended = 0;
+  if (current && token) {
+    checkCsrf(request, runtime.publicUrl, current.session.csrfToken);
+    if (new URL(request.url).searchParams.get("everywhere") === "1") ended = await sessions.endEverywhere(current.session);
+    else ended = (await sessions.end(token), 1);
+  }
+  return new Response(JSON.stringify({ ended }), {
+    status: 200,
+    headers: { "Content-Type": "application/json", "Cache-Control": "no-store", "Set-Cookie": serializeCookie(SESSION_COOKIE, "", { maxAgeSeconds: 0, secure: secureCookies }) },
+  });
+});

@@ -1,0 +1,32 @@
+import "server-only";
+import type { Config } from "../config/config-types";
+import type { Store } from "../store/store-types";
+import { Accounts } from "./accounts";
+import { OidcSignIn } from "./oidc";
+import { Sessions } from "./sessions";
+
+/**
+ * How people sign in and stay signed in: local accounts (links, passwords), OpenID Connect when
+ * configured, and the sessions both end in. The HTTP layer (lib/http/auth-routes.ts, route.ts)
+ * reaches them through `runtime.services.people`.
+ */
+export class People {
+  readonly accounts: Accounts;
+  readonly sessions: Sessions;
+  /** Null when no provider is configured (`auth.oidc`). */
+  readonly oidc: OidcSignIn | null;
+  /** Cookies are `Secure` when the site is served over https. */
+  readonly secureCookies: boolean;
+
+  constructor(
+    store: Store,
+    config: Pick<Config, "auth">,
+    readonly publicUrl: string,
+  ) {
+    const auth = config.auth;
+    this.accounts = new Accounts(store, auth);
+    this.sessions = new Sessions(store, { idleMs: auth.sessionIdleMs, maxMs: auth.sessionMaxMs });
+    this.oidc = auth.oidc ? new OidcSignIn(auth.oidc, publicUrl, store, this.accounts) : null;
+    this.secureCookies = publicUrl.startsWith("https:");
+  }
+}

@@ -1,0 +1,70 @@
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createKey } from "../keys/api-keys";
+import { openSqliteStore } from "../store/sqlite";
+import type { Store } from "../store/store-types";
+import { Accounts } from "./accounts";
+import { readCookie, Sessions } from "./sessions";
+
+const MINUTE = 60_000;
+let store: Store;
+let sessions: Sessions;
+let accounts: Accounts;
+const client = { ip: "127.0.0.1", userAgent: "test" };
+const t0 = new Date(Date.UTC(2026, 10, 26, 9, 0, 0));
+const later = (ms: number) => new Date(t0.getTime() + ms);
+
+beforeEach(() => {
+  store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-sessions-")));
+  sessions = new Sessions(store, { idleMs: 30 * MINUTE, maxMs: 120 * MINUTE });
+  accounts = new Accounts(store, { passwordAttemptsPerEmail: 5, passwordAttemptsPerAddress: 50, passwordWindowMs: 15 * MINUTE });
+});
+afterEach(() => store.close());
+
+describe("sessions", () => {
+  it("act as the person's personal key, stay alive while used, and end when idle or at their absolute expiry", async () => {
+    const user = await accounts.create({ email: "Ana@Example.com", role: "admin" }, t0);
+    const key = await accounts.personalKey(user.id);
+    const { token, record } = await sessions.start({ userId: user.id, keyId: key.id }, client, t0);
+    expect(record.id).not.toBe(token); // stored hashed
+    expect((await sessions.resolve(token, later(MINUTE))).principal).toMatchObject({ keyId: key.id, admin: true, via: "session", userId: user.id });
+    // Used every 20 minutes: alive past the first idle expiry, until the absolute one.
+    for (let m = 20; m < 120; m += 20) await sessions.resolve(token, later(m * MINUTE));
+    await expect(sessions.resolve(token, later(120 * MINUTE))).rejects.toMatchObject({ code: "unauthorized" });
+    const idle = await sessions.start({ userId: user.id, keyId: key.id }, client, t0);
+    await expect(sessions.resolve(idle.token, later(31 * MINUTE))).rejects.toMatchObject({ code: "unauthorized" });
+  });
+
+  it("end when their key is revoked, and refuse tokens that are not theirs", async () => {
+    const { record } = await createKey(store, { name: "k", admin: false });
+    const { token } = await sessions.start({ userId: null, keyId: record.id }, client, t0);
+    expect((await sessions.resolve(token, later(1))).principal).toMatchObject({ keyId: record.id, via: "session" });
+    expect((await sessions.resolve(token, later(1))).principal.userId).toBeUndefined();
+    await store.keys.revoke(record.id, later(2).toISOString());
+    await expect(sessions.resolve(token, later(3))).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(sessions.resolve("x".repeat(43), later(3))).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(sessions.resolve("short", later(3))).rejects.toMatchObject({ code: "unauthorized" });
+  });
+
+  it("write an HttpOnly, SameSite=Lax cookie, Secure over https, read back from a Cookie header", () => {
+    expect(sessions.cookie("tok", false)).toBe("genserve_session=tok; Path=/; Max-Age=7200; HttpOnly; SameSite=Lax");
+    expect(sessions.cookie("tok", true)).toMatch(/; Secure$/);
+    expect(readCookie("a=1; genserve_session=tok; b=2", "genserve_session")).toBe("tok");
+    expect(readCookie("a=1", "genserve_session")).toBeNull();
+  });
+});
+
+describe("local accounts", () => {
+  it("redeem a sign-in link once, and refuse a second person with the same email", async () => {
+    const user = await accounts.create({ email: "bo@example.com", role: "viewer" }, t0);
+    expect((await accounts.personalKey(user.id)).admin).toBe(false);
+    await expect(accounts.create({ email: "BO@example.com ", role: "admin" })).rejects.toMatchObject({ code: "conflict" });
+    const token = await accounts.signInToken(user.id, t0);
+    expect((await accounts.redeem(token, later(MINUTE))).id).toBe(user.id);
+    await expect(accounts.redeem(token, later(MINUTE))).rejects.toMatchObject({ code: "sign_in_failed" });
+    const late = await accounts.signInToken(user.id, t0);
+    await expect(accounts.redeem(late, later(16 * MINUTE))).rejects.toMatchObject({ code: "sign_in_failed" });
+  });
+});

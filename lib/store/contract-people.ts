@@ -1,0 +1,135 @@
+import "server-only";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { NO_LIMITS } from "../domain/key-limits";
+import type { SessionRecord, Store, UserRecord } from "./store-types";
+
+/**
+ * The people part of the storage contract (issue 34), run against every backend
+ * (people-contract.test.ts): a person and their personal key stored together, identities linked
+ * once, sign-in tokens used once, sessions revoked one at a time or all together, pending OIDC
+ * sign-ins taken once, and failed sign-ins counted where every replica sees them.
+ */
+export function peopleContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; cleanup?(): Promise<void> }) {
+  let store: Store;
+  const at = (ms: number) => new Date(Date.UTC(2026, 10, 26, 0, 0, 0, ms)).toISOString();
+  const key = (id: string, admin = false) => ({ id, name: id, hash: id.padEnd(64, "h"), prefix: "gs_k", admin, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
+  const user = (id: string, email: string): UserRecord => ({ id, email, name: null, passwordHash: null, createdAt: at(0), disabledAt: null });
+  const session = (id: string, extra: Partial<SessionRecord> = {}): SessionRecord => ({
+    id,
+    userId: "usr_a",
+    keyId: "key_pa",
+    csrfToken: `csrf_${id}`,
+    createdAt: at(0),
+    lastSeenAt: at(0),
+    idleExpiresAt: at(1_000),
+    expiresAt: at(5_000),
+    revokedAt: null,
+    ip: "127.0.0.1",
+    userAgent: "test",
+    ...extra,
+  });
+
+  describe(`${name} store: people and sessions`, () => {
+    beforeEach(async () => {
+      store = await open.first();
+    });
+    afterEach(async () => {
+      await store.close();
+      await open.cleanup?.();
+    });
+
+    it("stores a person with their personal key, refuses a second person with the same email, and finds them by identity once linked", async () => {
+      expect(await store.people.createUser(user("usr_a", "a@example.com"), key("key_pa", true))).toBe(true);
+      expect(await store.people.createUser(user("usr_b", "a@example.com"), key("key_pb"))).toBe(false);
+      // Nothing of the refused person is left: neither the user nor the key.
+      expect(await store.people.user("usr_b")).toBeNull();
+      expect(await store.keys.get("key_pb")).toBeNull();
+      expect(await store.people.userByEmail("a@example.com")).toMatchObject({ id: "usr_a", passwordHash: null });
+      expect(await store.people.personalKey("usr_a")).toMatchObject({ id: "key_pa", admin: true });
+
+      expect(await store.people.userByIdentity("https://idp", "sub-1")).toBeNull();
+      await store.people.linkIdentity("https://idp", "sub-1", "usr_a", at(1));
+      await store.people.createUser(user("usr_c", "c@example.com"), key("key_pc"));
+      await store.people.linkIdentity("https://idp", "sub-1", "usr_c", at(2)); // an existing link stays
+      expect(await store.people.userByIdentity("https://idp", "sub-1")).toMatchObject({ id: "usr_a" });
+
+      expect(await store.people.setPassword("usr_a", "scrypt$x")).toBe(true);
+      expect((await store.people.user("usr_a"))?.passwordHash).toBe("scrypt$x");
+      await store.people.setAdmin("usr_a", false);
+      expect((await store.keys.get("key_pa"))?.admin).toBe(false);
+      await store.keys.revoke("key_pa", at(3));
+      expect(await store.people.personalKey("usr_a")).toBeNull();
+    });
+
+    it("uses a sign-in token once, before it expires and for its purpose, even when two processes race", async () => {
+      await store.people.createUser(user("usr_a", "a@example.com"), key("key_pa"));
+      await store.people.insertSignInToken({ hash: "t1", userId: "usr_a", purpose: "link", createdAt: at(0), expiresAt: at(1_000) });
+      await store.people.insertSignInToken({ hash: "t2", userId: "usr_a", purpose: "link", createdAt: at(0), expiresAt: at(1_000) });
+      expect(await store.people.useSignInToken("t1", "other", at(10))).toBeNull();
+      const other = await open.second();
+      try {
+        const both = await Promise.all([store.people.useSignInToken("t1", "link", at(10)), other.people.useSignInToken("t1", "link", at(10))]);
+        expect(both.filter((u) => u === "usr_a")).toHaveLength(1);
+        expect(both.filter((u) => u === null)).toHaveLength(1);
+      } finally {
+        await other.close();
+      }
+      expect(await store.people.useSignInToken("t1", "link", at(20))).toBeNull();
+      expect(await store.people.useSignInToken("t2", "link", at(1_000))).toBeNull(); // expired
+      expect(await store.people.useSignInToken("missing", "link", at(10))).toBeNull();
+    });
+
+    it("keeps sessions: seen (never past the absolute expiry), switched to another key, revoked one at a time or all of a person's or a key's", async () => {
+      await store.people.createUser(user("usr_a", "a@example.com"), key("key_pa"));
+      await store.keys.insert(key("key_other", true));
+      await store.people.insertSession(session("s1"));
+      await store.people.insertSession(session("s2"));
+      await store.people.insertSession(session("s3", { userId: null, keyId: "key_other" }));
+      await store.people.insertSession(session("s4", { userId: null, keyId: "key_other" }));
+      expect(await store.people.session("s1")).toEqual(session("s1"));
+      expect(await store.people.session("missing")).toBeNull();
+
+      await store.people.touchSession("s1", at(500), at(1_500));
+      expect(await store.people.session("s1")).toMatchObject({ lastSeenAt: at(500), idleExpiresAt: at(1_500) });
+      await store.people.touchSession("s1", at(4_900), at(9_000));
+      expect((await store.people.session("s1"))?.idleExpiresAt).toBe(at(5_000));
+
+      expect(await store.people.setSessionKey("s2", "key_other")).toBe(true);
+      expect((await store.people.session("s2"))?.keyId).toBe("key_other");
+
+      expect(await store.people.revokeSession("s1", at(600))).toBe(true);
+      expect(await store.people.revokeSession("s1", at(700))).toBe(false);
+      expect((await store.people.session("s1"))?.revokedAt).toBe(at(600));
+      expect(await store.people.setSessionKey("s1", "key_other")).toBe(false);
+
+      // A person's sessions, whatever key they act as; then a key's sessions without a person.
+      expect(await store.people.revokeSessions({ userId: "usr_a" }, at(800))).toBe(1);
+      expect((await store.people.session("s2"))?.revokedAt).toBe(at(800));
+      expect(await store.people.revokeSessions({ keyId: "key_other" }, at(900))).toBe(2);
+      expect((await store.people.session("s4"))?.revokedAt).toBe(at(900));
+
+      await store.people.sweep(at(10_000));
+      expect(await store.people.session("s1")).toBeNull();
+    });
+
+    it("takes a pending OpenID sign-in once and not after it expired; counts failed sign-ins per window for every process", async () => {
+      const login = { id: "state_hash", verifier: "v", nonce: "n", returnTo: "/runs", createdAt: at(0), expiresAt: at(600) };
+      await store.people.savePendingLogin(login);
+      await store.people.savePendingLogin({ ...login, id: "old" });
+      expect(await store.people.takePendingLogin("state_hash", at(10))).toEqual(login);
+      expect(await store.people.takePendingLogin("state_hash", at(10))).toBeNull();
+      expect(await store.people.takePendingLogin("old", at(600))).toBeNull();
+
+      const other = await open.second();
+      try {
+        expect(await store.people.recordFailure("email:a@example.com", at(0))).toBe(1);
+        expect(await other.people.recordFailure("email:a@example.com", at(0))).toBe(2);
+        expect(await other.people.failures("email:a@example.com", at(0))).toBe(2);
+        expect(await store.people.failures("email:a@example.com", at(60_000))).toBe(0);
+        expect(await store.people.failures("ip:127.0.0.1", at(0))).toBe(0);
+      } finally {
+        await other.close();
+      }
+    });
+  });
+}
