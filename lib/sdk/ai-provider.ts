@@ -198,7 +198,7 @@ function fromEvents(warnings: SharedV3Warning[], modelId: string, events: AsyncG
  * import { generateObject, streamText } from "ai";
  * import { z } from "zod";
  *
- * const genserve = createGenserve({ baseURL: "http://localhost:3000", apiKey: process.env.GENSERVE_KEY });
+ * const genserve = createGenserve({ baseURL: "http://localhost:8080", apiKey: process.env.GENSERVE_KEY });
  * const { object, providerMetadata } = await generateObject({
  *   model: genserve("extract-invoice"),
  *   schema: z.object({ number: z.string(), total: z.number() }),

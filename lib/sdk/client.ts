@@ -117,7 +117,7 @@ const withCancel = (path: string, cancel: boolean | undefined) => (cancel ? `${p
  *
  * @example
  * ```ts
- * const genserve = createClient({ baseURL: "http://localhost:3000", apiKey: "gs_..." });
+ * const genserve = createClient({ baseURL: "http://localhost:8080", apiKey: "gs_..." });
  * const stream = await genserve.streamObject({ workflow: "extract-invoice", input, schema });
  * for await (const partial of stream.partialObjects()) console.log(partial);
  * ```
