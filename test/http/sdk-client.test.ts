@@ -234,16 +234,25 @@ describe("the client's object streams", () => {
   });
 
   it("useObjectStream's state: partial objects, then the final one; stop() cancels the run", async () => {
-    ctx.upstream.reply({ content: JSON.stringify(invoice), chunkSize: 8 });
+    // The model pauses after 24 characters until the first partial object has been drawn.
+    ctx.upstream.reply({ content: JSON.stringify(invoice), chunkSize: 8, pauseAfterChunks: [3] });
     const finished: unknown[] = [];
     const state = new ObjectStreamState(client, { workflow: "extract-invoice", schema: Invoice, onFinish: (r) => finished.push(r.object) });
     const snapshots: ReturnType<typeof state.getSnapshot>[] = [];
-    state.subscribe(() => snapshots.push(state.getSnapshot()));
+    let released = false;
+    const unsubscribe = state.subscribe(() => {
+      snapshots.push(state.getSnapshot());
+      if (!released && state.getSnapshot().object !== undefined) {
+        released = true;
+        void waitUntil(async () => (await (await fetch(`${ctx.upstream.url}/__paused`)).json()).paused === 1, "the model to pause").then(() => fetch(`${ctx.upstream.url}/__release`, { method: "POST" }));
+      }
+    });
     await state.submit("Invoice INV-42");
     expect(snapshots[0]).toMatchObject({ isLoading: true, object: undefined });
     expect(snapshots.some((s) => s.isLoading && s.object !== undefined && s.object.lines === undefined)).toBe(true);
     expect(state.getSnapshot()).toMatchObject({ isLoading: false, error: undefined, object: invoice, metadata: { runId: expect.stringMatching(/^run_/) } });
     expect(finished).toEqual([invoice]);
+    unsubscribe();
 
     ctx.upstream.reply({ content: JSON.stringify(invoice), chunkSize: 4, holdAfterChunks: 3 });
     const running = state.submit("again");
