@@ -1,8 +1,9 @@
 /**
  * The playground's client for the public /api/v1 API: the same API programs use, typed with the
  * shared shapes. Its runs, streams, run reads, cancels and their errors go through the TypeScript
- * client package (lib/sdk), so every browser test exercises it; the rest are plain calls here. Problem+json responses become ApiError with the stable `code`;
- * every call forwards an AbortSignal. Browser-safe.
+ * client package (lib/sdk), so every browser test exercises it; the rest are plain calls here.
+ * Problem+json responses become ApiError with the stable `code`; every call forwards an
+ * AbortSignal. Browser-safe.
  */
 import type { z } from "zod";
 import { createClient, GenserveApiError, type RunStreamEvent } from "../sdk/client";
