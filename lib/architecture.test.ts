@@ -41,9 +41,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store", "workers"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
   evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "runs", "schema", "store", "workers"],
-  // Shapes of the public API (browser-safe), and the browser's client of it.
+  // Shapes of the public API (browser-safe); the TypeScript client package built on them (only
+  // `fetch`: genserve/client, /react, /ai); the playground's client of the API, which runs on it.
   api: ["domain", "errors.ts"],
-  client: ["api", "domain", "errors.ts", "json"],
+  sdk: ["api", "domain", "errors.ts", "json"],
+  client: ["api", "domain", "errors.ts", "json", "sdk"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
   server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "people", "runs", "schema", "shares", "store"],
   http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "people", "runs", "schema", "server", "store"],
@@ -51,7 +53,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
 };
 
 /** Modules the playground's browser bundle imports: they must never reach a server-only module. */
-const BROWSER_ROOTS = ["lib/client", "lib/api", "lib/domain", "lib/json", "lib/errors.ts", "lib/schema/guard.ts", "lib/config/schema.ts"];
+const BROWSER_ROOTS = ["lib/client", "lib/sdk", "lib/api", "lib/domain", "lib/json", "lib/errors.ts", "lib/schema/guard.ts", "lib/config/schema.ts"];
 
 /** The only modules that may import a database driver: the two backends and what runs their statements. */
 const DRIVER_MODULES = ["lib/store/sqlite.ts", "lib/store/sqlite-runner.ts", "lib/store/group-commit.ts", "lib/store/atomic.ts", "lib/store/postgres.ts", "lib/store/postgres-runner.ts"];

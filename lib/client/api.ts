@@ -1,10 +1,12 @@
 /**
  * The playground's client for the public /api/v1 API: the same API programs use, typed with the
- * shared shapes. Problem+json responses become ApiError with the stable `code`; every call
- * forwards an AbortSignal. Browser-safe.
+ * shared shapes. Its runs, streams, run reads, cancels and their errors go through the TypeScript
+ * client package (lib/sdk), so every browser test exercises it; the rest are plain calls here.
+ * Problem+json responses become ApiError with the stable `code`; every call forwards an
+ * AbortSignal. Browser-safe.
  */
-import { createParser } from "eventsource-parser";
 import type { z } from "zod";
+import { createClient, GenserveApiError, type RunStreamEvent } from "../sdk/client";
 import type { labelsSchema, replaySchema, shareSchema, workflowDiffSchema, workflowVersionsSchema } from "../api/lifecycle-shapes";
 import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
 import type { threadSchema } from "../api/responses";
@@ -239,6 +241,8 @@ export interface SchemaCheck {
  */
 export function createApiClient(credential: string | { csrfToken: string }, baseUrl = ""): ApiClient {
   const auth: Record<string, string> = typeof credential === "string" ? { "Api-Key": credential } : { "X-CSRF-Token": credential.csrfToken };
+  // The playground shows a failure as it happened: no retries of its own.
+  const sdk = createClient({ baseURL: baseUrl, ...(typeof credential === "string" ? { apiKey: credential } : { headers: auth }), maxRetries: 0 });
   const request = async (path: string, init: RequestInit & { signal?: AbortSignal } = {}): Promise<Response> => {
     const response = await fetch(`${baseUrl}${path}`, {
       ...init,
@@ -289,7 +293,7 @@ export function createApiClient(credential: string | { csrfToken: string }, base
       for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") query.set(k, String(v));
       return getJson(`/api/v1/runs?${query}`, signal);
     },
-    getRun: (id, signal) => getJson(`/api/v1/runs/${encodeURIComponent(id)}`, signal),
+    getRun: (id, signal) => viaSdk(async () => (await sdk.getRun(id, { signal })) as unknown as RunSummary),
     getThread: async (id, signal, page = {}) => {
       const query = new URLSearchParams({ ...(page.newest && { order: "desc" }), ...(page.limit !== undefined && { limit: String(page.limit) }) }).toString();
       try {
@@ -323,39 +327,66 @@ export function createApiClient(credential: string | { csrfToken: string }, base
       return getJson(`/api/v1/inbox/${encodeURIComponent(id)}${search ? `?${search}` : ""}`, signal);
     },
     // The playground's Cancel (and leaving the page) aborts the request; the server then stops the
-    // run at once and records it `cancelled` instead of finishing it unseen.
-    cancelRun: async (id) => void (await request(`/api/v1/runs/${encodeURIComponent(id)}/cancel`, { method: "POST" })),
-    generateObject: (body, signal) => postJson("/api/v1/generate/object?cancelOnDisconnect=true", body, signal),
-    generateText: (body, signal) => postJson("/api/v1/generate/text?cancelOnDisconnect=true", body, signal),
-    async streamObject(body, signal) {
-      const response = await request("/api/v1/stream/object?cancelOnDisconnect=true", { method: "POST", body: JSON.stringify(body), signal, headers: { Accept: "text/event-stream" } });
-      return { runId: response.headers.get("X-Run-ID") ?? "", events: readEvents(response) };
-    },
+    // run at once (`cancelOnDisconnect`) and records it `cancelled` instead of finishing it unseen.
+    cancelRun: (id) => viaSdk(async () => void (await sdk.cancelRun(id))),
+    generateObject: (body, signal) =>
+      viaSdk(async () => {
+        const { object, metadata } = await sdk.generateObject({ ...runParams(body, signal), schema: body.schema });
+        return { object, metadata };
+      }),
+    generateText: (body, signal) =>
+      viaSdk(async () => {
+        const { text, metadata } = await sdk.generateText(runParams(body, signal));
+        return { text, metadata };
+      }),
+    streamObject: (body, signal) =>
+      viaSdk(async () => {
+        const { runId, events } = await sdk.streamEvents(body, { signal, cancelOnDisconnect: true });
+        return { runId, events: playgroundEvents(events) };
+      }),
   };
 }
 
-async function* readEvents(response: Response): AsyncIterable<StreamEvent> {
-  const queue: StreamEvent[] = [];
-  const parser = createParser({
-    onEvent(event) {
-      const data = JSON.parse(event.data) as Record<string, unknown>;
-      if (event.event === undefined || event.event === "message") {
-        queue.push({ type: "item", id: Number(event.id), text: (data.object as { text: string }).text });
-      } else if (event.event === "restart") {
-        queue.push({ type: "restart", attempt: Number(data.attempt) });
-      } else if (event.event === "done") {
-        queue.push({ type: "done", runId: String(data.runId), object: data.object, metadata: data.metadata as RunMetadata });
-      } else if (event.event === "error") {
-        queue.push({ type: "error", error: ApiError.fromProblem(Number(data.status ?? 500), data) });
-      }
-    },
-  });
-  const reader = response.body!.getReader();
-  const decoder = new TextDecoder();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    parser.feed(decoder.decode(value, { stream: true }));
-    while (queue.length > 0) yield queue.shift()!;
+/** The package's errors as the playground's ApiError (components match on it). */
+function toApiError(error: unknown): unknown {
+  if (!(error instanceof GenserveApiError)) return error;
+  const lastOutput = typeof error.problem.lastOutput === "string" ? error.problem.lastOutput : undefined;
+  return new ApiError(error.status, error.code, error.detail, error.errors, error.runId, lastOutput);
+}
+
+async function viaSdk<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw toApiError(error);
+  }
+}
+
+/** A generate request's body as the package's parameters; the playground's runs stop when it goes away. */
+function runParams(body: GenerateObjectRequest | GenerateTextRequest, signal: AbortSignal | undefined) {
+  return {
+    workflow: body.workflowSlug,
+    input: body.input,
+    callback: body.callback,
+    attachments: body.attachments,
+    contexts: body.contextSlugs,
+    draft: body.draft,
+    signal,
+    cancelOnAbort: true,
+  };
+}
+
+/** The package's stream events as the playground's; the run's error becomes the last event. */
+async function* playgroundEvents(events: AsyncGenerator<RunStreamEvent>): AsyncIterable<StreamEvent> {
+  try {
+    for await (const event of events) {
+      if (event.type === "item") yield { type: "item", id: event.id, text: event.text };
+      else if (event.type === "restart") yield { type: "restart", attempt: event.attempt };
+      else yield { type: "done", runId: event.runId, object: event.object, metadata: event.metadata };
+    }
+  } catch (error) {
+    const converted = toApiError(error);
+    if (converted instanceof ApiError) yield { type: "error", error: converted };
+    else throw error;
   }
 }
