@@ -4,7 +4,7 @@
  * process, rounds alternating: admission with two meters, ten stream batches of ten events, the end
  * with its callback event and the meters settled. SQLite: sequential (CPU per run) and 32 runs in
  * flight (the group commit); PostgreSQL (DATABASE_URL's server, a database of its own): sequential
- * (wall time per run: round trips). Results: docs/benchmarks.md.
+ * (wall time per run: round trips) and 32 in flight (row locks under contention). Results: docs/benchmarks.md.
  */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -72,7 +72,7 @@ async function oneRun(store: Store, keyId: string): Promise<void> {
   }
   const ended = await store.runs.finish(
     id,
-    { status: "completed", output: { a: 1 }, error: null, modelName: "m", modelTag: "m", decoding: null, inputTokens: 10, outputTokens: 20, cost: 0.0001, durationMs: 5, attempts: 1, finishedAt: at, warnings: [] } as never,
+    { status: "succeeded", output: { a: 1 }, error: null, modelName: "m", modelTag: "m", decoding: null, inputTokens: 10, outputTokens: 20, cost: "0.0001", durationMs: 5, attempts: 1, finishedAt: at, warnings: [] },
     { id: `evt_${id}`, runId: id, keyId, url: "http://127.0.0.1/cb", headers: {}, payload: "{}", nextAttemptAt: at, createdAt: at },
     undefined,
     { daily: 40 },
@@ -104,6 +104,7 @@ const cases: [string, Backend, number][] = [
   ["SQLite, sequential", sqlite, 1],
   ["SQLite, 32 in flight", sqlite, 32],
   ["PostgreSQL, sequential", postgres, 1],
+  ["PostgreSQL, 32 in flight", postgres, 32],
 ];
 for (const [name, open, inFlight] of cases) {
   for (let round = 0; round < ROUNDS; round++) {

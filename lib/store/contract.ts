@@ -279,6 +279,12 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect(await store.shares.get("shr_1")).toMatchObject({ revokedAt: at(5) });
     });
 
+    it("stores streamed events' text exactly, whatever it holds (a batch travels as one JSON parameter)", async () => {
+      const texts = ['{"q":"\\"quoted\\" and \\\\ back"}', "$1 @p1 '$.seq' %s", "emoji 🧾 · accents é · line\u2028sep", "x".repeat(200_000), ""];
+      await store.streams.append("run_01W", texts.map((event, i) => ({ seq: i + 1, event, final: i === texts.length - 1 })), at(1));
+      expect((await store.streams.after("run_01W", 0, 10)).map((x) => x.event)).toEqual(texts);
+    });
+
     it("keeps streamed runs' events in order for any process, announces appends, and forgets ended streams", async () => {
       const heard: string[] = [];
       const listener = await store.streams.listen((runId) => heard.push(runId), () => undefined);

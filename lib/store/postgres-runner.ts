@@ -62,6 +62,8 @@ export function postgresRunner(pool: pg.Pool, url: string): PostgresRunner {
     run: async (sql, params) => (await query(sql, params)).rowCount ?? 0,
     async write(sql, params, options) {
       if (!options?.announce) return (await query(sql, params)).rowCount ?? 0;
+      // Wrapped below as a CTE: a statement of its own RETURNING or a trailing semicolon would break it.
+      if (/\bRETURNING\b|;\s*$/i.test(sql)) throw new Error("An announced write must be one statement without RETURNING");
       // The write and its announcement in one statement: NOTIFY is sent when it commits, and only
       // when it changed a row (the HAVING leaves no row to compute pg_notify for otherwise).
       const n = params.length;

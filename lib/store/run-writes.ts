@@ -91,7 +91,9 @@ export function runWrites(db: StoreRunner): Pick<Store["runs"], "insert" | "rese
           "UPDATE runs SET status = 'running', async_starts = async_starts + 1, lease_owner = $2, lease_until = $3, updated_at = $1 WHERE id = $4 AND status = 'queued' RETURNING *",
           [at, lease.owner, lease.until, next.id],
         );
-        if (!row) return null;
+        // The candidate is locked (PostgreSQL) or this is the one writer (SQLite): it is still queued. Were it
+        // not, throwing rolls back the concurrency slot just reserved instead of committing it.
+        if (!row) throw new Error(`queued run ${next.id} changed while it was being claimed`);
         yield* run("UPDATE api_keys SET queue_served_at = $1 WHERE id = $2", [at, next.key_id]);
         return { ...toRun(row), request: JSON.parse(row.request_json) as unknown };
       });
