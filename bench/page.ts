@@ -13,7 +13,8 @@
  *    Performance.getMetrics in the thread-time domain, read at Run and at Done): its CPU time, and
  *    the CPU time of script, style and layout (thread time: what does not grow with the machine's
  *    load, unlike wall-clock durations), layouts, and the output's
- *    commits (a MutationObserver on the output: one callback per task that changed it), so the
+ *    commits (a MutationObserver on the output: one callback per task that changed it) and the
+ *    nodes they inserted, so the
  *    cost per drawn batch can be compared between builds on a busy machine.
  *
  * `--root DIR` runs another checkout's build (the baseline, measured in the same session).
@@ -124,17 +125,19 @@ interface PageRun {
   complete: boolean;
   /** The main thread's counters from Run to Done (differences). */
   main: Metrics;
-  /** Tasks that changed the output (its DOM) from Run to Done. */
+  /** Tasks that changed the output (its DOM) from Run to Done, and the nodes they inserted (rows, spans, text). */
   commits: number;
+  added: number;
 }
 
 async function pageStream(): Promise<PageRun> {
   const page = await freshPage();
   await page.addInitScript(() => {
-    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number };
+    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number; __added: number };
     w.__long = [];
     w.__input = [];
     w.__commits = 0;
+    w.__added = 0;
     // Counts the tasks that changed the output once it exists (one callback per task, however many
     // nodes changed). No named functions in here: the bench's TypeScript loader would wrap them in a
     // helper that does not exist in the page.
@@ -142,7 +145,10 @@ async function pageStream(): Promise<PageRun> {
       const log = document.querySelector('[role="log"][aria-label="Output"]');
       if (!log) return;
       clearInterval(wait);
-      new MutationObserver(() => void w.__commits++).observe(log, { childList: true, subtree: true, characterData: true, attributes: true });
+      new MutationObserver((records) => {
+        w.__commits++;
+        for (const r of records) w.__added += r.addedNodes.length;
+      }).observe(log, { childList: true, subtree: true, characterData: true, attributes: true });
     }, 50);
     new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: "longtask", buffered: true });
     new PerformanceObserver((list) => list.getEntries().forEach((e) => ["keydown", "keypress", "keyup", "input"].includes(e.name) && w.__input.push(e.duration))).observe({
@@ -168,10 +174,11 @@ async function pageStream(): Promise<PageRun> {
   await page.keyboard.insertText(JSON.stringify(SCHEMA));
   await page.waitForLoadState("networkidle");
   await page.evaluate(() => {
-    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number };
+    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number; __added: number };
     w.__long = [];
     w.__input = [];
     w.__commits = 0;
+    w.__added = 0;
   });
   const before = await metrics();
   const start = Date.now();
@@ -191,9 +198,9 @@ async function pageStream(): Promise<PageRun> {
   const shown = (await page.getByRole("region", { name: "Run metadata" }).getByTestId("meta-duration").textContent()) ?? "";
   const m = /(?:(\d+) min )?([\d.]+) (ms|s)/.exec(shown);
   const serverMs = m ? Number(m[1] ?? 0) * 60_000 + Number(m[2]) * (m[3] === "ms" ? 1 : 1_000) : NaN;
-  const { long, input: inputs, commits } = await page.evaluate(() => {
-    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number };
-    return { long: w.__long, input: w.__input, commits: w.__commits };
+  const { long, input: inputs, commits, added } = await page.evaluate(() => {
+    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number; __added: number };
+    return { long: w.__long, input: w.__input, commits: w.__commits, added: w.__added };
   });
   // The whole object is in the view: its last item can be found (scrolled to, where the view is virtualised).
   const complete = await result.getByText(`"Item number ${ITEMS - 1}"`).count().then((n) => n > 0).catch(() => false);
@@ -211,6 +218,7 @@ async function pageStream(): Promise<PageRun> {
     complete,
     main,
     commits,
+    added,
   };
 }
 
@@ -238,10 +246,10 @@ try {
   const m = p.main;
   const per = (seconds: number) => `${((seconds * 1000) / Math.max(1, p.commits)).toFixed(1)} ms`;
   console.log("\nthe page's main thread from Run to Done (Chromium's counters, CPU time of that thread: it does not grow with the machine's load as wall time does):");
-  console.log("| CPU time | tasks | script | style | layout | layouts | output commits | CPU per commit | style + layout per commit |");
-  console.log("|---|---|---|---|---|---|---|---|---|");
+  console.log("| CPU time | tasks | script | style | layout | layouts | output commits | nodes inserted per commit | CPU per commit | style + layout per commit |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
   console.log(
-    `| ${m.ThreadTime.toFixed(2)} s | ${m.TaskDuration.toFixed(2)} s | ${m.ScriptDuration.toFixed(2)} s | ${m.RecalcStyleDuration.toFixed(2)} s | ${m.LayoutDuration.toFixed(2)} s | ${m.LayoutCount} | ${p.commits} | ${per(m.ThreadTime)} | ${per(m.RecalcStyleDuration + m.LayoutDuration)} |`,
+    `| ${m.ThreadTime.toFixed(2)} s | ${m.TaskDuration.toFixed(2)} s | ${m.ScriptDuration.toFixed(2)} s | ${m.RecalcStyleDuration.toFixed(2)} s | ${m.LayoutDuration.toFixed(2)} s | ${m.LayoutCount} | ${p.commits} | ${(p.added / Math.max(1, p.commits)).toFixed(0)} | ${per(m.ThreadTime)} | ${per(m.RecalcStyleDuration + m.LayoutDuration)} |`,
   );
 } finally {
   await browser.close();
