@@ -60,10 +60,16 @@ export function LiveFieldsView({ doc, version, schema, closed, ended }: Props) {
     const end = doc.foldEnd(i);
     const depth = doc.depth(i) + 1;
     const present = new Set<string>();
-    for (let j = i + 1; j < (end === -1 ? doc.count : end); j++) {
+    const wanted = new Set(required);
+    // Stops once every required field is seen: an open object at the top of a long stream (the root)
+    // is not scanned to the document's end on every batch.
+    for (let j = i + 1; j < (end === -1 ? doc.count : end) && wanted.size > 0; j++) {
       if (doc.depth(j) !== depth) continue;
       const p = doc.path(j);
-      if (!p.endsWith("#end")) present.add(unescapePointerSegment(p.slice(path.length + 1)));
+      if (p.endsWith("#end")) continue;
+      const key = unescapePointerSegment(p.slice(path.length + 1));
+      present.add(key);
+      wanted.delete(key);
     }
     const result = required.filter((k) => !present.has(k));
     if (end !== -1) missingCache.current.byLine.set(i, result);
