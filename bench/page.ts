@@ -8,7 +8,14 @@
  * 2. A 4,000-item object streamed in the playground (about 250 KB of JSON in 8-byte deltas): the
  *    server's own time to stream it (read by this process, like curl), the page's time to "Done",
  *    long tasks (count, total, max, from a PerformanceObserver) and the latency of typing into the
- *    Input box while it streams (Event Timing: from the key press to the next paint).
+ *    Input box while it streams (Event Timing: from the key press to the next paint). And what the
+ *    page's main thread spent while it streamed, from Chromium's own counters (CDP
+ *    Performance.getMetrics in the thread-time domain, read at Run and at Done): its CPU time, and
+ *    the CPU time of script, style and layout (thread time: what does not grow with the machine's
+ *    load, unlike wall-clock durations), layouts, and the output's
+ *    commits (a MutationObserver on the output: one callback per task that changed it) and the
+ *    nodes they inserted, so the
+ *    cost per drawn batch can be compared between builds on a busy machine.
  *
  * `--root DIR` runs another checkout's build (the baseline, measured in the same session).
  */
@@ -101,12 +108,48 @@ async function serverStream(): Promise<{ ms: number; events: number; bytes: numb
   return { ms: Date.now() - start, events, bytes };
 }
 
-async function pageStream(): Promise<{ ms: number; serverMs: number; longTasks: number; longTotal: number; longMax: number; over200: number; inputMax: number; inputEvents: number; complete: boolean }> {
+/** Chromium's counters for the page's main thread (CDP Performance.getMetrics, thread time): durations in seconds, counts. */
+const METRICS = ["ThreadTime", "TaskDuration", "ScriptDuration", "RecalcStyleDuration", "LayoutDuration", "LayoutCount"] as const;
+type Metrics = Record<(typeof METRICS)[number], number>;
+
+interface PageRun {
+  ms: number;
+  serverMs: number;
+  longTasks: number;
+  longTotal: number;
+  longMax: number;
+  over200: number;
+  inputMax: number;
+  inputMedian: number;
+  inputEvents: number;
+  complete: boolean;
+  /** The main thread's counters from Run to Done (differences). */
+  main: Metrics;
+  /** Tasks that changed the output (its DOM) from Run to Done, and the nodes they inserted (rows, spans, text). */
+  commits: number;
+  added: number;
+}
+
+async function pageStream(): Promise<PageRun> {
   const page = await freshPage();
   await page.addInitScript(() => {
-    const w = window as unknown as { __long: number[]; __input: number[] };
+    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number; __added: number };
     w.__long = [];
     w.__input = [];
+    w.__commits = 0;
+    w.__added = 0;
+    // Counts the tasks that changed the output once it exists (one callback per task, however many
+    // nodes changed). No named functions in here: the bench's TypeScript loader would wrap them in a
+    // helper that does not exist in the page.
+    const wait = setInterval(() => {
+      const log = document.querySelector('[role="log"][aria-label="Output"]');
+      if (!log) return;
+      clearInterval(wait);
+      new MutationObserver((records) => {
+        w.__commits++;
+        for (const r of records) w.__added += r.addedNodes.length;
+      }).observe(log, { childList: true, subtree: true, characterData: true, attributes: true });
+    }, 50);
     new PerformanceObserver((list) => list.getEntries().forEach((e) => w.__long.push(e.duration))).observe({ type: "longtask", buffered: true });
     new PerformanceObserver((list) => list.getEntries().forEach((e) => ["keydown", "keypress", "keyup", "input"].includes(e.name) && w.__input.push(e.duration))).observe({
       type: "event",
@@ -114,6 +157,12 @@ async function pageStream(): Promise<{ ms: number; serverMs: number; longTasks: 
     } as PerformanceObserverInit);
   });
   await page.goto(server.url);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("Performance.enable", { timeDomain: "threadTicks" } as never);
+  const metrics = async (): Promise<Metrics> => {
+    const { metrics: all } = (await cdp.send("Performance.getMetrics")) as { metrics: { name: string; value: number }[] };
+    return Object.fromEntries(METRICS.map((m) => [m, all.find((x) => x.name === m)?.value ?? NaN])) as Metrics;
+  };
   await page.getByLabel("Operation").selectOption({ label: "Stream object" });
   await page.getByLabel("Workflow", { exact: true }).selectOption("long-list");
   await page.getByLabel("Input", { exact: true }).fill(`Make the list. ${MARKER}`);
@@ -125,10 +174,13 @@ async function pageStream(): Promise<{ ms: number; serverMs: number; longTasks: 
   await page.keyboard.insertText(JSON.stringify(SCHEMA));
   await page.waitForLoadState("networkidle");
   await page.evaluate(() => {
-    const w = window as unknown as { __long: number[]; __input: number[] };
+    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number; __added: number };
     w.__long = [];
     w.__input = [];
+    w.__commits = 0;
+    w.__added = 0;
   });
+  const before = await metrics();
   const start = Date.now();
   await page.getByRole("button", { name: "Run", exact: true }).click();
   const result = page.getByRole("region", { name: "Result" });
@@ -140,13 +192,15 @@ async function pageStream(): Promise<{ ms: number; serverMs: number; longTasks: 
   for (let i = 0; i < 20 && (await page.getByRole("status").textContent()) !== "Complete"; i++) await page.keyboard.type("x", { delay: 100 });
   await page.getByRole("status").filter({ hasText: "Complete" }).waitFor({ state: "attached", timeout: 1_800_000 });
   const ms = Date.now() - start;
+  const after = await metrics();
+  const main = Object.fromEntries(METRICS.map((m) => [m, after[m] - before[m]])) as Metrics;
   // The server's own time for this very run (its metadata's duration, as the panel shows it).
   const shown = (await page.getByRole("region", { name: "Run metadata" }).getByTestId("meta-duration").textContent()) ?? "";
   const m = /(?:(\d+) min )?([\d.]+) (ms|s)/.exec(shown);
   const serverMs = m ? Number(m[1] ?? 0) * 60_000 + Number(m[2]) * (m[3] === "ms" ? 1 : 1_000) : NaN;
-  const { long, input: inputs } = await page.evaluate(() => {
-    const w = window as unknown as { __long: number[]; __input: number[] };
-    return { long: w.__long, input: w.__input };
+  const { long, input: inputs, commits, added } = await page.evaluate(() => {
+    const w = window as unknown as { __long: number[]; __input: number[]; __commits: number; __added: number };
+    return { long: w.__long, input: w.__input, commits: w.__commits, added: w.__added };
   });
   // The whole object is in the view: its last item can be found (scrolled to, where the view is virtualised).
   const complete = await result.getByText(`"Item number ${ITEMS - 1}"`).count().then((n) => n > 0).catch(() => false);
@@ -159,8 +213,12 @@ async function pageStream(): Promise<{ ms: number; serverMs: number; longTasks: 
     longMax: Math.max(0, ...long),
     over200: long.filter((d) => d > 200).length,
     inputMax: Math.max(0, ...inputs),
+    inputMedian: inputs.length ? [...inputs].sort((a, b) => a - b)[Math.floor(inputs.length / 2)]! : 0,
     inputEvents: inputs.length,
     complete,
+    main,
+    commits,
+    added,
   };
 }
 
@@ -180,10 +238,18 @@ try {
   const s = await serverStream();
   console.log(`\nstream of ${ITEMS} items (${(big.length / 1024).toFixed(0)} KB of JSON): server ${(s.ms / 1000).toFixed(1)} s, ${s.events} events, ${(s.bytes / 1024 / 1024).toFixed(2)} MB, ${Math.round(s.events / (s.ms / 1000))} events/s, ${Math.round(Math.ceil(big.length / 8) / (s.ms / 1000))} upstream deltas/s`);
   const p = await pageStream();
-  console.log("| page Done | this run on the server | Done / server | long tasks | total | max | over 200 ms | input latency max (events ≥ 16 ms) | last item drawn |");
+  console.log("| page Done | this run on the server | Done / server | long tasks | total | max | over 200 ms | input latency median / max (events ≥ 16 ms) | last item drawn |");
   console.log("|---|---|---|---|---|---|---|---|---|");
   console.log(
-    `| ${(p.ms / 1000).toFixed(1)} s | ${(p.serverMs / 1000).toFixed(1)} s | ${(p.ms / p.serverMs).toFixed(2)}× | ${p.longTasks} | ${(p.longTotal / 1000).toFixed(1)} s | ${p.longMax.toFixed(0)} ms | ${p.over200} | ${p.inputEvents ? `${p.inputMax.toFixed(0)} ms` : "< 16 ms"} (${p.inputEvents}) | ${p.complete ? "yes" : "no"} |`,
+    `| ${(p.ms / 1000).toFixed(1)} s | ${(p.serverMs / 1000).toFixed(1)} s | ${(p.ms / p.serverMs).toFixed(2)}× | ${p.longTasks} | ${(p.longTotal / 1000).toFixed(1)} s | ${p.longMax.toFixed(0)} ms | ${p.over200} | ${p.inputEvents ? `${p.inputMedian.toFixed(0)} / ${p.inputMax.toFixed(0)} ms` : "< 16 ms"} (${p.inputEvents}) | ${p.complete ? "yes" : "no"} |`,
+  );
+  const m = p.main;
+  const per = (seconds: number) => `${((seconds * 1000) / Math.max(1, p.commits)).toFixed(1)} ms`;
+  console.log("\nthe page's main thread from Run to Done (Chromium's counters, CPU time of that thread: it does not grow with the machine's load as wall time does):");
+  console.log("| CPU time | tasks | script | style | layout | layouts | output commits | nodes inserted per commit | CPU per commit | style + layout per commit |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log(
+    `| ${m.ThreadTime.toFixed(2)} s | ${m.TaskDuration.toFixed(2)} s | ${m.ScriptDuration.toFixed(2)} s | ${m.RecalcStyleDuration.toFixed(2)} s | ${m.LayoutDuration.toFixed(2)} s | ${m.LayoutCount} | ${p.commits} | ${(p.added / Math.max(1, p.commits)).toFixed(0)} | ${per(m.ThreadTime)} | ${per(m.RecalcStyleDuration + m.LayoutDuration)} |`,
   );
 } finally {
   await browser.close();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, type ApiClient, type StreamEvent } from "@/lib/client/api";
 import type { RunMetadata } from "@/lib/domain/run-vocabulary";
-import { RunStore, runPhase, runSelection, type RunState } from "./use-run";
+import { RunStore, runPhase, runSelection, runToDraw, type RunState } from "./use-run";
 
 /** A stream the test feeds event by event. */
 function channel() {
@@ -135,5 +135,35 @@ describe("a run's store (issue 39: a streamed delta re-renders the output, not t
     again.close();
     await second;
     expect(store.getSnapshot()).toMatchObject({ status: "idle", streamedChars: 0, error: null });
+  });
+});
+
+describe("runToDraw (a stream's batches drawn at transition priority, its start and end at once)", () => {
+  it("draws the deferred state only while the same stream's attempt runs in both", async () => {
+    const feed = channel();
+    const store = new RunStore(streamingClient(feed));
+    const idle = store.getSnapshot();
+    const done = store.start("stream-object", { workflowSlug: "w" });
+    const started = store.getSnapshot();
+    // A start is drawn at once (the deferred state is still the idle run).
+    expect(runToDraw(started, idle)).toBe(started);
+    feed.send({ type: "item", id: 0, text: '{"a":' });
+    const first = await until(store, (run) => run.streamedChars > 0);
+    feed.send({ type: "item", id: 1, text: "1," });
+    const later = await until(store, (run) => run.streamedChars > first.streamedChars);
+    // A newer batch of the same stream may wait: the state drawn last stays until React gets to it.
+    expect(runToDraw(later, first)).toBe(first);
+    expect(runToDraw(later, later)).toBe(later);
+    // A restart (a new attempt, a new document) is drawn at once.
+    feed.send({ type: "restart", attempt: 2 });
+    const restarted = await until(store, (run) => run.restarts === 1);
+    expect(runToDraw(restarted, later)).toBe(restarted);
+    // So is the end: Done never waits behind a batch.
+    feed.send({ type: "done", runId: "run_1", object: { a: 1 }, metadata: { runId: "run_1" } as RunMetadata });
+    feed.close();
+    await done;
+    const ended = store.getSnapshot();
+    expect(ended.status).toBe("done");
+    expect(runToDraw(ended, restarted)).toBe(ended);
   });
 });

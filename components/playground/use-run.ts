@@ -260,6 +260,16 @@ export function useRunState(store: RunStore): RunState {
   return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getSnapshot);
 }
 
+/**
+ * Which of a run's two states to draw: `deferred` (React's deferred copy of `now`, which lags while
+ * a newer one waits to be drawn at transition priority) only while both are the same stream of the
+ * same attempt running; a start, a restart and the end (Done, failed, cancelled) are drawn at once.
+ */
+export function runToDraw(now: RunState, deferred: RunState): RunState {
+  const sameStream = now.status === "running" && deferred.status === "running" && now.startedAt === deferred.startedAt && now.restarts === deferred.restarts && now.doc === deferred.doc;
+  return sameStream ? deferred : now;
+}
+
 /** Shallow equality of two plain objects (the same keys with the same values). */
 export function shallowEqual<T>(a: T, b: T): boolean {
   if (Object.is(a, b)) return true;

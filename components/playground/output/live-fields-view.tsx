@@ -38,8 +38,12 @@ function schemaAt(schema: unknown, path: string): { properties?: Record<string, 
  * missing fields are worked out when its line is drawn, once for an object that has closed.
  */
 export function LiveFieldsView({ doc, version, schema, closed, ended }: Props) {
-  const missingCache = useRef<{ doc: PrettyLines; schema: unknown; byLine: Map<number, string[]> }>({ doc, schema, byLine: new Map() });
-  if (missingCache.current.doc !== doc || missingCache.current.schema !== schema) missingCache.current = { doc, schema, byLine: new Map() };
+  // Per line: the missing fields of an object that has closed, and the rows that can no longer
+  // change (a finished line whose value is done, or a closing line) — the same element each time,
+  // which React skips, so that a batch draws only the rows it added or changed.
+  const missingCache = useRef<{ doc: PrettyLines; schema: unknown; ended: Props["ended"]; byLine: Map<number, string[]>; rows: Map<number, ReactNode> }>({ doc, schema, ended, byLine: new Map(), rows: new Map() });
+  if (missingCache.current.doc !== doc || missingCache.current.schema !== schema) missingCache.current = { doc, schema, ended, byLine: new Map(), rows: new Map() };
+  else if (missingCache.current.ended !== ended) missingCache.current = { ...missingCache.current, ended, rows: new Map() };
   const lastPath = doc.path(doc.count - 1).replace(/#end$/, "");
   const active = ended === null ? lastPath : null;
   const state = (path: string): FieldState => {
@@ -56,23 +60,31 @@ export function LiveFieldsView({ doc, version, schema, closed, ended }: Props) {
     const end = doc.foldEnd(i);
     const depth = doc.depth(i) + 1;
     const present = new Set<string>();
-    for (let j = i + 1; j < (end === -1 ? doc.count : end); j++) {
+    const wanted = new Set(required);
+    // Stops once every required field is seen: an open object at the top of a long stream (the root)
+    // is not scanned to the document's end on every batch.
+    for (let j = i + 1; j < (end === -1 ? doc.count : end) && wanted.size > 0; j++) {
       if (doc.depth(j) !== depth) continue;
       const p = doc.path(j);
-      if (!p.endsWith("#end")) present.add(unescapePointerSegment(p.slice(path.length + 1)));
+      if (p.endsWith("#end")) continue;
+      const key = unescapePointerSegment(p.slice(path.length + 1));
+      present.add(key);
+      wanted.delete(key);
     }
     const result = required.filter((k) => !present.has(k));
     if (end !== -1) missingCache.current.byLine.set(i, result);
     return result;
   };
   const row = (i: number): ReactNode => {
+    const hit = missingCache.current.rows.get(i);
+    if (hit !== undefined) return hit;
     const path = doc.path(i);
     const text = doc.line(i);
     const indent = "  ".repeat(doc.depth(i));
     const starts = !path.endsWith("#end");
     const s = starts ? state(path) : null;
     const absent = starts ? missing(i) : [];
-    return (
+    const node = (
       <span data-path={path}>
         {indent}
         {colourLine(text.slice(indent.length))}
@@ -88,6 +100,10 @@ export function LiveFieldsView({ doc, version, schema, closed, ended }: Props) {
         ) : null}
       </span>
     );
+    // Final: a finished line, done or closing, whose missing fields (if an object's) are those of a closed object.
+    const final = i < doc.lines.length && (s === null || s === "done") && (!doc.line(i).endsWith("{") || doc.foldEnd(i) !== -1);
+    if (final) missingCache.current.rows.set(i, node);
+    return node;
   };
   return <VirtualLines count={doc.count} version={version} row={row} follow={ended === null} data-testid="result-fields" />;
 }

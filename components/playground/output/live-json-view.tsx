@@ -57,21 +57,24 @@ interface Props {
 export function LiveJsonView({ doc, version, marks, streaming, ...rest }: Props) {
   const [folded, setFolded] = useState<{ doc: PrettyLines; lines: ReadonlySet<number> }>({ doc, lines: new Set() });
   const foldedLines = folded.doc === doc ? folded.lines : new Set<number>();
-  const cache = useRef<{ doc: PrettyLines; marks: unknown; rows: Map<number, ReactNode[]> }>({ doc, marks, rows: new Map() });
-  if (cache.current.doc !== doc || cache.current.marks !== marks) cache.current = { doc, marks, rows: new Map() };
+  // Rows of finished lines, by line: the same element while the line, its fold and its marks stay
+  // the same, so that React skips it and a batch draws only the rows it added or changed.
+  const cache = useRef<{ doc: PrettyLines; marks: unknown; parts: Map<number, ReactNode[]>; rows: Map<number, { end: number; folded: boolean; node: ReactNode }> }>({ doc, marks, parts: new Map(), rows: new Map() });
+  if (cache.current.doc !== doc || cache.current.marks !== marks) cache.current = { doc, marks, parts: new Map(), rows: new Map() };
   // Recomputed only when something is folded (then in proportion to the document, once per update).
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const shown = useMemo(() => visibleLines(doc, foldedLines), [doc, foldedLines, version]);
+  // Reads the folds when pressed (not when drawn): a cached row's button stays right.
   const toggle = (line: number) =>
-    setFolded(() => {
-      const next = new Set(foldedLines);
+    setFolded((prev) => {
+      const next = new Set(prev.doc === doc ? prev.lines : []);
       if (!next.delete(line)) next.add(line);
       return { doc, lines: next };
     });
 
   const coloured = (i: number): ReactNode[] => {
     const finished = i < doc.lines.length;
-    const hit = finished ? cache.current.rows.get(i) : undefined;
+    const hit = finished ? cache.current.parts.get(i) : undefined;
     if (hit) return hit;
     const text = doc.line(i);
     const depth = doc.depth(i);
@@ -86,17 +89,12 @@ export function LiveJsonView({ doc, version, marks, streaming, ...rest }: Props)
     );
     if (mark?.tone === "danger") parts.push(<span key="n" className="ml-2 font-sans text-xs text-red-800 dark:text-red-300">← {mark.note}</span>);
     else if (mark) parts.push(<span key="n" className="sr-only"> ({mark.note})</span>);
-    if (finished) cache.current.rows.set(i, parts);
+    if (finished) cache.current.parts.set(i, parts);
     return parts;
   };
 
-  const count = shown ? shown.length : doc.count;
-  const row = (r: number): ReactNode => {
-    const i = shown ? shown[r]! : r;
-    const end = doc.foldEnd(i);
-    const isFolded = end > i && foldedLines.has(i);
+  const draw = (i: number, end: number, isFolded: boolean, caret: boolean): ReactNode => {
     const path = doc.path(i);
-    const last = i === doc.count - 1;
     return (
       <>
         <span className="w-5 shrink-0 select-none text-center">
@@ -120,10 +118,24 @@ export function LiveJsonView({ doc, version, marks, streaming, ...rest }: Props)
               <span className="ml-2 font-sans text-xs text-zinc-600 dark:text-zinc-400">{end - i - 1} lines</span>
             </>
           ) : null}
-          {last && streaming ? <Caret /> : null}
+          {caret ? <Caret /> : null}
         </span>
       </>
     );
+  };
+
+  const count = shown ? shown.length : doc.count;
+  const row = (r: number): ReactNode => {
+    const i = shown ? shown[r]! : r;
+    const end = doc.foldEnd(i);
+    const isFolded = end > i && foldedLines.has(i);
+    // The line being written (the last) changes with every batch, and carries the caret.
+    if (i >= doc.lines.length) return draw(i, end, isFolded, streaming);
+    const hit = cache.current.rows.get(i);
+    if (hit && hit.end === end && hit.folded === isFolded) return hit.node;
+    const node = draw(i, end, isFolded, false);
+    cache.current.rows.set(i, { end, folded: isFolded, node });
+    return node;
   };
   return <VirtualLines count={count} version={version + foldedLines.size} row={row} follow={streaming} {...rest} />;
 }

@@ -17,6 +17,8 @@ interface Rows {
   deltas: readonly string[];
   /** Deltas laid out so far. */
   done: number;
+  /** Rows drawn before, by row: all but the last are complete (the same element each time, which React skips). */
+  drawn: Map<number, ReactNode>;
   rows: Segment[][];
   width: number;
 }
@@ -53,15 +55,20 @@ function layout(state: Rows, count: number): void {
  * screen are drawn.
  */
 export function RawDeltasView({ deltas, count, streaming }: { deltas: readonly string[]; count: number; streaming: boolean }) {
-  const state = useRef<Rows>({ deltas, done: 0, rows: [[]], width: 0 });
-  if (state.current.deltas !== deltas || state.current.done > count) state.current = { deltas, done: 0, rows: [[]], width: 0 };
+  const state = useRef<Rows>({ deltas, done: 0, drawn: new Map(), rows: [[]], width: 0 });
+  if (state.current.deltas !== deltas || state.current.done > count) state.current = { deltas, done: 0, drawn: new Map(), rows: [[]], width: 0 };
   layout(state.current, count);
-  const rows = state.current.rows;
-  const row = (r: number): ReactNode =>
-    rows[r]!.map((s) => (
+  const { rows, drawn } = state.current;
+  const row = (r: number): ReactNode => {
+    const hit = drawn.get(r);
+    if (hit !== undefined) return hit;
+    const node = rows[r]!.map((s) => (
       <span key={`${s.delta}-${s.from}`} className={s.delta % 2 ? "bg-blue-100 dark:bg-blue-950" : undefined}>
         {deltas[s.delta]!.slice(s.from, s.to)}
       </span>
     ));
+    if (r < rows.length - 1) drawn.set(r, node);
+    return node;
+  };
   return <VirtualLines count={rows.length} version={count} row={row} follow={streaming} data-testid="result-raw" />;
 }
