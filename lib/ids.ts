@@ -50,3 +50,4 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 
 /** Short random id for records that need no ordering. */
 export const newKeyId = (): string => `key_${randomBytes(8).toString("hex")}`;
+export const newProjectId = (): string => `prj_${randomBytes(8).toString("hex")}`;

@@ -8,7 +8,7 @@ import { SLUG } from "../domain/names";
 import { isGenserveError, toProblem, zodFieldErrors, type FieldError } from "../errors";
 import { junitXml } from "../evals/junit";
 import { putSuite } from "../evals/suite-document";
-import { authenticate, type Principal } from "../keys/api-keys";
+import { authenticate, principalOf, type Principal } from "../keys/api-keys";
 import { createRuntime, type Runtime } from "../server/runtime";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, resolveDataDir, storeLocation, VERSION, type StorageOptions } from "./common";
 import { resolveLocalModels } from "./serve";
@@ -205,7 +205,7 @@ async function inProcessBackend(options: EvalOptions, env: NodeJS.ProcessEnv, cw
   } else {
     const admin = (await runtime.store.keys.list()).find((k) => k.admin && k.revokedAt === null);
     if (!admin) throw new SetupError("no admin key exists in this data directory yet (start `genserve serve` once, or pass --api-key)");
-    principal = { keyId: admin.id, name: admin.name, admin: true, limits: admin.limits };
+    principal = principalOf(admin);
   }
   return {
     async putSuite(slug, document) {

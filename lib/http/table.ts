@@ -6,6 +6,7 @@ import { endpoints as generate } from "./handlers/generate";
 import { endpoints as inbox } from "./handlers/inbox";
 import { endpoints as keys } from "./handlers/keys";
 import { endpoints as models } from "./handlers/models";
+import { endpoints as projects } from "./handlers/projects";
 import { endpoints as runs } from "./handlers/runs";
 import { endpoints as shares } from "./handlers/shares";
 import { endpoints as threads } from "./handlers/threads";
@@ -28,6 +29,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...workflowVersions,
   ...shares,
   ...keys,
+  ...projects,
   ...usage,
   ...models,
   ...inbox,

@@ -196,6 +196,46 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN cancel_requested_at TEXT;
     `,
   },
+  {
+    version: 25,
+    name: "projects: every key belongs to one project with a role (viewer, editor, admin); workflows and contexts as stored, and their labels, are a project's own; what existed moves to the default project",
+    // Runs, threads, suites, evaluations, shares, inboxes and usage belong to their key, and a key
+    // never changes project: their project is their key's (api_keys.project_id), one source of truth
+    // instead of a copy on each row. Catalog entries are named per project (their rows have no key
+    // when deleted through the configuration), so they carry their own project_id and their key grows it.
+    // The default project is as old as the first key (a literal date: SQLite and PostgreSQL agree on it).
+    sql: `
+      CREATE TABLE projects (
+        id TEXT PRIMARY KEY,
+        slug TEXT NOT NULL UNIQUE,
+        name TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      );
+      INSERT INTO projects (id, slug, name, created_at)
+        SELECT 'prj_default', 'default', 'Default', COALESCE(MIN(created_at), '1970-01-01T00:00:00.000Z') FROM api_keys;
+      ALTER TABLE api_keys ADD COLUMN project_id TEXT NOT NULL DEFAULT 'prj_default';
+      ALTER TABLE api_keys ADD COLUMN role TEXT NOT NULL DEFAULT 'editor';
+      UPDATE api_keys SET role = 'admin' WHERE admin = TRUE;
+      CREATE INDEX api_keys_project ON api_keys (project_id, id);
+      CREATE TABLE catalog_versions_25 (
+        project_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        slug TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        body TEXT,
+        key_id TEXT,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (project_id, kind, slug, version)
+      );
+      INSERT INTO catalog_versions_25 (project_id, kind, slug, version, body, key_id, created_at)
+        SELECT 'prj_default', kind, slug, version, body, key_id, created_at FROM catalog_versions;
+      DROP TABLE catalog_versions;
+      ALTER TABLE catalog_versions_25 RENAME TO catalog_versions;
+      ALTER TABLE workflow_label_moves ADD COLUMN project_id TEXT NOT NULL DEFAULT 'prj_default';
+      DROP INDEX workflow_label_moves_slug;
+      CREATE INDEX workflow_label_moves_slug ON workflow_label_moves (project_id, slug, label, seq);
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */
@@ -204,6 +244,7 @@ export const MIGRATIONS: readonly Migration[] = [
  * events are left out: they are kept minutes, for clients resuming a stream.
  */
 export const TRANSFER_TABLES = [
+  "projects",
   "api_keys",
   "catalog_versions",
   "threads",

@@ -11,6 +11,7 @@ import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
 import { keysStore } from "./keys-store";
+import { projectsStore } from "./projects-store";
 import { runReads } from "./runs-store";
 import { streamReads } from "./streams-store";
 import { threadsStore } from "./threads-store";
@@ -194,6 +195,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       });
     },
     keys: keysStore(runner),
+    projects: projectsStore(runner),
     runs: {
       async insert(run, charges = []) {
         return transaction(async (client) => {

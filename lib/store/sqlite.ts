@@ -14,6 +14,7 @@ import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
 import { keysStore } from "./keys-store";
+import { projectsStore } from "./projects-store";
 import { runReads } from "./runs-store";
 import { streamReads } from "./streams-store";
 import { threadsStore } from "./threads-store";
@@ -174,6 +175,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     // Applied when the store opened: SQLite's write lock serialises processes that open it together.
     async migrate() {},
     keys: keysStore(runner),
+    projects: projectsStore(runner),
     runs: {
       async insert(run: NewRun, charges = []) {
         return write((): Admission => {

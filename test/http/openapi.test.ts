@@ -151,6 +151,17 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", "/api/v1/keys")).status).toBe(200);
     expect((await call("GET", `/api/v1/keys/${made.json.id}`)).status).toBe(200);
     expect((await call("GET", "/api/v1/keys/key_nope")).status).toBe(404);
+    // Projects: the default project's admins manage them; a key is made in one with a role.
+    const project = await call("POST", "/api/v1/projects", { body: { slug: "oa-project", name: "OpenAPI" } });
+    expect(project.status).toBe(201);
+    expect((await call("POST", "/api/v1/projects", { body: { slug: "oa-project" } })).status).toBe(409);
+    expect((await call("POST", "/api/v1/projects", { key: user, body: { slug: "x" } })).status).toBe(403);
+    expect((await call("GET", "/api/v1/projects")).json.projects.map((p: { slug: string }) => p.slug)).toContain("oa-project");
+    expect((await call("PATCH", "/api/v1/projects/oa-project", { body: { name: "OpenAPI team" } })).json.name).toBe("OpenAPI team");
+    expect((await call("PATCH", "/api/v1/projects/nope", { body: { name: "x" } })).status).toBe(404);
+    const viewer = await call("POST", "/api/v1/keys", { body: { name: "oa-viewer", role: "viewer", project: "oa-project" } });
+    expect(viewer.json).toMatchObject({ role: "viewer", admin: false, projectId: project.json.id });
+    expect((await call("GET", "/api/v1/me", { key: viewer.json.key })).json).toMatchObject({ role: "viewer", project: { slug: "oa-project" } });
     expect((await call("PATCH", `/api/v1/keys/${made.json.id}`, { body: { limits: { tpm: 100000 } } })).status).toBe(200);
     const body = { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" };
     const first = await call("POST", "/api/v1/generate/text", { key: made.json.key, body });
