@@ -15,6 +15,7 @@ import { useGenserve } from "../helpers/suite";
 const ctx = useGenserve();
 let api: OpenAPIBackend;
 let user: string;
+let viewer: string;
 const checked = new Set<string>();
 const seenOperations = new Set<string>();
 
@@ -34,6 +35,7 @@ beforeAll(async () => {
   });
   await api.init();
   user = (await createKey("user", { dataDir: ctx.server.dataDir })).key;
+  viewer = (await createKey("viewer", { dataDir: ctx.server.dataDir, role: "viewer" })).key;
 });
 afterAll(() => {
   // Every documented operation was exercised at least once.
@@ -188,7 +190,7 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", "/api/v1/contexts/tone")).status).toBe(200);
     expect((await call("PUT", "/api/v1/contexts/oa-ctx", { body: { content: "Be kind." } })).status).toBe(201);
     expect((await call("PUT", "/api/v1/contexts/oa-ctx", { body: { title: "Kind", content: "Be kinder." } })).status).toBe(200);
-    expect((await call("PUT", "/api/v1/contexts/oa-ctx", { key: user, body: { content: "no" } })).status).toBe(403);
+    expect((await call("PUT", "/api/v1/contexts/oa-ctx", { key: viewer, body: { content: "no" } })).status).toBe(403);
     expect((await call("PUT", "/api/v1/workflows/oa-wf", { body: { model: "free", contexts: ["oa-ctx"] } })).status).toBe(201);
     expect((await call("PUT", "/api/v1/workflows/oa-wf", { body: { model: "none" } })).status).toBe(400);
     expect((await call("PUT", "/api/v1/workflows/no-retry", { body: { model: "free" } })).status).toBe(409);
@@ -241,7 +243,8 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", "/api/v1/workflows/oa-life/versions")).status).toBe(200);
     expect((await call("GET", "/api/v1/workflows/nope/versions")).status).toBe(404);
     expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { body: { version: 1 } })).status).toBe(200);
-    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { key: user, body: { version: 1 } })).status).toBe(403);
+    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { key: viewer, body: { version: 1 } })).status).toBe(403);
+    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/production", { key: user, body: { version: 1 } })).status).toBe(403);
     expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { body: { version: 9 } })).status).toBe(404);
     expect((await call("POST", "/api/v1/workflows/oa-life/labels/production", { body: { version: "2" } })).status).toBe(200);
     expect((await call("POST", "/api/v1/workflows/oa-life/labels/production", { body: { version: "2", requireSuite: "nope" } })).status).toBe(404);
