@@ -41,10 +41,15 @@ function Keys({ client, apiKey }: { client: ApiClient; apiKey: string }) {
         <h2 id="this-key" className="mb-2 font-medium">
           This key{me.data ? `: ${me.data.name}` : ""}
         </h2>
+        {me.data ? (
+          <p className="mb-2 text-sm" data-testid="key-role">
+            <Badge tone={me.data.role === "admin" ? "info" : "neutral"}>{me.data.role}</Badge> in project {me.data.project.name} ({me.data.project.slug})
+          </p>
+        ) : null}
         {me.data ? <Quotas quotas={me.data.quotas} /> : null}
       </Panel>
       {editing ? <KeyEditor client={client} apiKey={apiKey} target={editing} onDone={() => setEditing(null)} /> : null}
-      {admin ? <KeyTable client={client} apiKey={apiKey} onEdit={setEditing} /> : me.data ? <p className="mt-4 text-sm">Only admin keys manage keys.</p> : null}
+      {admin ? <KeyTable client={client} apiKey={apiKey} onEdit={setEditing} /> : me.data ? <p className="mt-4 text-sm">Only admin keys manage the project's keys.</p> : null}
     </Page>
   );
 }
