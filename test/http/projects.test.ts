@@ -47,7 +47,8 @@ beforeAll(async () => {
   expect(run.status).toBe(200);
   made.run = run.json.metadata.runId;
   const stream = await fetch(`${ctx.server.url}/api/v1/stream/object`, { method: "POST", headers: { "api-key": a.key, "content-type": "application/json" }, body: JSON.stringify({ input: "Invoice SECRET-A-2", workflowSlug: "extract-invoice", schema: INVOICE_SCHEMA }) });
-  made.stream = stream.headers.get("x-run-id") ?? /run_[0-9A-Z]{26}/.exec(await stream.text())![0];
+  const streamed = await stream.text();
+  made.stream = stream.headers.get("x-run-id") ?? /run_[0-9A-Z]{26}/.exec(streamed)![0];
   const thread = await call("POST", "/api/v1/threads", a.key, { workflowSlug: "extract-invoice" });
   expect(thread.status).toBe(201);
   made.thread = thread.json.id;
