@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { INVOICE_SCHEMA } from "../helpers/config";
+import { CALLBACK, INVOICE_SCHEMA } from "../helpers/config";
 import { createKey } from "../helpers/genserve";
 import { waitUntil } from "../helpers/receiver";
 import { useGenserve } from "../helpers/suite";
@@ -43,7 +43,7 @@ beforeAll(async () => {
   expect((await call("PUT", "/api/v1/contexts/a-terms", a.key, { content: "SECRET TERMS OF A" })).status).toBe(201);
   expect((await call("PUT", "/api/v1/workflows/flow", a.key, { model: "fast", instructions: "SECRET INSTRUCTIONS OF A", contexts: ["a-terms"] })).status).toBe(201);
   expect((await call("PUT", "/api/v1/workflows/flow/labels/staging", a.key, { version: 1 })).status).toBe(200);
-  const run = await call("POST", "/api/v1/generate/object", a.key, { input: "Invoice SECRET-A-1", workflowSlug: "extract-invoice", schema: INVOICE_SCHEMA });
+  const run = await call("POST", "/api/v1/generate/object", a.key, { input: "Invoice SECRET-A-1", type: "event", callback: CALLBACK, workflowSlug: "extract-invoice", schema: INVOICE_SCHEMA });
   expect(run.status).toBe(200);
   made.run = run.json.metadata.runId;
   const stream = await fetch(`${ctx.server.url}/api/v1/stream/object`, { method: "POST", headers: { "api-key": a.key, "content-type": "application/json" }, body: JSON.stringify({ input: "Invoice SECRET-A-2", workflowSlug: "extract-invoice", schema: INVOICE_SCHEMA }) });
@@ -114,7 +114,7 @@ describe("project isolation", () => {
       for (const list of lists) expect(list.text).not.toMatch(/"flow"|a-terms|extract-invoice/);
     }
     // genserve.yaml's workflows are the default project's: B cannot run them.
-    expect((await call("POST", "/api/v1/generate/object", b.key, { input: "x", workflowSlug: "extract-invoice", schema: INVOICE_SCHEMA })).status).toBe(404);
+    expect((await call("POST", "/api/v1/generate/object", b.key, { input: "x", type: "event", callback: CALLBACK, workflowSlug: "extract-invoice", schema: INVOICE_SCHEMA })).status).toBe(404);
     // B's own "flow" is numbered from 1 and labelled on its own; A's is untouched.
     expect((await call("PUT", "/api/v1/workflows/flow", b.key, { model: "fast", instructions: "B's own" })).json).toMatchObject({ version: "1", instructions: "B's own" });
     expect((await call("PUT", "/api/v1/workflows/flow/labels/production", b.key, { version: 1 })).status).toBe(200);
