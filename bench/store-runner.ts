@@ -13,7 +13,7 @@ import { sqliteRunner } from "../lib/store/sqlite-runner";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "store-micro-"));
 const store = openSqliteStore(dir);
-await store.keys.insert({ id: "k1", name: "k", hash: "h1", prefix: "p", admin: false, createdAt: "2026-01-01T00:00:00Z", lastUsedAt: null, revokedAt: null, webhookSecret: "s", limits: { rpm: null, tpm: null, concurrency: null, workflows: null, budgetDailyNanos: null, budgetMonthlyNanos: null } });
+await store.keys.insert({ id: "k1", name: "k", hash: "h1", prefix: "p", admin: false, role: "editor" as const, projectId: "prj_default", createdAt: "2026-01-01T00:00:00Z", lastUsedAt: null, revokedAt: null, webhookSecret: "s", limits: { rpm: null, tpm: null, concurrency: null, workflows: null, budgetDailyNanos: null, budgetMonthlyNanos: null } });
 await store.close();
 // The file again on a connection of its own, as sqlite.ts opens it.
 const db = new Database(path.join(dir, "genserve.sqlite"));

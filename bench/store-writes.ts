@@ -83,7 +83,7 @@ async function oneRun(store: Store, keyId: string): Promise<void> {
 async function measure(open: Backend, root: string, label: string, inFlight: number): Promise<{ cpuUs: number; wallMs: number }> {
   const { store, close } = await open(root, label);
   const keyId = `key_${label}`;
-  await store.keys.insert({ id: keyId, name: "bench", hash: `h_${label}`, prefix: "p", admin: false, createdAt: new Date().toISOString(), lastUsedAt: null, revokedAt: null, webhookSecret: "s", limits: NO_LIMITS });
+  await store.keys.insert({ id: keyId, name: "bench", hash: `h_${label}`, prefix: "p", admin: false, createdAt: new Date().toISOString(), lastUsedAt: null, revokedAt: null, webhookSecret: "s", limits: NO_LIMITS, role: "editor", projectId: "prj_default" });
   for (let i = 0; i < 100; i++) await oneRun(store, keyId); // warm-up: statements prepared, JIT
   const cpu = process.cpuUsage();
   const start = performance.now();

@@ -53,3 +53,5 @@ export const newKeyId = (): string => `key_${randomBytes(8).toString("hex")}`;
 
 /** A person (lib/people/). */
 export const newUserId = (): string => `usr_${nextUlid()}`;
+
+export const newProjectId = (): string => `prj_${randomBytes(8).toString("hex")}`;

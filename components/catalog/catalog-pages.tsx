@@ -49,7 +49,7 @@ function Workflows({ client, apiKey }: { client: ApiClient; apiKey: string }) {
         const { slug: _slug, version: _version, source: _source, ...fields } = await client.getEntry("workflows", slug);
         return fields;
       }}
-      empty="No workflows exist yet (add them to genserve.yaml, or create one here with an admin key)."
+      empty="No workflows exist yet (add them to genserve.yaml, or create one here with an editor or admin key)."
     />
   );
 }
@@ -92,10 +92,12 @@ interface CatalogViewProps<T> {
   empty: string;
 }
 
-/** A catalog table for every key; admin keys also get create, edit and delete for API-managed entries. */
+/** A catalog table for every key; editor and admin keys also get create, edit and delete for API-managed entries. */
 function CatalogView<T extends { slug: string; version: string; source: "config" | "api" }>(props: CatalogViewProps<T>) {
   const { client, apiKey, kind, rows } = props;
-  const admin = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client.me(signal) }).data?.admin ?? false;
+  // Editors and admins change API-managed entries; viewers read.
+  const role = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client.me(signal) }).data?.role;
+  const mayEdit = role === "editor" || role === "admin";
   const queryClient = useQueryClient();
   const [editing, setEditing] = useState<EditorTarget | null>(null);
   const listKey = kind === "workflows" ? queryKeys.workflows(apiKey) : queryKeys.contexts(apiKey);
@@ -103,7 +105,7 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
     <Page>
       <div className="flex items-center gap-3">
         <h1 className="mr-auto text-2xl font-semibold">{props.title}</h1>
-        {admin ? (
+        {mayEdit ? (
           <Button variant="primary" onClick={() => setEditing({ kind, slug: null, initial: props.blank })}>
             New {kind === "workflows" ? "workflow" : "context"}
           </Button>
@@ -111,7 +113,7 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
       </div>
       {editing ? <EntryEditor client={client} apiKey={apiKey} target={editing} onDone={() => setEditing(null)} /> : null}
       <ScrollTable className="mt-4 w-full text-left text-sm">
-        <TableHead columns={[...props.columns.map((c) => c.header), "Version", ...(admin ? ["Manage"] : [])]} />
+        <TableHead columns={[...props.columns.map((c) => c.header), "Version", ...(mayEdit ? ["Manage"] : [])]} />
         <tbody>
           {rows?.map((row) => (
             <tr key={row.slug} className="border-b border-zinc-100 dark:border-zinc-900">
@@ -121,7 +123,7 @@ function CatalogView<T extends { slug: string; version: string; source: "config"
                 </td>
               ))}
               <td className={td}>{row.version}</td>
-              {admin ? (
+              {mayEdit ? (
                 <td className={td}>
                   {row.source !== "api" ? (
                     <span className="text-xs text-zinc-600 dark:text-zinc-400">from genserve.yaml</span>

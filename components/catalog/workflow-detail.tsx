@@ -21,12 +21,14 @@ export function WorkflowDetailPage({ slug }: { slug: string }) {
   return <RequireKey>{(client, apiKey) => <WorkflowDetail client={client} apiKey={apiKey} slug={slug} />}</RequireKey>;
 }
 
-/** A workflow's versions with their labels, the diff of any two, and (admin keys) promotion and rollback. */
+/** A workflow's versions with their labels, the diff of any two, and (editor and admin keys) promotion and rollback. */
 function WorkflowDetail({ client, apiKey, slug }: { client: ApiClient; apiKey: string; slug: string }) {
   const versions = useQuery({ queryKey: queryKeys.workflowVersions(apiKey, slug), queryFn: ({ signal }) => client.workflowVersions(slug, signal) });
   const labels = useQuery({ queryKey: queryKeys.workflowLabels(apiKey, slug), queryFn: ({ signal }) => client.workflowLabels(slug, signal), refetchInterval: 2_000 });
   const me = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client.me(signal) }).data;
   const admin = me?.admin ?? false;
+  // Editors promote and roll back (the production label: admins; the server refuses an editor's move of it and says so).
+  const mayMove = me?.role === "editor" || admin;
   // Keys by name in the label history: every key's for an admin, else this key's own.
   const keys = useQuery({ queryKey: queryKeys.keys(apiKey), queryFn: ({ signal }) => client.listKeys(signal), enabled: admin });
   const keyNames = new Map<string, string>([...(me ? [[me.keyId, me.name] as const] : []), ...(keys.data ?? []).map((k) => [k.id, k.name] as const)]);
@@ -66,7 +68,7 @@ function WorkflowDetail({ client, apiKey, slug }: { client: ApiClient; apiKey: s
           {from && to ? <Diff client={client} apiKey={apiKey} slug={slug} from={from} to={to} /> : null}
         </Panel>
       )}
-      {admin && live.length > 0 ? <Promote client={client} apiKey={apiKey} slug={slug} versions={live} labels={labels.data} /> : null}
+      {mayMove && live.length > 0 ? <Promote client={client} apiKey={apiKey} slug={slug} versions={live} labels={labels.data} /> : null}
       {labels.data && labels.data.history.length > 0 ? <History labels={labels.data} keyNames={keyNames} /> : null}
     </Page>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import { ROLES, type Role } from "@/lib/domain/roles";
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { ApiError, type ApiClient, type ApiKeyView } from "@/lib/client/api";
@@ -8,7 +9,7 @@ import { describeLimits } from "@/lib/domain/key-limits";
 import { RequireKey } from "../require-key";
 import { Badge } from "../ui/badge";
 import { Button } from "../ui/button";
-import { Field, TextInput } from "../ui/field";
+import { Field, Select, TextInput } from "../ui/field";
 import { ErrorAlert, Panel } from "../ui/panel";
 import { TableHead } from "../ui/table-head";
 import { changeOf, draftOf, LimitsFields, type LimitsDraft } from "./limits-form";
@@ -40,10 +41,15 @@ function Keys({ client, apiKey }: { client: ApiClient; apiKey: string }) {
         <h2 id="this-key" className="mb-2 font-medium">
           This key{me.data ? `: ${me.data.name}` : ""}
         </h2>
+        {me.data ? (
+          <p className="mb-2 text-sm" data-testid="key-role">
+            <Badge tone={me.data.role === "admin" ? "info" : "neutral"}>{me.data.role}</Badge> in project {me.data.project.name} ({me.data.project.slug})
+          </p>
+        ) : null}
         {me.data ? <Quotas quotas={me.data.quotas} /> : null}
       </Panel>
       {editing ? <KeyEditor client={client} apiKey={apiKey} target={editing} onDone={() => setEditing(null)} /> : null}
-      {admin ? <KeyTable client={client} apiKey={apiKey} onEdit={setEditing} /> : me.data ? <p className="mt-4 text-sm">Only admin keys manage keys.</p> : null}
+      {admin ? <KeyTable client={client} apiKey={apiKey} onEdit={setEditing} /> : me.data ? <p className="mt-4 text-sm">Only admin keys manage the project's keys.</p> : null}
     </Page>
   );
 }
@@ -69,7 +75,7 @@ function KeyTable({ client, apiKey, onEdit }: { client: ApiClient; apiKey: strin
             {keys.data?.map((k) => (
               <tr key={k.id} className="border-b border-zinc-100 dark:border-zinc-900">
                 <td className={td}>
-                  {k.name} {k.admin ? <Badge tone="info">admin</Badge> : null}
+                  {k.name} <Badge tone={k.role === "admin" ? "info" : "neutral"}>{k.role}</Badge>
                   <div className="font-mono text-xs text-zinc-600 dark:text-zinc-400">{k.id}</div>
                 </td>
                 <td className={`${td} font-mono`}>{k.prefix}…</td>
@@ -109,13 +115,13 @@ function KeyEditor({ client, apiKey, target, onDone }: { client: ApiClient; apiK
   const queryClient = useQueryClient();
   const existing = target === "new" ? null : target;
   const [name, setName] = useState(existing?.name ?? "");
-  const [admin, setAdmin] = useState(false);
+  const [role, setRole] = useState<Role>("editor");
   const [draft, setDraft] = useState<LimitsDraft>(() => draftOf(existing?.limits ?? null));
   const [created, setCreated] = useState<{ key: string; webhookSecret: string } | null>(null);
   const save = useMutation({
     mutationFn: async () => {
       if (existing) return void (await client.updateKey(existing.id, { name, limits: changeOf(draft) }));
-      const result = await client.createKey({ name, admin, limits: changeOf(draft) });
+      const result = await client.createKey({ name, role, limits: changeOf(draft) });
       setCreated({ key: result.key, webhookSecret: result.webhookSecret });
     },
     onSuccess: async () => {
@@ -162,9 +168,15 @@ function KeyEditor({ client, apiKey, target, onDone }: { client: ApiClient; apiK
             <TextInput id="key-name" value={name} required maxLength={200} onChange={(e) => setName(e.target.value)} />
           </Field>
           {existing ? null : (
-            <label className="flex items-center gap-2 self-end text-sm">
-              <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.target.checked)} /> Admin key (manages keys, sees every run)
-            </label>
+            <Field id="key-role" label="Role in this project" help="viewer reads; editor also runs and edits (not production); admin also keys, production, budgets">
+              <Select id="key-role" value={role} onChange={(e) => setRole(e.target.value as Role)} aria-describedby="key-role-help">
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
+              </Select>
+            </Field>
           )}
         </div>
         <h3 className="mb-2 mt-4 text-sm font-medium">Limits and budgets (blank: none)</h3>

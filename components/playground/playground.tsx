@@ -1,5 +1,6 @@
 "use client";
 
+import { roleAtLeast, roleReason, type Role } from "@/lib/domain/roles";
 import { useQuery } from "@tanstack/react-query";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { ApiError, type FieldProblem } from "@/lib/client/api";
@@ -78,7 +79,9 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   const others = useMemo(() => [b, cRun, d] as const, [b, cRun, d]);
   const phases = [useRunSelector(b, runPhase), useRunSelector(cRun, runPhase), useRunSelector(d, runPhase)];
   const me = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client!.me(signal) });
-  const admin = me.data?.admin ?? false;
+  // Until /me answers, nothing is refused ahead of the server: a viewer's Run is off once its role is known.
+  const role: Role = me.data?.role ?? "editor";
+  const mayEdit = roleAtLeast(role, "editor");
   const models = useQuery({ queryKey: queryKeys.models(apiKey), queryFn: ({ signal }) => client!.listModels(signal) });
   const draft = useDraft(client!, apiKey, c.workflowSlug, linkDraft);
   const [presenting, setPresenting] = useState(false);
@@ -127,11 +130,12 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
   // why (a run would only answer 503, or 422).
   const model = useModel(client!, apiKey, selectedWorkflow?.model);
   const runBlocked =
-    model?.status.state === "unavailable" || model?.status.state === "downloading"
+    roleReason(role, "editor", "running a workflow") ??
+    (model?.status.state === "unavailable" || model?.status.state === "downloading"
       ? `Model “${model.alias}” is not available`
       : model && !model.vision && c.attachments.some(isImage)
         ? `Model “${model.alias}” does not take images`
-        : null;
+        : null);
   const runNow = useCallback(() => {
     if (runBlocked) return;
     setLocalError(null);
@@ -147,14 +151,14 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
       }
       return;
     }
-    // Unsaved edits of the prompt run as a draft (admin keys); the saved version is untouched.
-    const drafted = admin ? draft.changed : undefined;
+    // Unsaved edits of the prompt run as a draft (editor and admin keys); the saved version is untouched.
+    const drafted = mayEdit ? draft.changed : undefined;
     if (drafted) body.draft = drafted;
     remember(c);
     setPane("result");
     void start(c.operation, body);
     variants.forEach((variant, i) => void others[i]!.start(c.operation, variantBody(variant, body, drafted, c.workflowSlug)));
-  }, [composition, remember, start, variants, others, admin, draft.changed, runBlocked]);
+  }, [composition, remember, start, variants, others, mayEdit, draft.changed, runBlocked]);
   const running = [run, ...phases].some((r) => r.status === "running");
   const cancelAll = useCallback(() => {
     cancel();
@@ -183,9 +187,9 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     const c = composition.get();
     const plain = compositionSnippet(c, window.location.origin);
     // The code runs what Run runs: with the unsaved draft, when there is one.
-    const snippet = admin && draft.changed ? { ...plain, body: { ...(plain.body as Record<string, unknown>), draft: draft.changed } } : plain;
+    const snippet = mayEdit && draft.changed ? { ...plain, body: { ...(plain.body as Record<string, unknown>), draft: draft.changed } } : plain;
     // The permalink carries the unsaved prompt too, so whoever opens it continues from the draft.
-    const hash = toPermalinkHash(c, admin ? draft.changed : undefined);
+    const hash = toPermalinkHash(c, mayEdit ? draft.changed : undefined);
     const text = what === "curl" ? toCurl(snippet) : what === "fetch" ? toFetch(snippet) : `${window.location.origin}/${hash}`;
     if (what === "link") window.history.replaceState(null, "", hash);
     await navigator.clipboard.writeText(text);
@@ -243,7 +247,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
     { value: SAME, label: "the same workflow again" },
     ...(draft.changed ? [{ value: SAVED, label: "the saved version (no draft)" }] : []),
     ...(versions.data?.versions ?? []).filter((v) => !v.deleted).map((v) => ({ value: `${currentSlug}@${v.version}`, label: `${currentSlug}@${v.version}${v.labels.length ? ` (${v.labels.join(", ")})` : ""}` })),
-    ...(admin ? (models.data ?? []).filter((m) => m.alias !== draft.current?.model).map((m) => ({ value: `${MODEL}${m.alias}`, label: `this prompt on ${m.alias}` })) : []),
+    ...(mayEdit ? (models.data ?? []).filter((m) => m.alias !== draft.current?.model).map((m) => ({ value: `${MODEL}${m.alias}`, label: `this prompt on ${m.alias}` })) : []),
   ];
 
   return (
@@ -311,7 +315,7 @@ function Composer({ apiKey, onUnauthorized }: { apiKey: string; onUnauthorized()
           <ContextsField c={c} update={update} contexts={contexts.data} errorsAt={errorsAt} fromWorkflow={selectedWorkflow?.contexts} />
           {isStream && c.threadId && client ? <ThreadTranscript client={client} apiKey={apiKey} threadId={c.threadId} after={lastThreadRun} /> : null}
           {draft.definition || draft.loading ? (
-            <PromptSection draft={draft} models={models.data} contexts={contexts.data} admin={admin} onRun={runLatest} problems={errorsAt("/draft")} />
+            <PromptSection draft={draft} models={models.data} contexts={contexts.data} role={role} onRun={runLatest} problems={errorsAt("/draft")} />
           ) : null}
           <InputField store={composition} schemaText={c.schemaText} problems={errorsAt("/input")} example={selectedWorkflow?.example} withSchema={isObject} />
           <AttachmentsField attachments={c.attachments} onChange={(next) => update("attachments", next)} problems={errorsAt("/attachments")} model={model} />

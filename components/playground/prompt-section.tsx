@@ -1,5 +1,6 @@
 "use client";
 
+import { PROTECTED_LABEL, roleReason, type Role } from "@/lib/domain/roles";
 import { memo, useState } from "react";
 import type { ContextSummary, FieldProblem, ModelStatus } from "@/lib/client/api";
 import { ApiError } from "@/lib/client/api";
@@ -27,14 +28,15 @@ export const PromptSection = memo(function PromptSection({
   draft,
   models,
   contexts,
-  admin,
+  role,
   onRun,
   problems,
 }: {
   draft: Draft;
   models: ModelStatus[] | undefined;
   contexts: ContextSummary[] | undefined;
-  admin: boolean;
+  /** The key's role: viewers read the definition; editors edit, run and save it; only admins move `production`. */
+  role: Role;
   onRun(): void;
   problems: FieldProblem[];
 }) {
@@ -52,7 +54,8 @@ export const PromptSection = memo(function PromptSection({
       </section>
     );
   }
-  const readOnly = !admin;
+  const readOnlyReason = roleReason(role, "editor", "editing a workflow");
+  const readOnly = readOnlyReason !== null;
   const edited = changed !== undefined;
   const fromConfig = definition.source === "config";
   const at = (field: string) => problems.filter((p) => p.path === `/draft/${field}` || p.path.startsWith(`/draft/${field}/`));
@@ -62,6 +65,8 @@ export const PromptSection = memo(function PromptSection({
   };
   const save = async () => {
     setSaveError(null);
+    const protectedReason = label.trim() === PROTECTED_LABEL ? roleReason(role, "admin", `moving the ${PROTECTED_LABEL} label`) : null;
+    if (protectedReason) return setSaveError(protectedReason);
     try {
       const version = await draft.save({ note, label });
       setSaved(`Saved as ${version.slug}@${version.version}${label.trim() ? `; ${label.trim()} points at it` : ""}.`);
@@ -84,14 +89,14 @@ export const PromptSection = memo(function PromptSection({
             edited
           </Badge>
         ) : null}
-        {readOnly ? <span className="text-xs text-zinc-700 dark:text-zinc-300">read-only: editing a workflow needs an admin key</span> : null}
+        {readOnly ? <span className="text-xs text-zinc-700 dark:text-zinc-300">{readOnlyReason}</span> : null}
         <span className="ml-auto flex gap-2">
           {edited ? (
             <Button size="sm" onClick={draft.revert}>
               Revert to saved
             </Button>
           ) : null}
-          {edited && !fromConfig && admin ? (
+          {edited && !fromConfig && !readOnly ? (
             <Button size="sm" onClick={() => setSaving(!saving)} aria-expanded={saving}>
               Save as version…
             </Button>
@@ -114,7 +119,7 @@ export const PromptSection = memo(function PromptSection({
           <Field id="version-note" label="What changed (the version's note)">
             <TextInput id="version-note" value={note} maxLength={1000} onChange={(e) => setNote(e.target.value)} placeholder="e.g. Ask for ISO dates" />
           </Field>
-          <Field id="version-label" label="Move a label to it (optional)" help="e.g. staging; leave empty to move none. production changes what the plain slug runs.">
+          <Field id="version-label" label="Move a label to it (optional)" help={`e.g. staging; leave empty to move none. production changes what the plain slug runs${role === "admin" ? "" : " and needs an admin key"}.`}>
             <TextInput id="version-label" value={label} onChange={(e) => setLabel(e.target.value)} placeholder="staging" aria-describedby="version-label-help" />
           </Field>
           {saveError ? (

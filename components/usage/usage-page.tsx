@@ -25,7 +25,9 @@ function Usage({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   const { dark } = useTheme();
   const [range, setRange] = useState<Range>("7d");
   const [groupBy, setGroupBy] = useState<UsageReport["groupBy"]>("workflow");
-  const admin = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client.me(signal) }).data?.admin ?? false;
+  // Admin and viewer keys read their project's usage; an editor its own key's.
+  const role = useQuery({ queryKey: queryKeys.me(apiKey), queryFn: ({ signal }) => client.me(signal) }).data?.role;
+  const wholeProject = role === "admin" || role === "viewer";
   // The range ends at the current minute, so that the query key (and the cache) holds for a minute.
   const minute = Math.floor(Date.now() / 60_000) * 60_000;
   const params = useMemo(() => ({ from: new Date(minute - RANGES[range].ms).toISOString(), groupBy }), [minute, range, groupBy]);
@@ -34,7 +36,7 @@ function Usage({ client, apiKey }: { client: ApiClient; apiKey: string }) {
   return (
     <Page>
       <h1 className="text-2xl font-semibold">Usage</h1>
-      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{admin ? "Every key's finished runs." : "This key's finished runs."}</p>
+      <p className="mt-1 text-sm text-zinc-600 dark:text-zinc-400">{wholeProject ? "Every finished run of this project's keys." : "This key's finished runs."}</p>
       <div className="mt-4 flex flex-wrap gap-4">
         <Field id="usage-range" label="Period">
           <Select id="usage-range" compact value={range} onChange={(e) => setRange(e.target.value as Range)}>
@@ -49,7 +51,7 @@ function Usage({ client, apiKey }: { client: ApiClient; apiKey: string }) {
           <Select id="usage-group" compact value={groupBy} onChange={(e) => setGroupBy(e.target.value as UsageReport["groupBy"])}>
             <option value="workflow">Workflow</option>
             <option value="model">Model</option>
-            {admin ? <option value="key">Key</option> : null}
+            {wholeProject ? <option value="key">Key</option> : null}
           </Select>
         </Field>
       </div>

@@ -8,6 +8,7 @@ import { z } from "zod";
 import { named } from "./shape-registry";
 import { usdToNanos, type LimitsView } from "../domain/key-limits";
 import { SLUG, WORKFLOW_REF } from "../domain/names";
+import { ROLES } from "../domain/roles";
 import { RUN_OPERATIONS, RUN_STATUSES, type AttachmentInput, type CallbackSpec } from "../domain/run-vocabulary";
 import { draftSchema } from "./draft-shapes";
 
@@ -203,7 +204,9 @@ export const keyLimitsInput = z
 export const createKeyRequest = z
   .object({
     name: z.string().trim().min(1, "must be 1-200 characters").max(200, "must be 1-200 characters"),
-    admin: z.boolean().optional(),
+    role: z.enum(ROLES).optional().describe("viewer, editor (the default) or admin, in the key's project."),
+    admin: z.boolean().optional().describe("Kept from before roles: true is role admin (a conflicting role is refused)."),
+    project: z.string().regex(SLUG, "must be a project slug").optional().describe("The project's slug; the calling key's project when left out. Only admin keys of the default project create keys in other projects."),
     limits: keyLimitsInput.optional(),
   })
   .strict()

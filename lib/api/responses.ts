@@ -10,6 +10,7 @@ import type { LimitsView, Quota } from "../domain/key-limits";
 import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type RunMetadata } from "../domain/run-vocabulary";
 import type { ProblemBody } from "../errors";
 import { runDraftSchema } from "./draft-shapes";
+import { projectSchema, roleSchema } from "./project-shapes";
 import { callbackSchema } from "./requests";
 
 export const problemSchema = z
@@ -285,7 +286,9 @@ export const apiKeySchema = z
     id: z.string(),
     name: z.string(),
     prefix: z.string().describe("The key's first characters, to recognise it by."),
-    admin: z.boolean(),
+    admin: z.boolean().describe('role === "admin" (kept from before roles).'),
+    role: roleSchema,
+    projectId: z.string(),
     createdAt: z.string(),
     lastUsedAt: z.string().nullable(),
     revokedAt: z.string().nullable(),
@@ -312,7 +315,7 @@ export const storageQuotasSchema = z
   .apply(named({ id: "StorageQuotas", description: "What the key holds of each resource capped per key (`quota_exceeded` past a limit)." }));
 
 export const meSchema = z
-  .strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean(), limits: keyLimitsSchema, quotas: z.array(quotaSchema), storage: storageQuotasSchema })
+  .strictObject({ keyId: z.string(), name: z.string(), admin: z.boolean().describe('role === "admin"'), role: roleSchema, project: projectSchema, limits: keyLimitsSchema, quotas: z.array(quotaSchema), storage: storageQuotasSchema })
   .apply(named({ id: "Me" }));
 
 export const modelStatusSchema = z

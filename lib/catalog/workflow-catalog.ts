@@ -4,6 +4,7 @@ import { apiContextSchema, workflowSchema } from "../config/schema";
 import { GenserveError, validationError, zodFieldErrors } from "../errors";
 
 import { LABEL, parseWorkflowRef } from "../domain/names";
+import { DEFAULT_PROJECT_ID } from "../domain/roles";
 import type { CatalogVersion, LabelMove, Store } from "../store/store-types";
 import { diffWorkflows, type WorkflowDiff } from "./version-diff";
 
@@ -40,16 +41,32 @@ function unknownWorkflow(reason: string, path: string): GenserveError {
  * immutable version. Runs record the versions they used.
  */
 export class Catalog {
+  /** The configuration's workflows and contexts: the default project's; other projects have only what they made through the API. */
+  private readonly own: Pick<Config, "workflows" | "contexts">;
+  private readonly projects = new Map<string, Catalog>();
+
   constructor(
     private readonly config: Config,
     private readonly store: Store,
-  ) {}
+    /** The project whose entries and labels this catalog holds (a key's: `forProject(caller.projectId)`). */
+    readonly projectId: string = DEFAULT_PROJECT_ID,
+  ) {
+    this.own = projectId === DEFAULT_PROJECT_ID ? config : { workflows: {}, contexts: {} };
+  }
+
+  /** The catalog of one project: workflows, contexts and labels are named per project. */
+  forProject(projectId: string): Catalog {
+    if (projectId === this.projectId) return this;
+    let catalog = this.projects.get(projectId);
+    if (!catalog) this.projects.set(projectId, (catalog = new Catalog(this.config, this.store, projectId)));
+    return catalog;
+  }
 
   /** A workflow's current definition by its slug (no labels followed): the configuration's, else the latest API version. */
   async workflow(slug: string): Promise<CatalogWorkflow | null> {
-    const fromConfig = this.config.workflows[slug];
+    const fromConfig = this.own.workflows[slug];
     if (fromConfig) return { ...fromConfig, version: "config", source: "config" };
-    const stored = await this.store.catalog.get("workflow", slug);
+    const stored = await this.store.catalog.get("workflow", slug, this.projectId);
     return stored?.body ? apiWorkflow(stored) : null;
   }
 
@@ -64,19 +81,19 @@ export class Catalog {
       // A configuration workflow has one version, which any label on it names: no lookup on this
       // hot path (and no label recorded). An API workflow: its newest version and its production
       // label in one statement; a second only when the label points at an older version.
-      const fromConfig = this.config.workflows[slug];
+      const fromConfig = this.own.workflows[slug];
       if (fromConfig) return { ...fromConfig, version: "config", source: "config", label: null };
-      const found = await this.store.catalog.latestWithLabel(slug, DEFAULT_LABEL);
+      const found = await this.store.catalog.latestWithLabel(slug, DEFAULT_LABEL, this.projectId);
       if (!found?.latest.body) throw unknownWorkflow(`No workflow "${slug}" exists`, path);
       const { latest, labelled } = found;
       if (labelled === null || labelled === String(latest.version)) return { ...apiWorkflow(latest), label: labelled === null ? null : DEFAULT_LABEL };
       return { ...(await this.version(slug, labelled, path)), label: DEFAULT_LABEL };
     }
     if (selector.kind === "version") return { ...(await this.version(slug, selector.version, path)), label: null };
-    const label = await this.store.labels.get(slug, selector.label);
+    const label = await this.store.labels.get(slug, selector.label, this.projectId);
     if (!label) {
       // A deleted workflow's labels still resolve (old runs replay); only a slug never saved is unknown.
-      if (!this.config.workflows[slug] && !(await this.store.catalog.get("workflow", slug))) throw unknownWorkflow(`No workflow "${slug}" exists`, path);
+      if (!this.own.workflows[slug] && !(await this.store.catalog.get("workflow", slug, this.projectId))) throw unknownWorkflow(`No workflow "${slug}" exists`, path);
       throw unknownWorkflow(`Workflow "${slug}" has no label "${selector.label}"`, path);
     }
     return { ...(await this.version(slug, label.version!, path)), label: selector.label };
@@ -84,32 +101,32 @@ export class Catalog {
 
   /** One version of a workflow: "config" for the configuration's, else an API version (deleted ones too, so old runs replay). */
   async version(slug: string, version: string, path = "/workflowSlug"): Promise<CatalogWorkflow> {
-    const fromConfig = this.config.workflows[slug];
+    const fromConfig = this.own.workflows[slug];
     if (version === "config") {
       if (fromConfig) return { ...fromConfig, version: "config", source: "config" };
       throw unknownWorkflow(`Workflow "${slug}" has no version "config" (it is not in the configuration file)`, path);
     }
-    const stored = fromConfig ? null : await this.store.catalog.version("workflow", slug, Number(version));
+    const stored = fromConfig ? null : await this.store.catalog.version("workflow", slug, Number(version), this.projectId);
     if (stored?.body) return apiWorkflow(stored);
     if (fromConfig) throw unknownWorkflow(`Workflow "${slug}" comes from the configuration file; its only version is "config"`, path);
-    const any = await this.store.catalog.get("workflow", slug);
+    const any = await this.store.catalog.get("workflow", slug, this.projectId);
     throw unknownWorkflow(any ? `Workflow "${slug}" has no version ${version}` : `No workflow "${slug}" exists`, path);
   }
 
   /** Every version of a workflow, oldest first: "config" alone for the configuration's. */
   async workflowVersions(slug: string): Promise<{ version: string; createdAt: string | null; keyId: string | null; deleted: boolean; workflow: CatalogWorkflow | null }[] | null> {
-    const fromConfig = this.config.workflows[slug];
+    const fromConfig = this.own.workflows[slug];
     if (fromConfig) return [{ version: "config", createdAt: null, keyId: null, deleted: false, workflow: { ...fromConfig, version: "config", source: "config" } }];
-    const versions = await this.store.catalog.versions("workflow", slug);
+    const versions = await this.store.catalog.versions("workflow", slug, this.projectId);
     if (versions.length === 0) return null;
     return versions.map((v) => ({ version: String(v.version), createdAt: v.createdAt, keyId: v.keyId, deleted: v.body === null, workflow: v.body ? apiWorkflow(v) : null }));
   }
 
   /** A context: the current one, or with `version` the one a workflow pinned ("config" or an API version). */
   async context(slug: string, version?: string): Promise<CatalogContext | null> {
-    const fromConfig = this.config.contexts[slug];
+    const fromConfig = this.own.contexts[slug];
     if (fromConfig && (version === undefined || version === "config")) return { ...fromConfig, version: "config", source: "config" };
-    const stored = version === undefined || version === "config" ? await this.store.catalog.get("context", slug) : await this.store.catalog.version("context", slug, Number(version));
+    const stored = version === undefined || version === "config" ? await this.store.catalog.get("context", slug, this.projectId) : await this.store.catalog.version("context", slug, Number(version), this.projectId);
     if (!stored?.body) return null;
     const body = stored.body as { title?: string; content: string };
     return { slug, title: body.title ?? slug, content: body.content, version: String(stored.version), source: "api" };
@@ -117,7 +134,7 @@ export class Catalog {
 
   /** The workflow's labels as they point now. */
   labels(slug: string): Promise<LabelMove[]> {
-    return this.store.labels.current(slug);
+    return this.store.labels.current(slug, this.projectId);
   }
 
   /**
@@ -142,12 +159,12 @@ export class Catalog {
       evaluationId: gate?.evaluationId ?? null,
       passRate: gate?.passRate ?? null,
       createdAt: new Date().toISOString(),
-    });
+    }, this.projectId);
   }
 
   async removeLabel(slug: string, label: string, keyId: string): Promise<LabelMove> {
-    if (!(await this.store.labels.get(slug, label))) throw unknownWorkflow(`Workflow "${slug}" has no label "${label}"`, "label");
-    return (await this.store.labels.record({ slug, label, outcome: "removed", version: null, keyId, evaluationId: null, passRate: null, createdAt: new Date().toISOString() }))!;
+    if (!(await this.store.labels.get(slug, label, this.projectId))) throw unknownWorkflow(`Workflow "${slug}" has no label "${label}"`, "label");
+    return (await this.store.labels.record({ slug, label, outcome: "removed", version: null, keyId, evaluationId: null, passRate: null, createdAt: new Date().toISOString() }, this.projectId))!;
   }
 
   /** What changed from one version (or label) of a workflow to another; `from`/`to` errors name those parameters. */
@@ -157,21 +174,21 @@ export class Catalog {
   }
 
   labelHistory(slug: string): Promise<LabelMove[]> {
-    return this.store.labels.history(slug);
+    return this.store.labels.history(slug, this.projectId);
   }
 
   async workflows(): Promise<CatalogWorkflow[]> {
-    const stored = (await this.store.catalog.latest("workflow")).filter((v) => v.body && !this.config.workflows[v.slug]);
+    const stored = (await this.store.catalog.latest("workflow", this.projectId)).filter((v) => v.body && !this.own.workflows[v.slug]);
     return [
-      ...Object.values(this.config.workflows).map((w) => ({ ...w, version: "config", source: "config" as const })),
+      ...Object.values(this.own.workflows).map((w) => ({ ...w, version: "config", source: "config" as const })),
       ...stored.map(apiWorkflow),
     ];
   }
 
   async contexts(): Promise<CatalogContext[]> {
-    const stored = (await this.store.catalog.latest("context")).filter((v) => v.body && !this.config.contexts[v.slug]);
+    const stored = (await this.store.catalog.latest("context", this.projectId)).filter((v) => v.body && !this.own.contexts[v.slug]);
     return [
-      ...Object.values(this.config.contexts).map((c) => ({ ...c, version: "config", source: "config" as const })),
+      ...Object.values(this.own.contexts).map((c) => ({ ...c, version: "config", source: "config" as const })),
       ...stored.map((v) => {
         const body = v.body as { title?: string; content: string };
         return { slug: v.slug, title: body.title ?? v.slug, content: body.content, version: String(v.version), source: "api" as const };
@@ -181,7 +198,7 @@ export class Catalog {
 
   /** Creates or changes an API-managed workflow; returns it and whether it is new. */
   async putWorkflow(slug: string, body: unknown, keyId: string): Promise<{ entry: CatalogWorkflow; created: boolean }> {
-    this.refuseConfigEntry("workflow", slug, this.config.workflows[slug] !== undefined);
+    this.refuseConfigEntry("workflow", slug, this.own.workflows[slug] !== undefined);
     const parsed = workflowSchema.safeParse(body, { reportInput: true });
     if (!parsed.success) throw validationError(zodFieldErrors(parsed.error));
     const problems = [];
@@ -195,28 +212,28 @@ export class Catalog {
       else problems.push({ path: `/contexts/${i}`, message: `unknown context "${context}"` });
     }
     if (problems.length > 0) throw validationError(problems);
-    const previous = await this.store.catalog.get("workflow", slug);
-    await this.store.catalog.append("workflow", slug, { ...parsed.data, contexts, contextVersions }, keyId, new Date().toISOString());
+    const previous = await this.store.catalog.get("workflow", slug, this.projectId);
+    await this.store.catalog.append("workflow", slug, { ...parsed.data, contexts, contextVersions }, keyId, new Date().toISOString(), this.projectId);
     return { entry: (await this.workflow(slug))!, created: !previous?.body };
   }
 
   async putContext(slug: string, body: unknown, keyId: string): Promise<{ entry: CatalogContext; created: boolean }> {
-    this.refuseConfigEntry("context", slug, this.config.contexts[slug] !== undefined);
+    this.refuseConfigEntry("context", slug, this.own.contexts[slug] !== undefined);
     const parsed = apiContextSchema.safeParse(body, { reportInput: true });
     if (!parsed.success) throw validationError(zodFieldErrors(parsed.error));
-    const previous = await this.store.catalog.get("context", slug);
-    await this.store.catalog.append("context", slug, parsed.data, keyId, new Date().toISOString());
+    const previous = await this.store.catalog.get("context", slug, this.projectId);
+    await this.store.catalog.append("context", slug, parsed.data, keyId, new Date().toISOString(), this.projectId);
     return { entry: (await this.context(slug))!, created: !previous?.body };
   }
 
   async delete(kind: "workflow" | "context", slug: string, keyId: string): Promise<void> {
-    const inConfig = kind === "workflow" ? this.config.workflows[slug] !== undefined : this.config.contexts[slug] !== undefined;
+    const inConfig = kind === "workflow" ? this.own.workflows[slug] !== undefined : this.own.contexts[slug] !== undefined;
     this.refuseConfigEntry(kind, slug, inConfig);
-    const current = await this.store.catalog.get(kind, slug);
+    const current = await this.store.catalog.get(kind, slug, this.projectId);
     if (!current?.body) {
       throw new GenserveError(kind === "workflow" ? "workflow_not_found" : "context_not_found", { detail: `No ${kind} "${slug}" exists.` });
     }
-    await this.store.catalog.append(kind, slug, null, keyId, new Date().toISOString());
+    await this.store.catalog.append(kind, slug, null, keyId, new Date().toISOString(), this.projectId);
   }
 
   private refuseConfigEntry(kind: string, slug: string, inConfig: boolean): void {

@@ -9,7 +9,7 @@ import { isGenserveError, toProblem, zodFieldErrors, type FieldError } from "../
 import { junitXml } from "../evals/junit";
 import { reportText } from "./eval-report";
 import { putSuite } from "../evals/suite-document";
-import { authenticate, type Principal } from "../keys/api-keys";
+import { authenticate, principalOf, type Principal } from "../keys/api-keys";
 import { createRuntime, type Runtime } from "../server/runtime";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, resolveDataDir, storeLocation, VERSION, type StorageOptions } from "./common";
 import { resolveLocalModels } from "./serve";
@@ -206,7 +206,7 @@ async function inProcessBackend(options: EvalOptions, env: NodeJS.ProcessEnv, cw
   } else {
     const admin = (await runtime.store.keys.list()).find((k) => k.admin && k.revokedAt === null);
     if (!admin) throw new SetupError("no admin key exists in this data directory yet (start `genserve serve` once, or pass --api-key)");
-    principal = { keyId: admin.id, name: admin.name, admin: true, limits: admin.limits, via: "key" };
+    principal = principalOf(admin);
   }
   return {
     async putSuite(slug, document) {

@@ -2,6 +2,7 @@ import "server-only";
 import { keyLimitsInput } from "../api/requests";
 import { describeLimits, limitsPatch, limitsView, NO_LIMITS, type KeyLimits } from "../domain/key-limits";
 import { createKey } from "../keys/api-keys";
+import { DEFAULT_PROJECT_ID, DEFAULT_PROJECT_SLUG, ROLES, type Role } from "../domain/roles";
 import { newWebhookSecret } from "../ids";
 import { SECRET_OVERLAP_MS } from "../keys/secrets";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
@@ -37,17 +38,22 @@ export function parseLimitFlags(flags: LimitFlags): Partial<KeyLimits> {
   return limitsPatch(parsed.data);
 }
 
-export async function keysCreate(options: StorageOptions & LimitFlags & { name: string; admin?: boolean; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
+export async function keysCreate(options: StorageOptions & LimitFlags & { name: string; admin?: boolean; role?: string; project?: string; json?: boolean }, env: NodeJS.ProcessEnv, cwd: string) {
   loadConfigOrExit(options, env, cwd);
   const limits: KeyLimits = { ...NO_LIMITS, ...parseLimitFlags(options) };
+  if (options.role !== undefined && !(ROLES as readonly string[]).includes(options.role)) fail(`--role: must be one of ${ROLES.join(", ")}`, 2);
+  if (options.admin && options.role !== undefined && options.role !== "admin") fail("--admin: contradicts --role (it means --role admin)", 2);
+  const role = (options.role ?? (options.admin ? "admin" : "editor")) as Role;
   const store = await openStore(options, env, cwd);
   try {
-    const { record, key } = await createKey(store, { name: options.name, admin: options.admin ?? false, limits });
+    const project = options.project === undefined ? null : await store.projects.bySlug(options.project);
+    if (options.project !== undefined && !project) fail(`--project: no project "${options.project}" (genserve projects list)`, 2);
+    const { record, key } = await createKey(store, { name: options.name, role, projectId: project?.id ?? DEFAULT_PROJECT_ID, limits });
     if (options.json) {
-      process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, key, admin: record.admin, limits: limitsView(record.limits), webhookSecret: record.webhookSecret })}\n`);
+      process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, key, admin: record.admin, role: record.role, projectId: record.projectId, limits: limitsView(record.limits), webhookSecret: record.webhookSecret })}\n`);
     } else {
       process.stdout.write(
-        `Created ${record.admin ? "admin " : ""}key ${record.id} (${record.name}); limits: ${describeLimits(limitsView(record.limits))}.\n` +
+        `Created ${record.role} key ${record.id} (${record.name}) in project ${options.project ?? DEFAULT_PROJECT_SLUG}; limits: ${describeLimits(limitsView(record.limits))}.\n` +
           `Callback events of its runs are signed with (Standard Webhooks): ${record.webhookSecret}\n` +
           `The key is shown only once:\n${key}\n`,
       );
@@ -68,8 +74,8 @@ export async function keysList(options: StorageOptions & { json?: boolean }, env
       process.stdout.write(`${JSON.stringify(keys)}\n`);
       return;
     }
-    const rows = keys.map((k) => [k.id, k.name, `${k.prefix}…`, k.admin ? "admin" : "", k.createdAt, k.lastUsedAt ?? "never", k.revokedAt ? `revoked ${k.revokedAt}` : "active", describeLimits(k.limits)]);
-    printTable(["ID", "NAME", "KEY", "ROLE", "CREATED", "LAST USED", "STATUS", "LIMITS"], rows);
+    const rows = keys.map((k) => [k.id, k.name, `${k.prefix}…`, k.projectId, k.role, k.createdAt, k.lastUsedAt ?? "never", k.revokedAt ? `revoked ${k.revokedAt}` : "active", describeLimits(k.limits)]);
+    printTable(["ID", "NAME", "KEY", "PROJECT", "ROLE", "CREATED", "LAST USED", "STATUS", "LIMITS"], rows);
   } finally {
     await store.close();
   }

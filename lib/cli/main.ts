@@ -3,6 +3,7 @@ import { Command, Option } from "commander";
 import { buildApp, ensureBuild } from "./build";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys-command";
+import { projectsCreate, projectsList, projectsRename } from "./projects-command";
 import { runsList, runsShow } from "./runs-command";
 import { usersCreate, usersLink, usersPassword } from "./users-command";
 import { workflowsLabel, workflowsLabels } from "./workflows";
@@ -46,8 +47,10 @@ const withLimits = (command: Command) =>
 const keys = program.command("keys").description("manage API keys");
 withLimits(withStorage(keys.command("create").description("create a key; the key is printed once (last line of output)")))
   .requiredOption("-n, --name <name>", "a name to recognise the key by")
-  .option("--admin", "an admin key (sees every key's runs)")
-  .option("--json", 'print {"id","name","key","admin","limits","webhookSecret"} as JSON')
+  .option("--role <role>", "viewer (reads), editor (also runs and edits; the default) or admin (also keys, the production label, budgets)")
+  .option("--project <slug>", "the project the key belongs to and sees (default: the default project)")
+  .option("--admin", "the same as --role admin")
+  .option("--json", 'print {"id","name","key","admin","role","projectId","limits","webhookSecret"} as JSON')
   .action((options) => keysCreate(options, env, cwd));
 withLimits(withStorage(keys.command("update").description("rename a key or change its limits ('none' removes a limit)").argument("<id>", "key id (key_...)")))
   .option("-n, --name <name>", "a new name")
@@ -76,6 +79,16 @@ withStorage(users.command("link").description("a new one-time sign-in link for a
 withStorage(users.command("password").description("set a person's password, read from stdin (at least 12 characters)"))
   .requiredOption("--email <email>", "their email address")
   .action((options) => usersPassword(options, env, cwd));
+const projects = program.command("projects").description("projects (workspaces): each key belongs to one and sees only it");
+withStorage(projects.command("create").description("create a project; then create its keys with keys create --project").argument("<slug>", "the project's slug"))
+  .option("-n, --name <name>", "a display name (default: the slug)")
+  .option("--json", "print JSON")
+  .action((slug: string, options) => projectsCreate(slug, options, env, cwd));
+withStorage(projects.command("list").description("list projects"))
+  .option("--json", "print JSON")
+  .action((options) => projectsList(options, env, cwd));
+withStorage(projects.command("rename").description("rename a project (its slug stays)").argument("<slug>", "the project's slug").argument("<name>", "the new name"))
+  .action((slug: string, name: string, options) => projectsRename(slug, name, options, env, cwd));
 
 const workflows = program.command("workflows").description("workflow labels");
 withStorage(workflows.command("label").description("point a label at a version (recorded in its history): genserve workflows label invoice@4 production").argument("<slug@version>", "the workflow and version").argument("<label>", "production, staging, …"))

@@ -5,6 +5,7 @@
  * Problem+json responses become ApiError with the stable `code`; every call forwards an
  * AbortSignal. Browser-safe.
  */
+import type { Role } from "../domain/roles";
 import type { z } from "zod";
 import { createClient, GenserveApiError, type RunStreamEvent } from "../sdk/client";
 import type { labelsSchema, replaySchema, shareSchema, workflowDiffSchema, workflowVersionsSchema } from "../api/lifecycle-shapes";
@@ -21,7 +22,10 @@ export interface ApiKeyView {
   id: string;
   name: string;
   prefix: string;
+  /** role === "admin". */
   admin: boolean;
+  role: Role;
+  projectId: string;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -207,10 +211,10 @@ export interface ApiClient {
   /** A page of a thread's turns (oldest first, or with `newest` the newest, newest first); null when there is none yet (404: its first run has not ended). */
   getThread(id: string, signal?: AbortSignal, page?: { newest?: boolean; limit?: number }): Promise<ThreadView | null>;
   createInbox(signal?: AbortSignal): Promise<{ id: string; url: string }>;
-  me(signal?: AbortSignal): Promise<{ keyId: string; name: string; admin: boolean; limits: LimitsView; quotas: Quota[] }>;
+  me(signal?: AbortSignal): Promise<{ keyId: string; name: string; admin: boolean; role: Role; project: { id: string; slug: string; name: string }; limits: LimitsView; quotas: Quota[] }>;
   listKeys(signal?: AbortSignal): Promise<ApiKeyView[]>;
   getKey(id: string, signal?: AbortSignal): Promise<ApiKeyView & { quotas: Quota[] }>;
-  createKey(body: { name: string; admin?: boolean; limits?: LimitsChange }): Promise<ApiKeyView & { key: string; webhookSecret: string }>;
+  createKey(body: { name: string; role?: Role; limits?: LimitsChange }): Promise<ApiKeyView & { key: string; webhookSecret: string }>;
   updateKey(id: string, body: { name?: string; limits?: LimitsChange }): Promise<ApiKeyView>;
   revokeKey(id: string): Promise<void>;
   usage(params: { from?: string; to?: string; groupBy: "workflow" | "model" | "key"; bucket?: "hour" | "day" }, signal?: AbortSignal): Promise<UsageReport>;

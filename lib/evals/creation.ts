@@ -7,7 +7,7 @@ import { callbackUrlProblem } from "../delivery/address-policy";
 import { GenserveError, validationError, type FieldError } from "../errors";
 import { newEvaluationId, newSnapshotId } from "../ids";
 import { escapePointerSegment } from "../json/pointer";
-import { assertModelAllowed, assertWorkflowAllowed, mayRead } from "../keys/owner-access";
+import { assertModelAllowed, assertWorkflowAllowed, listScope, mayRead } from "../keys/owner-access";
 import type { Principal } from "../keys/api-keys";
 import { modelProblem } from "../runs/plan";
 import type { EvaluationRecord, Store } from "../store/store-types";
@@ -41,7 +41,8 @@ export class EvaluationCreation {
    * and a key with `limits.evaluationsQueuedPerKey` evaluations queued already (429).
    */
   async create(caller: Principal, slug: string, request: CreateEvaluationRequest, promotion?: EvaluationTarget["promotion"]): Promise<EvaluationRecord> {
-    const { store, catalog, config } = this.deps;
+    const { store, config } = this.deps;
+    const catalog = this.deps.catalog.forProject(caller.projectId);
     const suite = await readableSuite(store, caller, slug);
     const document = suite.document as SuiteDocument;
     const errors: FieldError[] = [];
@@ -103,11 +104,11 @@ export class EvaluationCreation {
   private async baselineFor(caller: Principal, slug: string, baseline: string | undefined): Promise<string | null> {
     if (baseline === undefined) return null;
     if (baseline === "latest") {
-      const [latest] = await this.deps.store.evaluations.list({ suiteSlug: slug, status: "completed", keyId: caller.admin ? undefined : caller.keyId, limit: 1 });
+      const [latest] = await this.deps.store.evaluations.list({ suiteSlug: slug, status: "completed", ...listScope(caller), limit: 1 });
       return latest?.id ?? null;
     }
     const found = await this.deps.store.evaluations.get(baseline);
-    if (!found || !mayRead(caller, found.keyId)) throw new GenserveError("evaluation_not_found", { detail: `No evaluation "${baseline}" exists for this key.`, errors: [{ path: "/baseline", message: "unknown evaluation" }] });
+    if (!found || !(await mayRead(this.deps.store, caller, found.keyId))) throw new GenserveError("evaluation_not_found", { detail: `No evaluation "${baseline}" exists for this key.`, errors: [{ path: "/baseline", message: "unknown evaluation" }] });
     if (found.suiteSlug !== slug) throw validationError([{ path: "/baseline", message: `is an evaluation of suite "${found.suiteSlug}", not "${slug}"` }]);
     return found.id;
   }

@@ -111,7 +111,7 @@ export class EvaluationService {
   /** An evaluation the caller may read; another key's is a 404 like a missing one. */
   async readable(caller: Principal, id: string): Promise<EvaluationRecord> {
     const evaluation = await this.deps.store.evaluations.get(id);
-    if (!evaluation || !mayRead(caller, evaluation.keyId)) throw new GenserveError("evaluation_not_found", { detail: `No evaluation "${id}" exists for this key.` });
+    if (!evaluation || !(await mayRead(this.deps.store, caller, evaluation.keyId))) throw new GenserveError("evaluation_not_found", { detail: `No evaluation "${id}" exists for this key.` });
     return evaluation;
   }
 

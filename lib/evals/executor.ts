@@ -5,7 +5,7 @@ import type { Config } from "../config/config-types";
 import { callbackHeaders } from "../delivery/events";
 import { NO_LIMITS } from "../domain/key-limits";
 import { GenserveError, isGenserveError, toProblem } from "../errors";
-import type { Principal } from "../keys/api-keys";
+import { principalOf, type Principal } from "../keys/api-keys";
 import type { EvaluationRecord, EventRecord, Store } from "../store/store-types";
 import { Stopped, type CaseRunner, type Job } from "./case-run";
 import { compareWithBaseline, reportOf, totalsOf } from "./report";
@@ -125,7 +125,7 @@ export class EvaluationExecutor {
         await this.end(evaluation, document, new GenserveError("unauthorized", { detail: "The key that started the evaluation was revoked." }));
         return;
       }
-      const principal: Principal = { keyId: key.id, name: key.name, admin: key.admin, limits: key.limits ?? NO_LIMITS, via: "key" };
+      const principal: Principal = principalOf(key);
       const recorded = new Set((await store.evaluations.items(evaluation.id)).map((i) => `${i.caseIndex}:${i.repeat}`));
       const pending: Job[] = [];
       for (let repeat = 0; repeat < target.repeat; repeat++) {

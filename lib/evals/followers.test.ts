@@ -18,7 +18,7 @@ describe("EvaluationFollowers", () => {
   beforeEach(async () => {
     store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-followers-")));
     const at = new Date().toISOString();
-    await store.keys.insert({ id: "key_f", name: "k", hash: "f".repeat(64), prefix: "gs_k", admin: false, createdAt: at, lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
+    await store.keys.insert({ id: "key_f", name: "k", hash: "f".repeat(64), prefix: "gs_k", admin: false, role: "editor" as const, projectId: "prj_default", createdAt: at, lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
     const document = { suite: "s", cases: Array.from({ length: 10 }, (_, i) => ({ name: `c${i}`, input: `${i}` })) };
     await store.evaluations.saveSnapshot({ id: "snap_f", suiteSlug: "s", suiteVersion: 1, document, createdAt: at });
     await store.evaluations.insert({ id: "eval_01F", suiteSlug: "s", suiteVersion: 1, keyId: "key_f", target: { repeat: 1 }, snapshotId: "snap_f", createdAt: at });

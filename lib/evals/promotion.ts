@@ -1,4 +1,6 @@
 import "server-only";
+import { DEFAULT_PROJECT_ID } from "../domain/roles";
+import { ownerProject } from "../keys/owner-access";
 import type { Logger } from "pino";
 import type { CreateEvaluationRequest, EvaluationTarget, EvaluationTotals } from "../api/suite-shapes";
 import type { Catalog } from "../catalog/workflow-catalog";
@@ -27,7 +29,7 @@ export class Promotions {
    * else the refusal is recorded in the label's history (decided once, by the evaluation's id).
    */
   async promote(caller: Principal, promotion: { slug: string; label: string; version: string; minPass: number; suite: string }): Promise<EvaluationRecord> {
-    await this.deps.catalog.version(promotion.slug, promotion.version, "/version");
+    await this.deps.catalog.forProject(caller.projectId).version(promotion.slug, promotion.version, "/version");
     const evaluation = await this.deps.create(caller, promotion.suite, { workflowSlug: `${promotion.slug}@${promotion.version}` }, { slug: promotion.slug, label: promotion.label, version: promotion.version, minPass: promotion.minPass });
     return evaluation;
   }
@@ -37,7 +39,9 @@ export class Promotions {
     const promotion = (evaluation.target as EvaluationTarget).promotion;
     if (!promotion) return;
     const passed = !failed && passRate >= promotion.minPass;
-    const move = await this.deps.catalog.moveLabel(promotion.slug, promotion.label, promotion.version, evaluation.keyId, { evaluationId: evaluation.id, passRate, passed });
+    // The label is the project's of the key that asked for the promotion.
+    const projectId = (await ownerProject(this.deps.store, evaluation.keyId)) ?? DEFAULT_PROJECT_ID;
+    const move = await this.deps.catalog.forProject(projectId).moveLabel(promotion.slug, promotion.label, promotion.version, evaluation.keyId, { evaluationId: evaluation.id, passRate, passed });
     if (move) this.deps.logger.info({ evaluationId: evaluation.id, workflow: promotion.slug, label: promotion.label, version: promotion.version, passRate, moved: passed }, "promotion decided");
   }
 

@@ -67,7 +67,7 @@ export async function putSuite(
   }
   const document = await parseSuite(raw, { slug, schemas });
   const existing = await store.suites.get(slug);
-  if (existing && !mayRead(caller, existing.keyId)) throw new GenserveError("conflict", { detail: `The suite slug "${slug}" is taken by another key; choose another.` });
+  if (existing && !(await mayRead(store, caller, existing.keyId))) throw new GenserveError("conflict", { detail: `The suite slug "${slug}" is taken by another key; choose another.` });
   // A new suite needs room under the key's cap (suites put at the same moment can pass it by as many as are in flight).
   if (!existing) assertRoom({ resource: "suites", limit: limits.suitesPerKey }, await store.quotas.count(caller.keyId, "suites", at.toISOString()));
   return store.suites.put(slug, existing?.keyId ?? caller.keyId, { ...document, suite: slug }, at.toISOString());

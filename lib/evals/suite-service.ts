@@ -1,5 +1,6 @@
 import "server-only";
 import type { Config } from "../config/config-types";
+import { listScope } from "../keys/owner-access";
 import { readableSuite } from "./evaluation-access";
 import { deleteSuite, putSuite } from "./suite-document";
 import type { Principal } from "../keys/api-keys";
@@ -19,7 +20,7 @@ export class SuiteService {
 
   /** The caller's suites (an admin key's: all). */
   list(caller: Principal): Promise<SuiteRecord[]> {
-    return this.store.suites.list(caller.admin ? undefined : caller.keyId);
+    return this.store.suites.list(listScope(caller));
   }
 
   /** A suite the caller may read, else suite_not_found. */

@@ -1,6 +1,7 @@
 import "server-only";
 import type { z } from "zod";
 import { GenserveError, type ErrorCode } from "../errors";
+import { roleAtLeast } from "../domain/roles";
 import { route, type RouteContext, type RouteDialect } from "./route";
 
 export const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -17,11 +18,20 @@ export interface ResponseSpec {
 }
 
 /**
- * Who may call an endpoint: anyone (`none`), any valid key (`key`), or admin keys only (`admin`,
- * refused with `forbidden` and the entry's own words). The table's wrapper checks it before the
- * handler runs; the handler's `principal()` is the caller checked.
+ * Who may call an endpoint: anyone (`none`), or a key of at least `role` in its project (viewer <
+ * editor < admin, lib/domain/roles.ts), a key below it refused with 403 `forbidden` and the entry's
+ * own `refusal` (words for a viewer's or editor's key). The table's wrapper checks it before the
+ * handler runs; the handler's `principal()` is the caller checked. What depends on the body (the
+ * `production` label) is checked where it is decided.
  */
-export type Auth = "none" | "key" | { admin: string };
+export type Auth = "none" | { role: "viewer" } | { role: "editor" | "admin"; refusal: string };
+
+/** Any key of the project may call it (every role reads). */
+export const VIEWER: Auth = { role: "viewer" };
+/** Editors and admins: what runs models (costs money) or changes the project's workflows, contexts, suites, threads and shares. */
+export const EDITOR = (refusal: string): Auth => ({ role: "editor", refusal });
+/** Admins only: keys, projects, model downloads (and, in the handlers, the production label). */
+export const ADMIN = (refusal: string): Auth => ({ role: "admin", refusal });
 
 /** One operation of the API: everything the server and the OpenAPI document know about it. */
 export interface Endpoint<P extends Record<string, string> = Record<string, string>> {
@@ -67,7 +77,7 @@ export function handlerOf(entry: Endpoint): ReturnType<typeof route> {
   if (auth === "none") return route(handler, dialect);
   return route(async (ctx) => {
     const caller = await ctx.principal();
-    if (typeof auth === "object" && !caller.admin) throw new GenserveError("forbidden", { detail: auth.admin });
+    if (auth.role !== "viewer" && !roleAtLeast(caller.role, auth.role)) throw new GenserveError("forbidden", { detail: `${auth.refusal} (this key is ${caller.role === "viewer" ? "a" : "an"} ${caller.role}; this needs ${auth.role})` });
     return handler(ctx);
   }, dialect);
 }

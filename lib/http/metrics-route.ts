@@ -1,5 +1,6 @@
 import "server-only";
 import { createHash, timingSafeEqual } from "node:crypto";
+import { DEFAULT_PROJECT_ID } from "../domain/roles";
 import { GenserveError } from "../errors";
 import { route } from "./route";
 
@@ -17,7 +18,8 @@ export const metrics = route(async ({ request, runtime, principal }) => {
   if (!byToken) {
     if (request.headers.get("api-key") === null && bearer !== undefined) throw new GenserveError("unauthorized", { detail: "The metrics token is not valid." });
     const caller = await principal();
-    if (!caller.admin) throw new GenserveError("forbidden", { detail: "Metrics are for admin keys and the configured metrics token (observability.metricsToken)." });
+    // Metrics span every project: they are the install's, read by the default project's admins.
+    if (!caller.admin || caller.projectId !== DEFAULT_PROJECT_ID) throw new GenserveError("forbidden", { detail: "Metrics are for admin keys of the default project and the configured metrics token (observability.metricsToken)." });
   }
   const { body, contentType } = await runtime.metrics.render();
   return new Response(body, { headers: { "Content-Type": contentType, "Cache-Control": "no-store" } });

@@ -58,10 +58,14 @@ function operation(entry: Endpoint): Record<string, unknown> {
     return [status, { description: spec.description, ...(spec.headers && { headers: spec.headers }), ...(content && { content }) }];
   });
   const request = entry.request;
+  // The least role in the key's project the operation needs, for programs (x-genserve-role) and people (the description).
+  const role = entry.auth === "none" ? null : entry.auth.role;
+  const roleWords = role === null ? "No key needed." : `Needs a key of role \`${role}\` or above in its project.`;
   return {
     operationId: entry.operationId,
     summary: entry.summary,
-    ...(entry.description && { description: entry.description }),
+    description: entry.description ? `${entry.description}\n\n${roleWords}` : roleWords,
+    ...(role !== null && { "x-genserve-role": role }),
     ...(entry.dialect && { tags: [entry.dialect.tag], security: [{ [entry.dialect.security]: [] }] }),
     ...(entry.auth === "none" && { security: [] }),
     ...(parameters.length > 0 && { parameters }),

@@ -7,6 +7,7 @@ import { endpoints as inbox } from "./handlers/inbox";
 import { endpoints as keys } from "./handlers/keys";
 import { endpoints as models } from "./handlers/models";
 import { endpoints as openai } from "./handlers/openai";
+import { endpoints as projects } from "./handlers/projects";
 import { endpoints as runs } from "./handlers/runs";
 import { endpoints as session } from "./handlers/session";
 import { endpoints as shares } from "./handlers/shares";
@@ -31,6 +32,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...shares,
   ...keys,
   ...session,
+  ...projects,
   ...usage,
   ...models,
   ...inbox,

@@ -25,7 +25,7 @@ describe("API keys", () => {
   it("authenticates, records last use, and refuses revoked or unknown keys", async () => {
     store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-keys-")));
     const { key, record } = await createKey(store, { name: "a", admin: true });
-    expect(await authenticate(store, key)).toEqual({ keyId: record.id, name: "a", admin: true, limits: NO_LIMITS, via: "key" });
+    expect(await authenticate(store, key)).toEqual({ keyId: record.id, name: "a", admin: true, role: "admin", projectId: "prj_default", limits: NO_LIMITS, via: "key" });
     expect((await store.keys.get(record.id))?.lastUsedAt).not.toBeNull();
     await expect(authenticate(store, null)).rejects.toMatchObject({ code: "unauthorized" });
     await expect(authenticate(store, key.slice(0, -1) + (key.endsWith("A") ? "B" : "A"))).rejects.toMatchObject({ code: "unauthorized" });

@@ -1,6 +1,7 @@
 import "server-only";
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { NO_LIMITS, type KeyLimits } from "../domain/key-limits";
+import { DEFAULT_PROJECT_ID, type Role } from "../domain/roles";
 import { GenserveError } from "../errors";
 import { newKeyId, newWebhookSecret } from "../ids";
 import type { ApiKeyRecord, Store } from "../store/store-types";
@@ -19,18 +20,30 @@ export interface CreatedKey {
 
 /** The first admin key of an empty store; null when any key was ever created (by this process or another). */
 export async function createFirstKey(store: Store): Promise<CreatedKey | null> {
-  const created = newKey({ name: "admin", admin: true });
+  const created = newKey({ name: "admin", role: "admin" });
   return (await store.keys.insertFirst(created.record)) ? created : null;
 }
 
-export async function createKey(store: Store, options: { name: string; admin: boolean; limits?: KeyLimits; now?: Date }): Promise<CreatedKey> {
+/** What a new key is: its name, its role in its project (`admin: true` is role admin, for callers from before roles), its limits. */
+export interface NewKeyOptions {
+  name: string;
+  role?: Role;
+  /** Kept for callers from before roles: true is role admin, false role editor (when no role is given). */
+  admin?: boolean;
+  /** The default project when none is given. */
+  projectId?: string;
+  limits?: KeyLimits;
+  now?: Date;
+}
+
+export async function createKey(store: Store, options: NewKeyOptions): Promise<CreatedKey> {
   const created = newKey(options);
   await store.keys.insert(created.record);
   return created;
 }
 
 /** A key record and its secret, not stored yet (a personal key is stored with its person, and its secret dropped). */
-export function newKey(options: { name: string; admin: boolean; limits?: KeyLimits; now?: Date }): CreatedKey {
+export function newKey(options: NewKeyOptions): CreatedKey {
   const name = options.name.trim();
   if (name.length === 0 || name.length > 200) throw new Error("key name must be 1-200 characters");
   const key = KEY_PREFIX + randomBytes(32).toString("base64url");
@@ -39,7 +52,8 @@ export function newKey(options: { name: string; admin: boolean; limits?: KeyLimi
     name,
     hash: hashKey(key),
     prefix: key.slice(0, 10),
-    admin: options.admin,
+    ...roleOf(options),
+    projectId: options.projectId ?? DEFAULT_PROJECT_ID,
     createdAt: (options.now ?? new Date()).toISOString(),
     lastUsedAt: null,
     revokedAt: null,
@@ -49,10 +63,20 @@ export function newKey(options: { name: string; admin: boolean; limits?: KeyLimi
   return { record, key };
 }
 
+const roleOf = (options: NewKeyOptions): { role: Role; admin: boolean } => {
+  const role: Role = options.role ?? (options.admin ? "admin" : "editor");
+  return { role, admin: role === "admin" };
+};
+
 export interface Principal {
   keyId: string;
   name: string;
+  /** role === "admin" (kept for code from before roles). */
   admin: boolean;
+  /** What the key may do in its project (lib/domain/roles.ts). */
+  role: Role;
+  /** The one project the key sees. */
+  projectId: string;
   limits: KeyLimits;
   /** How the caller proved who it is: the Api-Key header, or a browser's session cookie. */
   via: "key" | "session";
@@ -60,11 +84,13 @@ export interface Principal {
   userId?: string;
 }
 
-/** The principal a key record stands for. */
-export const principalOf = (record: ApiKeyRecord, via: Principal["via"], userId?: string): Principal => ({
+/** The principal a stored key acts as (`via`: how it was presented; `userId`: a personal key's person). */
+export const principalOf = (record: ApiKeyRecord, via: Principal["via"] = "key", userId?: string): Principal => ({
   keyId: record.id,
   name: record.name,
-  admin: record.admin,
+  admin: record.role === "admin",
+  role: record.role,
+  projectId: record.projectId,
   limits: record.limits,
   via,
   ...(userId ? { userId } : {}),

@@ -4,7 +4,7 @@ import { isGenserveError } from "../errors";
 import { assertModelAllowed } from "./owner-access";
 import type { Principal } from "./api-keys";
 
-const key = (workflows: string[] | null): Principal => ({ keyId: "key_1", name: "k", admin: false, limits: { ...NO_LIMITS, workflows }, via: "key" });
+const key = (workflows: string[] | null): Principal => ({ keyId: "key_1", name: "k", admin: false, role: "editor", projectId: "prj_default", limits: { ...NO_LIMITS, workflows }, via: "key" });
 
 describe("assertModelAllowed", () => {
   it("lets a key limited to workflows run them only on their own models, refusing another alias with 403 naming the field", () => {

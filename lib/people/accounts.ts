@@ -33,7 +33,7 @@ export class Accounts {
     const email = normaliseEmail(input.email);
     if (!EMAIL.test(email) || email.length > 320) throw new GenserveError("validation_failed", { detail: `"${input.email}" is not an email address.` });
     const user: UserRecord = { id: newUserId(), email, name: input.name?.trim() || null, passwordHash: null, createdAt: now.toISOString(), disabledAt: null };
-    const { record } = newKey({ name: email.slice(0, 200), admin: input.role === "admin", now });
+    const { record } = newKey({ name: email.slice(0, 200), role: input.role, now });
     if (!(await this.store.people.createUser(user, record))) throw new GenserveError("conflict", { detail: `A person with the email ${email} exists already.` });
     return user;
   }
@@ -55,7 +55,7 @@ export class Accounts {
 
   /** Gives the person's role to their personal keys. */
   async setRole(userId: string, role: Role): Promise<void> {
-    await this.store.people.setAdmin(userId, role === "admin");
+    await this.store.people.setRole(userId, role);
   }
 
   /** A one-time sign-in link's token (15 minutes, single use; stored hashed). */

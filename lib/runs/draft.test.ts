@@ -24,8 +24,8 @@ contexts:
   "/tmp/genserve.yaml",
   {},
 );
-const admin: Principal = { keyId: "key_admin", name: "admin", admin: true, limits: { workflows: null } as Principal["limits"], via: "key" };
-const user: Principal = { ...admin, keyId: "key_user", admin: false };
+const admin: Principal = { keyId: "key_admin", name: "admin", admin: true, role: "admin", projectId: "prj_default", limits: { workflows: null } as Principal["limits"], via: "key" };
+const user: Principal = { ...admin, keyId: "key_user", admin: false, role: "viewer" };
 
 let store: Store;
 let catalog: Catalog;

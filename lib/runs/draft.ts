@@ -5,13 +5,14 @@ import type { Catalog, CatalogWorkflow } from "../catalog/workflow-catalog";
 import type { Config } from "../config/config-types";
 import { GenserveError, validationError, type FieldError } from "../errors";
 import type { Principal } from "../keys/api-keys";
+import { roleAtLeast } from "../domain/roles";
 
-/** Who may run a draft: those who may edit the workflow (today, admin keys). */
+/** Who may run a draft: those who may edit the workflow (editors and admins of its project). */
 export function assertMayRunDraft(caller: Principal): void {
-  if (caller.admin) return;
+  if (roleAtLeast(caller.role, "editor")) return;
   throw new GenserveError("forbidden", {
-    detail: "Only keys that may edit workflows (admin keys) may run a draft; run a saved version (slug, slug@N or slug@label) instead.",
-    errors: [{ path: "/draft", message: "drafts need a key that may edit the workflow (an admin key)" }],
+    detail: "Only keys that may edit workflows (editor or admin keys) may run a draft; run a saved version (slug, slug@N or slug@label) instead.",
+    errors: [{ path: "/draft", message: "drafts need a key that may edit the workflow (an editor or admin key)" }],
   });
 }
 
@@ -27,7 +28,7 @@ export async function applyDraft(deps: { config: Config; catalog: Catalog }, cal
     problems.push({ path: "/draft/model", message: `unknown model "${draft.model}"; the configuration has ${Object.keys(deps.config.models).join(", ")}` });
   }
   for (const [i, slug] of (draft.contexts ?? []).entries()) {
-    if (!(await deps.catalog.context(slug))) problems.push({ path: `/draft/contexts/${i}`, message: `unknown context "${slug}"` });
+    if (!(await deps.catalog.forProject(caller.projectId).context(slug))) problems.push({ path: `/draft/contexts/${i}`, message: `unknown context "${slug}"` });
   }
   if (problems.length > 0) throw validationError(problems);
   const before = draftDefinitionOf(base);

@@ -55,10 +55,12 @@ export class Planner {
     // A thread gives the run its history, and its workflow when the request names none.
     const thread = request.threadId !== undefined ? await store.threads.get(principal.keyId, request.threadId) : null;
     if (request.threadId !== undefined) assertThreadRoom(thread, inputBytes, config.limits);
-    const resolvedVersion = await this.workflow(request, thread?.workflowSlug);
+    // Workflows, contexts and labels are the caller's project's.
+    const catalog = this.deps.catalog.forProject(principal.projectId);
+    const resolvedVersion = await this.workflow(catalog, request, thread?.workflowSlug);
     assertWorkflowAllowed(principal, resolvedVersion.slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
     // A draft runs the version with its edits applied; the version itself stays as it was saved.
-    const drafted = request.draft ? await applyDraft(this.deps, principal, resolvedVersion, request.draft) : null;
+    const drafted = request.draft ? await applyDraft({ config, catalog }, principal, resolvedVersion, request.draft) : null;
     const named = drafted?.workflow ?? resolvedVersion;
     // A run that would start a thread the key has no room for is refused before anything is stored
     // (runs starting threads at the same moment can pass the cap by as many as are in flight).
@@ -76,7 +78,7 @@ export class Planner {
     if (unknown) throw validationError([unknown]);
     const workflow = request.model === undefined ? named : { ...named, model: request.model };
     const model = config.models[workflow.model]!;
-    const resolved = await this.contexts(workflow, request.contextSlugs ?? [], request.contextVersions);
+    const resolved = await this.contexts(catalog, workflow, request.contextSlugs ?? [], request.contextVersions);
     const { contexts, chunkIds } = fitContexts(resolved, model, request.input, config.limits);
     if (request.callback) {
       const refused = await callbackUrlProblem(store, request.callback.url, { allowPrivate: config.network.allowPrivate, publicUrl: this.deps.publicUrl });
@@ -163,7 +165,7 @@ export class Planner {
   }
 
   /** The named workflow, or the thread's; the request shape guarantees one of them is given. */
-  private async workflow(request: RunRequest, threadWorkflow: string | undefined): Promise<CatalogWorkflow> {
+  private async workflow(catalog: Catalog, request: RunRequest, threadWorkflow: string | undefined): Promise<CatalogWorkflow> {
     const slug = request.workflowSlug ?? threadWorkflow;
     if (slug === undefined) {
       throw new GenserveError("thread_not_found", {
@@ -171,17 +173,17 @@ export class Planner {
         errors: [{ path: "/threadId", message: "unknown thread; send workflowSlug too to start it" }],
       });
     }
-    return this.deps.catalog.resolve(slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
+    return catalog.resolve(slug, request.workflowSlug !== undefined ? "/workflowSlug" : "/threadId");
   }
 
   /** The workflow's contexts, then the request's (without duplicates); an unknown one is a 404 naming it. */
-  private async contexts(workflow: CatalogWorkflow, requested: string[], pinned: Record<string, string> = {}): Promise<CatalogContext[]> {
+  private async contexts(catalog: Catalog, workflow: CatalogWorkflow, requested: string[], pinned: Record<string, string> = {}): Promise<CatalogContext[]> {
     const found = new Map<string, CatalogContext>();
     const missing: FieldError[] = [];
     // A replay pins every context to what the original run used; a workflow version pins its own.
     const pins = { ...workflow.contextVersions, ...pinned };
     for (const [i, slug] of requested.entries()) {
-      const context = await this.deps.catalog.context(slug, pins[slug]);
+      const context = await catalog.context(slug, pins[slug]);
       if (context) found.set(slug, context);
       else missing.push({ path: `/contextSlugs/${i}`, message: `unknown context "${slug}"` });
     }
@@ -193,7 +195,7 @@ export class Planner {
     }
     for (const slug of workflow.contexts) {
       if (found.has(slug)) continue;
-      const context = await this.deps.catalog.context(slug, pins[slug]);
+      const context = await catalog.context(slug, pins[slug]);
       // A workflow's own context removed since: the run says so rather than running without it.
       if (!context) throw new GenserveError("context_not_found", { detail: `The workflow's context "${slug}" no longer exists.` });
       found.set(slug, context);

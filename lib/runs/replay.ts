@@ -50,7 +50,7 @@ export async function replayRun(deps: { catalog: Catalog; runs: RunService }, ca
   const originalWorkflow =
     original.workflowVersion === null
       ? null
-      : await deps.catalog.version(original.workflowSlug, original.workflowVersion).catch((error: unknown) => {
+      : await deps.catalog.forProject(caller.projectId).version(original.workflowSlug, original.workflowVersion).catch((error: unknown) => {
           if (isGenserveError(error) && error.code === "workflow_not_found") return null;
           throw error;
         });

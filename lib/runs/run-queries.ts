@@ -12,12 +12,12 @@ export class RunQueries {
   constructor(private readonly store: Store) {}
 
   /**
-   * A run the caller may read (its own, or any for an admin key); another key's run is a 404 exactly
+   * A run the caller may read (its own; any of its project for an admin or viewer key); another's run is a 404 exactly
    * like a missing one. `streamed` asks for a stream.object run.
    */
   async readable(caller: Principal, id: string, options: { streamed?: boolean } = {}): Promise<RunRecord> {
     const run = await this.store.runs.get(id);
-    if (!run || !mayRead(caller, run.keyId) || (options.streamed && run.operation !== "stream.object")) {
+    if (!run || !(await mayRead(this.store, caller, run.keyId)) || (options.streamed && run.operation !== "stream.object")) {
       throw new GenserveError("run_not_found", { detail: `No ${options.streamed ? "streamed run" : "run"} "${id}" exists for this key.` });
     }
     return run;

@@ -3,7 +3,7 @@ import { checkSchema, type SchemaCheck } from "./schema-check";
 import type { Logger } from "pino";
 import type { RunMetadata, RunOperation } from "../domain/run-vocabulary";
 import { GenserveError, isGenserveError, toProblem } from "../errors";
-import type { Principal } from "../keys/api-keys";
+import { principalOf, type Principal } from "../keys/api-keys";
 import { NO_LIMITS } from "../domain/key-limits";
 import { refusal, sweepRules } from "../keys/limit-meters";
 import type { MeterState, RunRecord } from "../store/store-types";
@@ -366,7 +366,7 @@ export class RunService {
   /** A queued run claimed by the queue: planned again (its workflow may have changed) and executed. */
   private async executeQueued(run: RunRecord & { request: unknown }): Promise<void> {
     const key = await this.deps.store.keys.get(run.keyId);
-    const principal: Principal = { keyId: run.keyId, name: key?.name ?? "", admin: key?.admin ?? false, limits: key?.limits ?? NO_LIMITS, via: "key" };
+    const principal: Principal = key ? principalOf(key) : { keyId: run.keyId, name: "", admin: false, role: "viewer", projectId: "", limits: NO_LIMITS, via: "key" };
     // The execution continues the trace of the request that queued the run.
     const span = this.tracing.start(`${run.operation} (queued)`, run.traceparent, { "genserve.operation": run.operation, "genserve.key.id": run.keyId, "gen_ai.operation.name": "chat" });
     if ((await this.deps.store.runs.cancelRequested([run.id])).length > 0) {

@@ -26,7 +26,7 @@ export async function checkSchema(deps: PlannerDeps, principal: Principal, reque
   let client;
   if (request.workflowSlug !== undefined) {
     assertWorkflowAllowed(principal, request.workflowSlug, "/workflowSlug");
-    const workflow = await deps.catalog.resolve(request.workflowSlug);
+    const workflow = await deps.catalog.forProject(principal.projectId).resolve(request.workflowSlug);
     model = { alias: workflow.model, provider: deps.config.models[workflow.model]!.provider };
     client = deps.models.get(workflow.model);
   }

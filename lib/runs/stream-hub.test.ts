@@ -72,7 +72,7 @@ describe("StreamHub over shared storage", () => {
   const at = new Date().toISOString();
   const setup = async () => {
     const store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-hub-")));
-    await store.keys.insert({ id: "key_a", name: "a", hash: "a".repeat(64), prefix: "gs_a", admin: false, createdAt: at, lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_a", limits: NO_LIMITS });
+    await store.keys.insert({ id: "key_a", name: "a", hash: "a".repeat(64), prefix: "gs_a", admin: false, role: "editor" as const, projectId: "prj_default", createdAt: at, lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_a", limits: NO_LIMITS });
     await store.runs.insert({ id: "run_1", operation: "stream.object", workflowSlug: "w", keyId: "key_a", input: "x", schema: {}, contextSlugs: [], attachments: [], callback: null, modelTag: "m", createdAt: at });
     const shared = { store, flushMs: 5, pollMs: 100, log: () => undefined };
     // Two processes' hubs on one store: `streaming` runs the stream, `other` only follows it.

@@ -3,6 +3,7 @@ import type { Config } from "../config/config-types";
 import { InboxService } from "../delivery/inbox-service";
 import { KeyAdmin } from "../keys/key-admin";
 import { People } from "../people/people-service";
+import { ProjectAdmin } from "../keys/project-admin";
 import { IdempotencyLedger } from "../runs/idempotency-ledger";
 import { RunQueries } from "../runs/run-queries";
 import { ThreadService } from "../runs/thread-service";
@@ -17,6 +18,7 @@ import { SuiteService } from "../evals/suite-service";
  */
 export interface Services {
   keys: KeyAdmin;
+  projects: ProjectAdmin;
   runs: RunQueries;
   threads: ThreadService;
   idempotency: IdempotencyLedger;
@@ -32,6 +34,7 @@ export function createServices(deps: { store: Store; config: Config; schemas: Sc
   const limits = config.limits;
   return {
     keys: new KeyAdmin(store, limits),
+    projects: new ProjectAdmin(store),
     runs: new RunQueries(store),
     threads: new ThreadService(store, limits.threadsPerKey),
     idempotency: new IdempotencyLedger(store),

@@ -2,7 +2,7 @@ import "server-only";
 import { createHash } from "node:crypto";
 import { GenserveError } from "../errors";
 import { newShareId, newShareToken } from "../ids";
-import { mayRead } from "../keys/owner-access";
+import { listScope, mayRead } from "../keys/owner-access";
 import type { Principal } from "../keys/api-keys";
 import type { EvaluationRecord, RunRecord, ShareRecord, Store } from "../store/store-types";
 
@@ -30,15 +30,15 @@ export class ShareLinks {
     return { share, token };
   }
 
-  /** The caller's links (an admin key's: every key's), newest first. */
+  /** The caller's links (an admin or viewer key's: every link of its project), newest first. */
   list(caller: Principal): Promise<ShareRecord[]> {
-    return this.store.shares.list(caller.admin ? undefined : caller.keyId);
+    return this.store.shares.list(listScope(caller));
   }
 
   /** Revokes a link (by the key that made it, or an admin); share_not_found otherwise. */
   async revoke(caller: Principal, id: string): Promise<void> {
     const share = await this.store.shares.get(id);
-    if (!share || !mayRead(caller, share.keyId)) throw new GenserveError("share_not_found", { detail: `No share link "${id}" exists for this key.` });
+    if (!share || !(await mayRead(this.store, caller, share.keyId))) throw new GenserveError("share_not_found", { detail: `No share link "${id}" exists for this key.` });
     await this.store.shares.revoke(share.id, new Date().toISOString());
   }
 

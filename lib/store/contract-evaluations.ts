@@ -22,7 +22,7 @@ export function evaluationContract(name: string, open: ContractStores) {
   let store: Store;
   let keyId: string;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
-  const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
+  const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, role: "editor" as const, projectId: "prj_default", createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
   const event = (id: string, runId: string) => ({ id, runId, keyId, url: "https://example.com/h", headers: { "X-A": "1" }, payload: "{}", nextAttemptAt: at(0), createdAt: at(0) });
   describe(`${name} store: evaluations`, () => {
     // Inside the describe: the hooks of `storeContract` beside it are its own.

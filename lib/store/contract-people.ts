@@ -1,6 +1,7 @@
 import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/key-limits";
+import { DEFAULT_PROJECT_ID, type Role } from "../domain/roles";
 import type { SessionRecord, Store, UserRecord } from "./store-types";
 
 /**
@@ -12,7 +13,7 @@ import type { SessionRecord, Store, UserRecord } from "./store-types";
 export function peopleContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; cleanup?(): Promise<void> }) {
   let store: Store;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 26, 0, 0, 0, ms)).toISOString();
-  const key = (id: string, admin = false) => ({ id, name: id, hash: id.padEnd(64, "h"), prefix: "gs_k", admin, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
+  const key = (id: string, admin = false) => ({ id, name: id, hash: id.padEnd(64, "h"), prefix: "gs_k", admin, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS, role: (admin ? "admin" : "editor") as Role, projectId: DEFAULT_PROJECT_ID });
   const user = (id: string, email: string): UserRecord => ({ id, email, name: null, passwordHash: null, createdAt: at(0), disabledAt: null });
   const session = (id: string, extra: Partial<SessionRecord> = {}): SessionRecord => ({
     id,
@@ -55,8 +56,8 @@ export function peopleContract(name: string, open: { first(): Promise<Store>; se
 
       expect(await store.people.setPassword("usr_a", "scrypt$x")).toBe(true);
       expect((await store.people.user("usr_a"))?.passwordHash).toBe("scrypt$x");
-      await store.people.setAdmin("usr_a", false);
-      expect((await store.keys.get("key_pa"))?.admin).toBe(false);
+      await store.people.setRole("usr_a", "viewer");
+      expect(await store.keys.get("key_pa")).toMatchObject({ admin: false, role: "viewer" });
       await store.keys.revoke("key_pa", at(3));
       expect(await store.people.personalKey("usr_a")).toBeNull();
     });

@@ -11,7 +11,7 @@ import type { Store } from "./store-types";
 export function storageContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; cleanup?(): Promise<void> }) {
   let store: Store;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
-  const key = (id: string) => ({ id, name: id, hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
+  const key = (id: string) => ({ id, name: id, hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, role: "editor" as const, projectId: "prj_default", createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
   const refusal = (resource: string, limit: number, used = limit) => ({ code: "quota_exceeded", status: 409, extensions: { quota: { resource, limit, used } } });
   describe(`${name} store: what a key may hold`, () => {
     beforeEach(async () => {

@@ -17,7 +17,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
   let keyId: string;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
   const keyRow = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, created_at: at(0), webhook_secret: "whsec_test" });
-  const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
+  const key = (id: string) => ({ id, name: "k", hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, role: "editor" as const, projectId: "prj_default", createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
   // The contracts' run, with a callback (its event tests need one).
   const run = (id: string, extra: Partial<NewRun> = {}): NewRun => newRun(keyId, id, { callback: { url: "https://example.com/h", headers: { Authorization: "Bearer s" } }, ...extra });
   const outcome = { status: "succeeded" as const, output: { a: 1 }, error: null, modelName: "m1", modelTag: "m", decoding: "provider" as const, warnings: ["a draft-04 `id` was ignored"], inputTokens: 3, outputTokens: 4, cost: "0.1", durationMs: 5, attempts: 1, finishedAt: at(10) };
@@ -272,8 +272,11 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       await store.shares.create(share);
       await store.shares.create({ ...share, id: "shr_2", tokenHash: "h2", keyId: "other" });
       expect(await store.shares.byToken("h1")).toEqual(share);
-      expect((await store.shares.list(keyId)).map((s) => s.id)).toEqual(["shr_1"]);
-      expect((await store.shares.list(undefined)).map((s) => s.id)).toEqual(["shr_2", "shr_1"]);
+      expect((await store.shares.list({ keyId })).map((s) => s.id)).toEqual(["shr_1"]);
+      expect((await store.shares.list({})).map((s) => s.id)).toEqual(["shr_2", "shr_1"]);
+      // A project's links are its keys' (the contract's key is in the default project; "other" is no key).
+      expect((await store.shares.list({ projectId: "prj_default" })).map((s) => s.id)).toEqual(["shr_1"]);
+      expect(await store.shares.list({ projectId: "prj_elsewhere" })).toEqual([]);
       expect(await store.shares.revoke("shr_1", at(5))).toBe(true);
       expect(await store.shares.revoke("shr_1", at(6))).toBe(false);
       expect(await store.shares.get("shr_1")).toMatchObject({ revokedAt: at(5) });
@@ -310,7 +313,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
     });
 
     it("exports every table and imports it whole into an empty store, numbering continuing after the imported rows", async () => {
-      await store.keys.insert({ ...key("key_admin"), admin: true });
+      await store.keys.insert({ ...key("key_admin"), admin: true, role: "admin" });
       await store.runs.insert(run("run_01X"));
       await store.runs.finish("run_01X", outcome, event("evt_X", "run_01X"));
       await store.events.recordAttempt("evt_X", { attemptedAt: at(1), statusCode: 500, error: null, durationMs: 3, nextAttemptAt: at(5_000) }, "pending", null);
@@ -438,7 +441,7 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         await store.runs.finish(r.id, { ...outcome, status: r.status, durationMs: r.durationMs, cost: r.cost });
       }
       await store.runs.insert(run("run_01U6", { createdAt: day(1, 9) })); // still running: not counted
-      const report = await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: null, groupBy: "workflow", bucket: "day" });
+      const report = await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: null, projectId: null, groupBy: "workflow", bucket: "day" });
       expect(report.groups).toEqual([
         { group: "b", runs: 2, errors: 1, inputTokens: 6, outputTokens: 8, costUsd: "1.5", durationMsP50: 50, durationMsP95: 150 },
         { group: "a", runs: 3, errors: 1, inputTokens: 9, outputTokens: 12, costUsd: "0.750000001", durationMsP50: 200, durationMsP95: 300 },
@@ -447,10 +450,13 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
         { at: "2026-03-01T00:00:00.000Z", runs: 3, errors: 1, costUsd: "0.750000001" },
         { at: "2026-03-02T00:00:00.000Z", runs: 2, errors: 1, costUsd: "1.5" },
       ]);
-      const hourly = await store.usage.report({ from: day(1, 0), to: day(2, 0), keyId, groupBy: "model", bucket: "hour" });
+      const hourly = await store.usage.report({ from: day(1, 0), to: day(2, 0), keyId, projectId: null, groupBy: "model", bucket: "hour" });
       expect(hourly.groups).toMatchObject([{ group: "m1", runs: 3 }]);
       expect(hourly.series.map((s) => [s.at, s.runs])).toEqual([["2026-03-01T09:00:00.000Z", 2], ["2026-03-01T10:00:00.000Z", 1]]);
-      expect((await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: "key_other", groupBy: "key", bucket: "day" })).groups).toEqual([]);
+      expect((await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: "key_other", projectId: null, groupBy: "key", bucket: "day" })).groups).toEqual([]);
+      // A project's report holds its keys' runs only.
+      expect((await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: null, projectId: "prj_default", groupBy: "workflow", bucket: "day" })).groups).toHaveLength(2);
+      expect((await store.usage.report({ from: day(1, 0), to: day(3, 0), keyId: null, projectId: "prj_elsewhere", groupBy: "workflow", bucket: "day" })).groups).toEqual([]);
       expect(await store.stats()).toEqual({ pendingEvents: 0, queuedRuns: 0 });
     });
 
@@ -497,8 +503,10 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect(first).toMatchObject({ created: true, suite: { slug: "invoices", keyId, version: 1, document: { cases: [1] } } });
       const second = await store.suites.put("invoices", "key_someone_else", { cases: [1, 2] }, at(5));
       expect(second).toMatchObject({ created: false, suite: { keyId, version: 2, document: { cases: [1, 2] }, createdAt: at(0), updatedAt: at(5) } });
-      expect((await store.suites.list(keyId)).map((s) => s.slug)).toEqual(["invoices"]);
-      expect(await store.suites.list("key_nobody")).toEqual([]);
+      expect((await store.suites.list({ keyId })).map((s) => s.slug)).toEqual(["invoices"]);
+      expect(await store.suites.list({ keyId: "key_nobody" })).toEqual([]);
+      expect((await store.suites.list({ projectId: "prj_default" })).map((s) => s.slug)).toEqual(["invoices"]);
+      expect(await store.suites.list({ projectId: "prj_elsewhere" })).toEqual([]);
       expect(await store.suites.delete("invoices")).toBe(true);
       expect(await store.suites.delete("invoices")).toBe(false);
       expect(await store.suites.get("invoices")).toBeNull();

@@ -73,6 +73,8 @@ export interface EvaluationFilter {
   suiteSlug?: string;
   /** Only this key's; undefined: every key's (admin). */
   keyId?: string;
+  /** Only evaluations of this project's keys. */
+  projectId?: string;
   status?: EvaluationStatus;
   /** Evaluations with an id lower than this one (ids sort by creation time). */
   beforeId?: string;

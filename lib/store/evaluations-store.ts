@@ -1,6 +1,7 @@
 import "server-only";
 import type { ProblemBody } from "../errors";
 import type { StoreRunner } from "./runner";
+import { ownerWhere } from "./owner-where";
 import type { EvaluationItemRecord, EvaluationRecord, EvaluationStatus, Store, SuiteRecord, SuiteSnapshot } from "./store-types";
 
 /**
@@ -126,8 +127,9 @@ export function evaluationStore(db: StoreRunner): Pick<Store, "suites" | "evalua
         const [row] = await db.all<SuiteRow>("SELECT * FROM suites WHERE slug = $1", [slug]);
         return row ? toSuite(row) : null;
       },
-      async list(keyId) {
-        const rows = keyId === undefined ? await db.all<SuiteRow>("SELECT * FROM suites ORDER BY slug", []) : await db.all<SuiteRow>("SELECT * FROM suites WHERE key_id = $1 ORDER BY slug", [keyId]);
+      async list(scope = {}) {
+        const { where, params } = ownerWhere(scope);
+        const rows = await db.all<SuiteRow>(`SELECT * FROM suites ${where} ORDER BY slug`, params);
         return rows.map(toSuite);
       },
       async delete(slug) {
@@ -176,6 +178,7 @@ export function evaluationStore(db: StoreRunner): Pick<Store, "suites" | "evalua
         };
         if (filter.suiteSlug !== undefined) add("suite_slug = ?", filter.suiteSlug);
         if (filter.keyId !== undefined) add("key_id = ?", filter.keyId);
+        if (filter.projectId !== undefined) add("key_id IN (SELECT id FROM api_keys WHERE project_id = ?)", filter.projectId);
         if (filter.status !== undefined) add("status = ?", filter.status);
         if (filter.beforeId !== undefined) add("id < ?", filter.beforeId);
         params.push(filter.limit);

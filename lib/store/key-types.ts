@@ -2,6 +2,16 @@
 
 import "server-only";
 import type { KeyLimits } from "../domain/key-limits";
+import type { Role } from "../domain/roles";
+
+/** A project (workspace): its keys see it and nothing else. */
+export interface ProjectRecord {
+  id: string;
+  /** The name in URLs and the CLI (`--project`), unique. */
+  slug: string;
+  name: string;
+  createdAt: string;
+}
 
 export interface ApiKeyRecord {
   id: string;
@@ -10,13 +20,24 @@ export interface ApiKeyRecord {
   hash: string;
   /** First characters of the key, to recognise it in listings. */
   prefix: string;
+  /** role === "admin", kept for what read it before roles. */
   admin: boolean;
+  /** What the key may do in its project. */
+  role: Role;
+  /** The one project the key sees (a key never changes project). */
+  projectId: string;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
   /** Signs this key's callback events (Standard Webhooks, `whsec_...`). */
   webhookSecret: string;
   limits: KeyLimits;
+}
+
+/** Whose records a list holds: one key's, or every key's of one project (neither: every key's, for the operator's CLI). */
+export interface OwnerScope {
+  keyId?: string;
+  projectId?: string;
 }
 
 /** A reservation a run makes on one of its key's meters (lib/keys/limit-meters.ts names them). */

@@ -5,15 +5,15 @@ import { all, run, type StoreRunner } from "./runner";
 import type { ApiKeyRecord, Store } from "./store-types";
 
 export const KEY_INSERT = `INSERT INTO api_keys (id, name, hash, prefix, admin, created_at, last_used_at, revoked_at, webhook_secret,
-                                          rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`;
+                                          rpm, tpm, concurrency, workflows, budget_daily_nanos, budget_monthly_nanos, project_id, role)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`;
 
 export const keyValues = (key: ApiKeyRecord) => [
   key.id,
   key.name,
   key.hash,
   key.prefix,
-  key.admin ? 1 : 0,
+  key.role === "admin" ? 1 : 0,
   key.createdAt,
   key.lastUsedAt,
   key.revokedAt,
@@ -24,6 +24,8 @@ export const keyValues = (key: ApiKeyRecord) => [
   key.limits.workflows === null ? null : JSON.stringify(key.limits.workflows),
   key.limits.budgetDailyNanos,
   key.limits.budgetMonthlyNanos,
+  key.projectId,
+  key.role,
 ];
 
 /** API keys, written once for both backends (see runner.ts). */
@@ -56,7 +58,8 @@ export function keysStore(db: StoreRunner): Store["keys"] {
       const row = await byId(id);
       return row ? toKey(row) : null;
     },
-    async list() {
+    async list(projectId) {
+      if (projectId !== undefined) return (await db.all<KeyRow>("SELECT * FROM api_keys WHERE project_id = $1 ORDER BY created_at, id", [projectId])).map(toKey);
       return (await db.all<KeyRow>("SELECT * FROM api_keys ORDER BY created_at, id", [])).map(toKey);
     },
     async revoke(id, at) {

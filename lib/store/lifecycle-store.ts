@@ -1,4 +1,6 @@
 import "server-only";
+import { DEFAULT_PROJECT_ID } from "../domain/roles";
+import { ownerWhere } from "./owner-where";
 import { cappedWrite } from "./quotas";
 import type { StoreRunner } from "./runner";
 import type { CatalogKind, CatalogVersion, LabelMove, ShareRecord, Store } from "./store-types";
@@ -72,7 +74,7 @@ const toShare = (row: ShareRow): ShareRecord => ({
 });
 
 /** Where a label points now: its newest move or removal (a refused promotion moves nothing). */
-const CURRENT = `SELECT version FROM workflow_label_moves c WHERE c.slug = $1 AND c.label = $2 AND c.outcome <> 'refused' ORDER BY c.seq DESC LIMIT 1`;
+const CURRENT = `SELECT version FROM workflow_label_moves c WHERE c.project_id = $9 AND c.slug = $1 AND c.label = $2 AND c.outcome <> 'refused' ORDER BY c.seq DESC LIMIT 1`;
 
 /**
  * The workflow lifecycle's storage, written once for both backends (see evaluations.ts): versions
@@ -83,53 +85,53 @@ const CURRENT = `SELECT version FROM workflow_label_moves c WHERE c.slug = $1 AN
 export function lifecycleStore(db: StoreRunner): Pick<Store, "labels" | "shares"> & { catalogVersions: Pick<Store["catalog"], "version" | "versions" | "latestWithLabel"> } {
   return {
     catalogVersions: {
-      async version(kind, slug, version) {
-        const [row] = await db.all<CatalogRow>("SELECT * FROM catalog_versions WHERE kind = $1 AND slug = $2 AND version = $3", [kind, slug, version]);
+      async version(kind, slug, version, projectId = DEFAULT_PROJECT_ID) {
+        const [row] = await db.all<CatalogRow>("SELECT * FROM catalog_versions WHERE project_id = $4 AND kind = $1 AND slug = $2 AND version = $3", [kind, slug, version, projectId]);
         return row ? toVersion(row) : null;
       },
-      async latestWithLabel(slug, label) {
+      async latestWithLabel(slug, label, projectId = DEFAULT_PROJECT_ID) {
         // A removed label's newest entry has a null version; refused promotions never move it.
         const [row] = await db.all<CatalogRow & { labelled: string | null }>(
-          `SELECT v.*, (SELECT m.version FROM workflow_label_moves m WHERE m.slug = $1 AND m.label = $2 AND m.outcome <> 'refused' ORDER BY m.seq DESC LIMIT 1) AS labelled
-           FROM catalog_versions v WHERE v.kind = 'workflow' AND v.slug = $1 ORDER BY v.version DESC LIMIT 1`,
-          [slug, label],
+          `SELECT v.*, (SELECT m.version FROM workflow_label_moves m WHERE m.project_id = $3 AND m.slug = $1 AND m.label = $2 AND m.outcome <> 'refused' ORDER BY m.seq DESC LIMIT 1) AS labelled
+           FROM catalog_versions v WHERE v.project_id = $3 AND v.kind = 'workflow' AND v.slug = $1 ORDER BY v.version DESC LIMIT 1`,
+          [slug, label, projectId],
         );
         return row ? { latest: toVersion(row), labelled: row.labelled } : null;
       },
-      async versions(kind, slug) {
-        return (await db.all<CatalogRow>("SELECT * FROM catalog_versions WHERE kind = $1 AND slug = $2 ORDER BY version", [kind, slug])).map(toVersion);
+      async versions(kind, slug, projectId = DEFAULT_PROJECT_ID) {
+        return (await db.all<CatalogRow>("SELECT * FROM catalog_versions WHERE project_id = $3 AND kind = $1 AND slug = $2 ORDER BY version", [kind, slug, projectId])).map(toVersion);
       },
     },
     labels: {
-      async current(slug) {
+      async current(slug, projectId = DEFAULT_PROJECT_ID) {
         const rows = await db.all<MoveRow>(
           `SELECT m.* FROM workflow_label_moves m
-           WHERE m.slug = $1 AND m.outcome = 'moved'
-             AND m.seq = (SELECT MAX(n.seq) FROM workflow_label_moves n WHERE n.slug = m.slug AND n.label = m.label AND n.outcome <> 'refused')
+           WHERE m.project_id = $2 AND m.slug = $1 AND m.outcome = 'moved'
+             AND m.seq = (SELECT MAX(n.seq) FROM workflow_label_moves n WHERE n.project_id = m.project_id AND n.slug = m.slug AND n.label = m.label AND n.outcome <> 'refused')
            ORDER BY m.label`,
-          [slug],
+          [slug, projectId],
         );
         return rows.map(toMove);
       },
-      async get(slug, label) {
+      async get(slug, label, projectId = DEFAULT_PROJECT_ID) {
         const [row] = await db.all<MoveRow>(
-          "SELECT * FROM workflow_label_moves WHERE slug = $1 AND label = $2 AND outcome <> 'refused' ORDER BY seq DESC LIMIT 1",
-          [slug, label],
+          "SELECT * FROM workflow_label_moves WHERE project_id = $3 AND slug = $1 AND label = $2 AND outcome <> 'refused' ORDER BY seq DESC LIMIT 1",
+          [slug, label, projectId],
         );
         return row && row.outcome === "moved" ? toMove(row) : null;
       },
-      async record(move) {
+      async record(move, projectId = DEFAULT_PROJECT_ID) {
         const rows = await db.all<MoveRow>(
-          `INSERT INTO workflow_label_moves (slug, label, outcome, version, previous, key_id, evaluation_id, pass_rate, created_at)
-           VALUES ($1, $2, $3, $4, (${CURRENT}), $5, $6, $7, $8)
+          `INSERT INTO workflow_label_moves (slug, label, outcome, version, previous, key_id, evaluation_id, pass_rate, created_at, project_id)
+           VALUES ($1, $2, $3, $4, (${CURRENT}), $5, $6, $7, $8, $9)
            ON CONFLICT DO NOTHING
            RETURNING *`,
-          [move.slug, move.label, move.outcome, move.version, move.keyId, move.evaluationId, move.passRate, move.createdAt],
+          [move.slug, move.label, move.outcome, move.version, move.keyId, move.evaluationId, move.passRate, move.createdAt, projectId],
         );
         return rows[0] ? toMove(rows[0]) : null;
       },
-      async history(slug) {
-        return (await db.all<MoveRow>("SELECT * FROM workflow_label_moves WHERE slug = $1 ORDER BY seq DESC", [slug])).map(toMove);
+      async history(slug, projectId = DEFAULT_PROJECT_ID) {
+        return (await db.all<MoveRow>("SELECT * FROM workflow_label_moves WHERE project_id = $2 AND slug = $1 ORDER BY seq DESC", [slug, projectId])).map(toMove);
       },
     },
     shares: {
@@ -147,8 +149,9 @@ export function lifecycleStore(db: StoreRunner): Pick<Store, "labels" | "shares"
         const [row] = await db.all<ShareRow>("SELECT * FROM shares WHERE token_hash = $1", [tokenHash]);
         return row ? toShare(row) : null;
       },
-      async list(keyId) {
-        const rows = keyId === undefined ? await db.all<ShareRow>("SELECT * FROM shares ORDER BY id DESC", []) : await db.all<ShareRow>("SELECT * FROM shares WHERE key_id = $1 ORDER BY id DESC", [keyId]);
+      async list(scope) {
+        const { where, params } = ownerWhere(scope);
+        const rows = await db.all<ShareRow>(`SELECT * FROM shares ${where} ORDER BY id DESC`, params);
         return rows.map(toShare);
       },
       async revoke(id, at) {

@@ -92,8 +92,8 @@ export function peopleStore(db: StoreRunner): PeopleStore {
       const [row] = await db.all<KeyRow>("SELECT * FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC", [userId]);
       return row ? toKey(row) : null;
     },
-    async setAdmin(userId, admin) {
-      await db.run("UPDATE api_keys SET admin = $1 WHERE user_id = $2", [admin ? 1 : 0, userId]);
+    async setRole(userId, role) {
+      await db.run("UPDATE api_keys SET role = $1, admin = $2 WHERE user_id = $3", [role, role === "admin" ? 1 : 0, userId]);
     },
 
     async insertSignInToken(t) {

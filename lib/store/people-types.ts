@@ -1,6 +1,7 @@
 /** People and their sessions: the records of `Store["people"]` (lib/people/ uses them). */
 
 import "server-only";
+import type { Role } from "../domain/roles";
 import type { ApiKeyRecord } from "./key-types";
 
 export interface UserRecord {
@@ -57,8 +58,8 @@ export interface PeopleStore {
   setPassword(userId: string, hash: string | null): Promise<boolean>;
   /** The person's newest personal key that is not revoked. */
   personalKey(userId: string): Promise<ApiKeyRecord | null>;
-  /** Sets the admin flag of every personal key of the person (their role, until roles have a column). */
-  setAdmin(userId: string, admin: boolean): Promise<void>;
+  /** Gives every personal key of the person (their memberships) this role. */
+  setRole(userId: string, role: Role): Promise<void>;
 
   insertSignInToken(token: { hash: string; userId: string; purpose: string; createdAt: string; expiresAt: string }): Promise<void>;
   /** Uses a sign-in token once: its person, or null when it is unknown, used, expired or for another purpose. */

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshDatabase, postgresAvailable } from "../../test/helpers/postgres";
 import { storeContract } from "./contract";
 import { evaluationContract } from "./contract-evaluations";
+import { projectContract } from "./contract-projects";
 import { forPostgres, MIGRATIONS } from "./migrations";
 import { openPostgresStore } from "./postgres";
 import type { Store } from "./store-types";
@@ -59,6 +60,7 @@ describe.runIf(available)("PostgreSQL", () => {
   };
   storeContract("PostgreSQL", stores);
   evaluationContract("PostgreSQL", stores);
+  projectContract("PostgreSQL", stores);
 
   describe("migrations", () => {
     let db: Awaited<ReturnType<typeof freshDatabase>>;

@@ -11,6 +11,7 @@ import { keysStore } from "./keys-store";
 import { peopleStore } from "./people-store";
 import { runsStore } from "./runs-store";
 import { streamsStore } from "./streams-store";
+import { projectsStore } from "./projects-store";
 import { threadsStore } from "./threads-store";
 import { usageStore } from "./usage-store";
 import { postgresRunner } from "./postgres-runner";
@@ -99,6 +100,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     keys: keysStore(runner),
     people: peopleStore(runner),
     runs: runsStore(runner),
+    projects: projectsStore(runner),
     events: eventsStore(runner),
     inboxes: inboxStore(runner),
     quotas: {

@@ -1,6 +1,7 @@
 import "server-only";
 import type { RunDraft } from "../domain/drafts";
 import type { KeyLimits } from "../domain/key-limits";
+import type { Role } from "../domain/roles";
 import { GenserveError } from "../errors";
 import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./store-types";
 
@@ -27,6 +28,8 @@ export interface KeyRow {
   workflows: string | null;
   budget_daily_nanos: number | null;
   budget_monthly_nanos: number | null;
+  project_id: string;
+  role: string;
 }
 
 export interface CatalogRow {
@@ -121,7 +124,9 @@ export const toKey = (row: KeyRow): ApiKeyRecord => ({
   name: row.name,
   hash: row.hash,
   prefix: row.prefix,
-  admin: row.admin === 1 || row.admin === true,
+  admin: row.role === "admin",
+  role: row.role as Role,
+  projectId: row.project_id,
   createdAt: row.created_at,
   lastUsedAt: row.last_used_at,
   revokedAt: row.revoked_at,

@@ -47,6 +47,8 @@ function conditions(filter: Omit<RunFilter, "search" | "limit">, params: unknown
   const where: string[] = [];
   const add = (clause: string, value: unknown) => (params.push(value), where.push(clause.replace("?", `$${params.length}`)));
   if (filter.keyId !== undefined) add("key_id = ?", filter.keyId);
+  // A run's project is its key's (keys never change project).
+  if (filter.projectId !== undefined) add("key_id IN (SELECT id FROM api_keys WHERE project_id = ?)", filter.projectId);
   if (filter.workflowSlug !== undefined) add("workflow_slug = ?", filter.workflowSlug);
   if (filter.status !== undefined) add("status = ?", filter.status);
   if (filter.operation !== undefined) add("operation = ?", filter.operation);

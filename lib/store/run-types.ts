@@ -88,6 +88,8 @@ export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelN
 export interface RunFilter {
   /** Only runs of this key; undefined lists every key's runs (admin). */
   keyId?: string;
+  /** Only runs of this project's keys. */
+  projectId?: string;
   workflowSlug?: string;
   status?: RunStatus;
   operation?: RunOperation;

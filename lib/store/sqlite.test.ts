@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import { storeContract } from "./contract";
 import { evaluationContract } from "./contract-evaluations";
+import { projectContract } from "./contract-projects";
 import { NO_LIMITS } from "../domain/key-limits";
 import { MIGRATIONS } from "./migrations";
 import { CHECKPOINT_WORKER_FILE, openSqliteStore, SQLITE_FILE } from "./sqlite";
@@ -33,6 +34,7 @@ const stores = {
 };
 storeContract("SQLite", stores);
 evaluationContract("SQLite", stores);
+projectContract("SQLite", stores);
 
 describe("SQLite indexes", () => {
   it("serve the lookups for queued, running and stranded runs, due events and an evaluation's runs from partial indexes, and threads' sizes from theirs", () => {
@@ -63,7 +65,7 @@ describe("SQLite checkpoints", () => {
   const at = new Date(Date.UTC(2026, 10, 25)).toISOString();
   /** Writes `kib` KiB of runs (in 16 KiB inputs) through the store. */
   async function fill(store: Store, kib: number) {
-    await store.keys.insert({ id: "key_c", name: "k", hash: "c".repeat(64), prefix: "gs_k", admin: false, createdAt: at, lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
+    await store.keys.insert({ id: "key_c", name: "k", hash: "c".repeat(64), prefix: "gs_k", admin: false, role: "editor" as const, projectId: "prj_default", createdAt: at, lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
     for (let i = 0; i < kib / 16; i++) {
       const run = { id: `run_${i}`, operation: "generate.text" as const, workflowSlug: "w", keyId: "key_c", input: "x".repeat(16 * 1024), schema: null, contextSlugs: [], attachments: [], callback: null, modelTag: "m", createdAt: at };
       await store.runs.insert(run);

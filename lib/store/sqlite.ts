@@ -14,6 +14,7 @@ import { keysStore } from "./keys-store";
 import { peopleStore } from "./people-store";
 import { runsStore } from "./runs-store";
 import { streamsStore } from "./streams-store";
+import { projectsStore } from "./projects-store";
 import { threadsStore } from "./threads-store";
 import { usageStore } from "./usage-store";
 import { sqliteRunner } from "./sqlite-runner";
@@ -80,6 +81,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     keys: keysStore(runner),
     people: peopleStore(runner),
     runs: runsStore(runner),
+    projects: projectsStore(runner),
     events: eventsStore(runner),
     inboxes: inboxStore(runner),
     quotas: {

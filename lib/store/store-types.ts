@@ -15,8 +15,8 @@ export type { RunListBounds, RunListItem, RunListPage, ThreadInfo, ThreadPageMes
 
 export type { TransferTable };
 
-import type { Admission, ApiKeyRecord, MeterCharge, MeterState, Settlement } from "./key-types";
-export type { Admission, ApiKeyRecord, MeterCharge, MeterState, Settlement } from "./key-types";
+import type { Admission, ApiKeyRecord, MeterCharge, MeterState, OwnerScope, ProjectRecord, Settlement } from "./key-types";
+export type { Admission, ApiKeyRecord, MeterCharge, MeterState, OwnerScope, ProjectRecord, Settlement } from "./key-types";
 import type { IdempotencyRecord, Lease, NewRun, RunFilter, RunOutcome, RunRecord, StoredStreamEvent, StrandedRun, ThreadMessage, ThreadRecord } from "./run-types";
 export type { IdempotencyRecord, Lease, NewRun, RunFilter, RunOutcome, RunRecord, StoredStreamEvent, StrandedRun, ThreadMessage, ThreadRecord } from "./run-types";
 import type { DeliveryAttempt, EventRecord, InboxBounds, InboxEvent, InboxPage, InboxRecord, NewEvent, StoredInboxEvent, WebhookSecrets } from "./event-types";
@@ -45,13 +45,22 @@ export interface Store {
     meters(id: string, meters: readonly string[]): Promise<{ meter: string; used: number; reserved: number }[]>;
     findByHash(hash: string): Promise<ApiKeyRecord | null>;
     get(id: string): Promise<ApiKeyRecord | null>;
-    list(): Promise<ApiKeyRecord[]>;
+    /** Every key, or only one project's. */
+    list(projectId?: string): Promise<ApiKeyRecord[]>;
     /** Returns false when no active key has that id. */
     revoke(id: string, at: string): Promise<boolean>;
     touch(id: string, at: string): Promise<void>;
     secrets(id: string): Promise<WebhookSecrets | null>;
     /** Sets a new signing secret; the old one keeps signing until `previousUntil`. */
     rotateSecret(id: string, secret: string, previousUntil: string): Promise<boolean>;
+  };
+  projects: {
+    /** Refuses a taken slug (409 `conflict`). */
+    insert(project: ProjectRecord): Promise<void>;
+    get(id: string): Promise<ProjectRecord | null>;
+    bySlug(slug: string): Promise<ProjectRecord | null>;
+    list(): Promise<ProjectRecord[]>;
+    rename(id: string, name: string): Promise<boolean>;
   };
   runs: {
     /**
@@ -128,33 +137,34 @@ export interface Store {
     /** A page of the inbox's deliveries, newest first; `next`: the `before` of the page after it (null: none). */
     events(id: string, page: InboxPage): Promise<{ events: StoredInboxEvent[]; next: number | null }>;
   };
+  /** Catalog entries and labels are named per project: each method's last argument is the project (the default project when left out). */
   catalog: {
     /** The newest version of every slug of a kind (deleted ones included, with a null body). */
-    latest(kind: CatalogKind): Promise<CatalogVersion[]>;
-    get(kind: CatalogKind, slug: string): Promise<CatalogVersion | null>;
+    latest(kind: CatalogKind, projectId?: string): Promise<CatalogVersion[]>;
+    get(kind: CatalogKind, slug: string, projectId?: string): Promise<CatalogVersion | null>;
     /** Appends a version (a null body deletes); returns it. */
-    append(kind: CatalogKind, slug: string, body: Record<string, unknown> | null, keyId: string, at: string): Promise<CatalogVersion>;
+    append(kind: CatalogKind, slug: string, body: Record<string, unknown> | null, keyId: string, at: string, projectId?: string): Promise<CatalogVersion>;
     /** One version of a slug (null when it never existed). */
-    version(kind: CatalogKind, slug: string, version: number): Promise<CatalogVersion | null>;
+    version(kind: CatalogKind, slug: string, version: number, projectId?: string): Promise<CatalogVersion | null>;
     /** Every version of a slug, oldest first. */
-    versions(kind: CatalogKind, slug: string): Promise<CatalogVersion[]>;
+    versions(kind: CatalogKind, slug: string, projectId?: string): Promise<CatalogVersion[]>;
     /**
      * The newest version of a workflow (deleted: a null body) and where one of its labels points
      * (null: never set, or removed), in one statement: what resolving a plain slug needs.
      */
-    latestWithLabel(slug: string, label: string): Promise<{ latest: CatalogVersion; labelled: string | null } | null>;
+    latestWithLabel(slug: string, label: string, projectId?: string): Promise<{ latest: CatalogVersion; labelled: string | null } | null>;
   };
   labels: {
     /** Each label of the workflow as its newest move left it (removed labels left out). */
-    current(slug: string): Promise<LabelMove[]>;
+    current(slug: string, projectId?: string): Promise<LabelMove[]>;
     /** Where one label points now (null: never set, or removed). */
-    get(slug: string, label: string): Promise<LabelMove | null>;
+    get(slug: string, label: string, projectId?: string): Promise<LabelMove | null>;
     /**
      * Records a change of a label, its `previous` read in the same statement. With an evaluation id
      * it is recorded at most once per evaluation (a promotion decided again after a crash): null then.
      */
-    record(move: Omit<LabelMove, "seq" | "previous">): Promise<LabelMove | null>;
-    history(slug: string): Promise<LabelMove[]>;
+    record(move: Omit<LabelMove, "seq" | "previous">, projectId?: string): Promise<LabelMove | null>;
+    history(slug: string, projectId?: string): Promise<LabelMove[]>;
   };
   shares: {
     /** With `limit`: only while the key holds fewer links that still work (else `quota_exceeded`). */
@@ -162,7 +172,7 @@ export interface Store {
     get(id: string): Promise<ShareRecord | null>;
     byToken(tokenHash: string): Promise<ShareRecord | null>;
     /** Newest first; every key's when `keyId` is undefined. */
-    list(keyId: string | undefined): Promise<ShareRecord[]>;
+    list(scope: OwnerScope): Promise<ShareRecord[]>;
     revoke(id: string, at: string): Promise<boolean>;
   };
   idempotency: {
@@ -204,7 +214,7 @@ export interface Store {
     put(slug: string, keyId: string, document: Record<string, unknown>, at: string): Promise<{ suite: SuiteRecord; created: boolean }>;
     get(slug: string): Promise<SuiteRecord | null>;
     /** By slug; only `keyId`'s when given. */
-    list(keyId?: string): Promise<SuiteRecord[]>;
+    list(scope?: OwnerScope): Promise<SuiteRecord[]>;
     /** False when there was none. Its evaluations stay (with the snapshots of the suite they ran). */
     delete(slug: string): Promise<boolean>;
   };

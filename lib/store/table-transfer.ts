@@ -7,8 +7,9 @@ import type { TransferRow } from "./store-types";
 const KEYS: Record<TransferTable, readonly string[]> = {
   users: ["id"],
   user_identities: ["issuer", "subject"],
+  projects: ["id"],
   api_keys: ["id"],
-  catalog_versions: ["kind", "slug", "version"],
+  catalog_versions: ["project_id", "kind", "slug", "version"],
   threads: ["key_id", "id"],
   thread_messages: ["seq"],
   runs: ["id"],
@@ -60,12 +61,14 @@ export function checkTransferRow(table: string, row: TransferRow, columns: (tabl
  * An export made before migration 19 as this version stores it: each evaluation's own copy of its
  * suite becomes one `suite_snapshots` row per distinct suite, version and document — named, as the
  * migration names it, after the first evaluation that held it (exports list evaluations by id) —
- * and the evaluation points at it. Other rows pass through unchanged.
+ * and the evaluation points at it. The default project is the target's own. Other rows pass through unchanged.
  */
 export async function* upgradedRows(rows: AsyncIterable<{ table: TransferTable; row: TransferRow }>): AsyncGenerator<{ table: TransferTable; row: TransferRow }> {
   // By a digest of slug, version and document: an export of large suites is not held in memory.
   const snapshots = new Map<string, string>();
   for await (const entry of rows) {
+    // Every store has the default project from its migrations (25): the export's is that one.
+    if (entry.table === "projects" && entry.row.id === "prj_default") continue;
     if (entry.table !== "evaluations" || !("document" in entry.row) || "snapshot_id" in entry.row) {
       yield entry;
       continue;

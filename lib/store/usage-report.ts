@@ -25,7 +25,11 @@ export function usageStatements(q: UsageQuery, d: UsageDialect): { totals: strin
   let where = `created_at >= ${d.param(1)} AND created_at < ${d.param(2)} AND status IN ('succeeded', 'failed', 'cancelled')`;
   if (q.keyId !== null) {
     params.push(q.keyId);
-    where += ` AND key_id = ${d.param(3)}`;
+    where += ` AND key_id = ${d.param(params.length)}`;
+  }
+  if (q.projectId !== null) {
+    params.push(q.projectId);
+    where += ` AND key_id IN (SELECT id FROM api_keys WHERE project_id = ${d.param(params.length)})`;
   }
   const group = GROUP_COLUMN[q.groupBy];
   const bucketChars = q.bucket === "hour" ? 13 : 10;

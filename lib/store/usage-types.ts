@@ -7,6 +7,8 @@ export interface UsageQuery {
   from: string;
   to: string;
   keyId: string | null;
+  /** Only runs of this project's keys (null: every project's). */
+  projectId: string | null;
   groupBy: "workflow" | "model" | "key";
   bucket: "hour" | "day";
 }

@@ -93,9 +93,13 @@ export async function cli(args: string[], options: { dataDir: string; configFile
   return stdout;
 }
 
-export async function createKey(name: string, options: { dataDir: string; admin?: boolean; env?: Record<string, string> }): Promise<{ id: string; key: string; admin: boolean; webhookSecret: string }> {
-  const stdout = await cli(["keys", "create", "--name", name, "--json", ...(options.admin ? ["--admin"] : [])], options);
-  return JSON.parse(stdout) as { id: string; key: string; admin: boolean; webhookSecret: string };
+export async function createKey(
+  name: string,
+  options: { dataDir: string; admin?: boolean; role?: "viewer" | "editor" | "admin"; project?: string; env?: Record<string, string> },
+): Promise<{ id: string; key: string; admin: boolean; role: string; projectId: string; webhookSecret: string }> {
+  const flags = [...(options.admin ? ["--admin"] : []), ...(options.role ? ["--role", options.role] : []), ...(options.project ? ["--project", options.project] : [])];
+  const stdout = await cli(["keys", "create", "--name", name, "--json", ...flags], options);
+  return JSON.parse(stdout) as { id: string; key: string; admin: boolean; role: string; projectId: string; webhookSecret: string };
 }
 
 /** POSTs JSON with an API key; returns status, headers and the parsed body. */

@@ -6,7 +6,7 @@ import pino from "pino";
 import { DocumentExtractor } from "../../lib/attachments/extract";
 import { Catalog } from "../../lib/catalog/workflow-catalog";
 import { parseConfigText } from "../../lib/config/load";
-import { createKey } from "../../lib/keys/api-keys";
+import { createKey, principalOf } from "../../lib/keys/api-keys";
 import type { Principal } from "../../lib/keys/api-keys";
 import { ModelRegistry } from "../../lib/models/model-registry";
 import type { ModelClient } from "../../lib/models/model-client";
@@ -83,7 +83,7 @@ export async function inProcess(model: ModelClient, yaml = IN_PROCESS_CONFIG): P
     runs,
     store,
     hub,
-    principal: { keyId: record.id, name: record.name, admin: false, limits: record.limits, via: "key" },
+    principal: principalOf(record),
     async close() {
       await runs.drain(1_000);
       await hub.close();

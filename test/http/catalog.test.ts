@@ -5,7 +5,8 @@ import { useGenserve } from "../helpers/suite";
 
 const ctx = useGenserve();
 let user: { key: string };
-beforeAll(async () => void (user = await createKey("user", { dataDir: ctx.server.dataDir })));
+// A viewer key: it reads workflows and contexts, and changes none (editor and admin keys do).
+beforeAll(async () => void (user = await createKey("user", { dataDir: ctx.server.dataDir, role: "viewer" })));
 
 const send = (method: string, path: string, body: unknown, key: string) =>
   fetch(`${ctx.server.url}${path}`, { method, headers: { "content-type": "application/json", "api-key": key }, body: body === undefined ? undefined : JSON.stringify(body) }).then(
@@ -13,7 +14,7 @@ const send = (method: string, path: string, body: unknown, key: string) =>
   );
 
 describe("managed workflows and contexts", () => {
-  it("lets admin keys create versioned contexts and workflows; others may only read", async () => {
+  it("lets editor and admin keys create versioned contexts and workflows; viewer keys may only read", async () => {
     expect((await send("PUT", "/api/v1/contexts/faq", { title: "FAQ", content: "Shipping is free." }, user.key)).status).toBe(403);
     const created = await send("PUT", "/api/v1/contexts/faq", { title: "FAQ", content: "Shipping is free." }, ctx.key);
     expect(created).toMatchObject({ status: 201, json: { slug: "faq", version: "1", source: "api", content: "Shipping is free." } });

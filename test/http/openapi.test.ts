@@ -15,6 +15,7 @@ import { useGenserve } from "../helpers/suite";
 const ctx = useGenserve();
 let api: OpenAPIBackend;
 let user: string;
+let viewer: string;
 const checked = new Set<string>();
 const seenOperations = new Set<string>();
 
@@ -34,6 +35,7 @@ beforeAll(async () => {
   });
   await api.init();
   user = (await createKey("user", { dataDir: ctx.server.dataDir })).key;
+  viewer = (await createKey("viewer", { dataDir: ctx.server.dataDir, role: "viewer" })).key;
 });
 afterAll(() => {
   // Every documented operation was exercised at least once.
@@ -159,6 +161,17 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", "/api/v1/keys")).status).toBe(200);
     expect((await call("GET", `/api/v1/keys/${made.json.id}`)).status).toBe(200);
     expect((await call("GET", "/api/v1/keys/key_nope")).status).toBe(404);
+    // Projects: the default project's admins manage them; a key is made in one with a role.
+    const project = await call("POST", "/api/v1/projects", { body: { slug: "oa-project", name: "OpenAPI" } });
+    expect(project.status).toBe(201);
+    expect((await call("POST", "/api/v1/projects", { body: { slug: "oa-project" } })).status).toBe(409);
+    expect((await call("POST", "/api/v1/projects", { key: user, body: { slug: "x" } })).status).toBe(403);
+    expect((await call("GET", "/api/v1/projects")).json.projects.map((p: { slug: string }) => p.slug)).toContain("oa-project");
+    expect((await call("PATCH", "/api/v1/projects/oa-project", { body: { name: "OpenAPI team" } })).json.name).toBe("OpenAPI team");
+    expect((await call("PATCH", "/api/v1/projects/nope", { body: { name: "x" } })).status).toBe(404);
+    const viewer = await call("POST", "/api/v1/keys", { body: { name: "oa-viewer", role: "viewer", project: "oa-project" } });
+    expect(viewer.json).toMatchObject({ role: "viewer", admin: false, projectId: project.json.id });
+    expect((await call("GET", "/api/v1/me", { key: viewer.json.key })).json).toMatchObject({ role: "viewer", project: { slug: "oa-project" } });
     expect((await call("PATCH", `/api/v1/keys/${made.json.id}`, { body: { limits: { tpm: 100000 } } })).status).toBe(200);
     const body = { input: "x", type: "event", callback: CALLBACK, workflowSlug: "no-retry" };
     const first = await call("POST", "/api/v1/generate/text", { key: made.json.key, body });
@@ -185,7 +198,7 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", "/api/v1/contexts/tone")).status).toBe(200);
     expect((await call("PUT", "/api/v1/contexts/oa-ctx", { body: { content: "Be kind." } })).status).toBe(201);
     expect((await call("PUT", "/api/v1/contexts/oa-ctx", { body: { title: "Kind", content: "Be kinder." } })).status).toBe(200);
-    expect((await call("PUT", "/api/v1/contexts/oa-ctx", { key: user, body: { content: "no" } })).status).toBe(403);
+    expect((await call("PUT", "/api/v1/contexts/oa-ctx", { key: viewer, body: { content: "no" } })).status).toBe(403);
     expect((await call("PUT", "/api/v1/workflows/oa-wf", { body: { model: "free", contexts: ["oa-ctx"] } })).status).toBe(201);
     expect((await call("PUT", "/api/v1/workflows/oa-wf", { body: { model: "none" } })).status).toBe(400);
     expect((await call("PUT", "/api/v1/workflows/no-retry", { body: { model: "free" } })).status).toBe(409);
@@ -238,7 +251,8 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", "/api/v1/workflows/oa-life/versions")).status).toBe(200);
     expect((await call("GET", "/api/v1/workflows/nope/versions")).status).toBe(404);
     expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { body: { version: 1 } })).status).toBe(200);
-    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { key: user, body: { version: 1 } })).status).toBe(403);
+    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { key: viewer, body: { version: 1 } })).status).toBe(403);
+    expect((await call("PUT", "/api/v1/workflows/oa-life/labels/production", { key: user, body: { version: 1 } })).status).toBe(403);
     expect((await call("PUT", "/api/v1/workflows/oa-life/labels/staging", { body: { version: 9 } })).status).toBe(404);
     expect((await call("POST", "/api/v1/workflows/oa-life/labels/production", { body: { version: "2" } })).status).toBe(200);
     expect((await call("POST", "/api/v1/workflows/oa-life/labels/production", { body: { version: "2", requireSuite: "nope" } })).status).toBe(404);

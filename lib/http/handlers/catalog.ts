@@ -3,12 +3,12 @@ import { contextDefinition, contextListSchema, workflowDefinition, workflowListS
 import { SLUG } from "../../domain/names";
 import { GenserveError, validationError } from "../../errors";
 import { readJsonBody } from "../body";
-import { endpoint, type Endpoint } from "../endpoint";
+import { EDITOR, endpoint, VIEWER, type Endpoint } from "../endpoint";
 import { reply } from "../problem";
 import type { RouteContext } from "../route";
 
-/** Managing workflows and contexts is for admin keys. */
-const ADMIN = { admin: "Only admin keys may change workflows and contexts." };
+/** Managing workflows and contexts is for editor and admin keys. */
+const EDIT = EDITOR("Only editor and admin keys may change workflows and contexts.");
 
 const WORKFLOW_BODY = {
   type: "object",
@@ -18,10 +18,11 @@ const WORKFLOW_BODY = {
 const CONTEXT_BODY = { type: "object", properties: { title: { type: "string" }, content: { type: "string" } }, required: ["content"] };
 
 /** GET of one workflow or context (any key). */
-async function getEntry(kind: "workflow" | "context", { runtime, params }: RouteContext<{ slug: string }>): Promise<Response> {
+async function getEntry(kind: "workflow" | "context", { runtime, params, principal }: RouteContext<{ slug: string }>): Promise<Response> {
+  const catalog = runtime.catalog.forProject((await principal()).projectId);
   // A workflow is read by any reference: `slug`, `slug@4`, `slug@staging`.
-  if (kind === "workflow") return reply(workflowDefinition, await runtime.catalog.resolve(params.slug, "slug"));
-  const entry = await runtime.catalog.context(params.slug);
+  if (kind === "workflow") return reply(workflowDefinition, await catalog.resolve(params.slug, "slug"));
+  const entry = await catalog.context(params.slug);
   if (!entry) throw new GenserveError("context_not_found", { detail: `No context "${params.slug}" exists.` });
   return reply(contextDefinition, entry);
 }
@@ -38,15 +39,16 @@ async function putEntry(kind: "workflow" | "context", { request, runtime, princi
       const check = await runtime.runs.checkSchema(caller, { schema: schema as Record<string, unknown> });
       if (!check.accepted) throw validationError(check.problems);
     }
-    const { entry, created } = await runtime.catalog.putWorkflow(params.slug, body, caller.keyId);
+    const { entry, created } = await runtime.catalog.forProject(caller.projectId).putWorkflow(params.slug, body, caller.keyId);
     return reply(workflowDefinition, entry, { status: created ? 201 : 200 });
   }
-  const { entry, created } = await runtime.catalog.putContext(params.slug, body, caller.keyId);
+  const { entry, created } = await runtime.catalog.forProject(caller.projectId).putContext(params.slug, body, caller.keyId);
   return reply(contextDefinition, entry, { status: created ? 201 : 200 });
 }
 
 async function deleteEntry(kind: "workflow" | "context", { runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> {
-  await runtime.catalog.delete(kind, params.slug, (await principal()).keyId);
+  const caller = await principal();
+  await runtime.catalog.forProject(caller.projectId).delete(kind, params.slug, caller.keyId);
   return new Response(null, { status: 204 });
 }
 
@@ -56,11 +58,11 @@ const workflows: Endpoint[] = [
     path: "/api/v1/workflows",
     operationId: "listWorkflows",
     summary: "Configured workflows",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "Workflows.", body: workflowListSchema } },
     errors: ["unauthorized"],
-    handler: async ({ runtime }) => {
-      const workflows = (await runtime.catalog.workflows()).map((w) => ({
+    handler: async ({ runtime, principal }) => {
+      const workflows = (await runtime.catalog.forProject((await principal()).projectId).workflows()).map((w) => ({
         slug: w.slug,
         description: w.description,
         model: w.model,
@@ -79,7 +81,7 @@ const workflows: Endpoint[] = [
     path: "/api/v1/workflows/{slug}",
     operationId: "getWorkflow",
     summary: "A workflow's definition: `slug` (its production label, else the latest), `slug@4`, `slug@config` or `slug@label`",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The workflow, with its version and source.", body: workflowDefinition } },
     errors: ["unauthorized", "workflow_not_found"],
     handler: (ctx) => getEntry("workflow", ctx),
@@ -88,8 +90,8 @@ const workflows: Endpoint[] = [
     method: "PUT",
     path: "/api/v1/workflows/{slug}",
     operationId: "putWorkflow",
-    summary: "Create or change an API-managed workflow (admin keys); each change is a new version",
-    auth: ADMIN,
+    summary: "Create or change an API-managed workflow (editor keys); each change is a new version",
+    auth: EDIT,
     request: { body: WORKFLOW_BODY, required: true },
     responses: { "200": { description: "Changed.", body: workflowDefinition }, "201": { description: "Created.", body: workflowDefinition } },
     errors: ["validation_failed", "unauthorized", "forbidden", "conflict"],
@@ -99,8 +101,8 @@ const workflows: Endpoint[] = [
     method: "DELETE",
     path: "/api/v1/workflows/{slug}",
     operationId: "deleteWorkflow",
-    summary: "Delete an API-managed workflow (admin keys)",
-    auth: ADMIN,
+    summary: "Delete an API-managed workflow (editor keys)",
+    auth: EDIT,
     responses: { "204": { description: "Deleted." } },
     errors: ["unauthorized", "forbidden", "workflow_not_found", "conflict"],
     handler: (ctx) => deleteEntry("workflow", ctx),
@@ -113,11 +115,11 @@ const contexts: Endpoint[] = [
     path: "/api/v1/contexts",
     operationId: "listContexts",
     summary: "Configured contexts",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "Contexts.", body: contextListSchema } },
     errors: ["unauthorized"],
-    handler: async ({ runtime }) => {
-      const contexts = (await runtime.catalog.contexts()).map((c) => ({ slug: c.slug, title: c.title, size: c.content.length, version: c.version, source: c.source }));
+    handler: async ({ runtime, principal }) => {
+      const contexts = (await runtime.catalog.forProject((await principal()).projectId).contexts()).map((c) => ({ slug: c.slug, title: c.title, size: c.content.length, version: c.version, source: c.source }));
       return reply(contextListSchema, { contexts });
     },
   }),
@@ -126,7 +128,7 @@ const contexts: Endpoint[] = [
     path: "/api/v1/contexts/{slug}",
     operationId: "getContext",
     summary: "A context with its content",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The context.", body: contextDefinition } },
     errors: ["unauthorized", "context_not_found"],
     handler: (ctx) => getEntry("context", ctx),
@@ -135,8 +137,8 @@ const contexts: Endpoint[] = [
     method: "PUT",
     path: "/api/v1/contexts/{slug}",
     operationId: "putContext",
-    summary: "Create or change an API-managed context `{title?, content}` (admin keys); each change is a new version",
-    auth: ADMIN,
+    summary: "Create or change an API-managed context `{title?, content}` (editor keys); each change is a new version",
+    auth: EDIT,
     request: { body: CONTEXT_BODY, required: true },
     responses: { "200": { description: "Changed.", body: contextDefinition }, "201": { description: "Created.", body: contextDefinition } },
     errors: ["validation_failed", "unauthorized", "forbidden", "conflict"],
@@ -146,8 +148,8 @@ const contexts: Endpoint[] = [
     method: "DELETE",
     path: "/api/v1/contexts/{slug}",
     operationId: "deleteContext",
-    summary: "Delete an API-managed context (admin keys)",
-    auth: ADMIN,
+    summary: "Delete an API-managed context (editor keys)",
+    auth: EDIT,
     responses: { "204": { description: "Deleted." } },
     errors: ["unauthorized", "forbidden", "context_not_found", "conflict"],
     handler: (ctx) => deleteEntry("context", ctx),

@@ -21,7 +21,11 @@ import type { EvaluationRecord, EvaluationStatus, SuiteRecord } from "../../stor
 import type { EvaluationService } from "../../evals/evaluation-service";
 import { readJsonBody } from "../body";
 import { EVALUATION_LOCATION } from "../doc-parts";
-import { endpoint } from "../endpoint";
+import { listScope } from "../../keys/owner-access";
+import { EDITOR, endpoint, VIEWER } from "../endpoint";
+
+const EDIT = EDITOR("Only editor and admin keys may change suites.");
+const RUN = EDITOR("Only editor and admin keys may start or cancel evaluations (their cases are metered runs).");
 import { reply } from "../problem";
 import type { RouteContext } from "../route";
 import { maskCallback } from "../run-view";
@@ -93,7 +97,7 @@ const listEvaluations = async ({ request, runtime, principal, params }: RouteCon
     if (status !== undefined && !(EVALUATION_STATUSES as readonly string[]).includes(status)) throw validationError([{ path: "?status", message: `must be one of ${EVALUATION_STATUSES.join(", ")}` }]);
     const limit = Number(query.get("limit") ?? "20");
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw validationError([{ path: "?limit", message: "must be a whole number from 1 to 100" }]);
-    const rows = await runtime.services.suites.evaluations({ suiteSlug: params.slug, keyId: caller.admin ? undefined : caller.keyId, status: status as EvaluationStatus | undefined, limit });
+    const rows = await runtime.services.suites.evaluations({ suiteSlug: params.slug, ...listScope(caller), status: status as EvaluationStatus | undefined, limit });
     return reply(evaluationListSchema, { evaluations: await Promise.all(rows.map((e) => summaryOf(runtime.evaluations, e))) });
 };
 
@@ -178,7 +182,7 @@ export const endpoints = [
     path: "/api/v1/suites",
     operationId: "listSuites",
     summary: "The key's test suites (admin keys: all)",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "Suites.", body: suiteListSchema } },
     errors: ["unauthorized"],
     handler: listSuites,
@@ -188,7 +192,7 @@ export const endpoints = [
     path: "/api/v1/suites/{slug}",
     operationId: "getSuite",
     summary: "A test suite's document",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The suite.", body: suiteSchema } },
     errors: ["unauthorized", "suite_not_found"],
     handler: getSuite,
@@ -198,7 +202,7 @@ export const endpoints = [
     path: "/api/v1/suites/{slug}",
     operationId: "putSuite",
     summary: "Create or replace a test suite (its key's, or any for admin keys); each change is a new version",
-    auth: "key",
+    auth: EDIT,
     request: { body: suiteDocumentSchema, required: true },
     responses: { "200": { description: "Replaced.", body: suiteSchema }, "201": { description: "Created.", body: suiteSchema } },
     errors: ["validation_failed", "unauthorized", "conflict", "quota_exceeded", "payload_too_large", "unsupported_media_type", "storage_full"],
@@ -209,7 +213,7 @@ export const endpoints = [
     path: "/api/v1/suites/{slug}",
     operationId: "deleteSuite",
     summary: "Delete a test suite (its evaluations stay)",
-    auth: "key",
+    auth: EDIT,
     responses: { "204": { description: "Deleted." } },
     errors: ["unauthorized", "suite_not_found"],
     handler: deleteSuiteEntry,
@@ -219,7 +223,7 @@ export const endpoints = [
     path: "/api/v1/suites/{slug}/evaluations",
     operationId: "listEvaluations",
     summary: "The suite's evaluations, newest first (`?status=`, `?limit=`)",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "Evaluations.", body: evaluationListSchema } },
     errors: ["validation_failed", "unauthorized"],
     handler: listEvaluations,
@@ -231,7 +235,7 @@ export const endpoints = [
     summary: "Run the suite's cases as one evaluation, in the background",
     description:
       "Every case run is an ordinary run of the key. Follow it with GET /api/v1/evaluations/{id}/events (SSE) or poll GET /api/v1/evaluations/{id}; with a callback, the signed `evaluation.completed` event is sent when it ends.",
-    auth: "key",
+    auth: RUN,
     request: { body: createEvaluationRequest, required: true },
     responses: { "202": { description: "Queued.", body: queuedEvaluationSchema, headers: EVALUATION_LOCATION } },
     errors: ["validation_failed", "unauthorized", "forbidden", "suite_not_found", "workflow_not_found", "evaluation_not_found", "unsupported_media_type", "evaluation_queue_full"],
@@ -242,7 +246,7 @@ export const endpoints = [
     path: "/api/v1/evaluations/{id}",
     operationId: "getEvaluation",
     summary: "An evaluation: totals, each case and field over its repeats, and the comparison with its baseline",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The evaluation.", body: evaluationReportSchema } },
     errors: ["unauthorized", "evaluation_not_found"],
     handler: getEvaluation,
@@ -252,7 +256,7 @@ export const endpoints = [
     path: "/api/v1/evaluations/{id}/cancel",
     operationId: "cancelEvaluation",
     summary: "Cancel a queued or running evaluation (case runs in flight are cancelled)",
-    auth: "key",
+    auth: RUN,
     responses: { "200": { description: "Cancelled.", body: evaluationSummarySchema } },
     errors: ["unauthorized", "evaluation_not_found", "conflict"],
     handler: cancelEvaluation,
@@ -264,7 +268,7 @@ export const endpoints = [
     summary: "An evaluation's progress as server-sent events",
     description:
       "`event: result` for each case run as it is recorded (its `id:` resumes with Last-Event-ID), `event: progress` with the counts, and finally `event: end` with the EvaluationSummary.",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The event stream.", content: { "text/event-stream": { schema: { type: "string" } } } } },
     errors: ["validation_failed", "unauthorized", "evaluation_not_found"],
     handler: evaluationEvents,

@@ -5,7 +5,10 @@ import { GenserveError, isGenserveError, validationError } from "../../errors";
 import { canonicalJson, sha256 } from "../../schema/canonical";
 import type { IdempotencyLedger } from "../../runs/idempotency-ledger";
 import { CANCEL_ON_DISCONNECT, OBJECT_ONLY, RUN_ERRORS, RUN_HEADERS, STREAM_CONTENT } from "../doc-parts";
-import { endpoint } from "../endpoint";
+import { EDITOR, endpoint, VIEWER } from "../endpoint";
+
+/** Runs cost money: viewers read them, editors and admins make them. */
+const RUN = EDITOR("Only editor and admin keys may run workflows; viewer keys read runs.");
 import { problemResponse, reply } from "../problem";
 import { quotaHeaders, type RouteContext } from "../route";
 import { streamResponse } from "../stream-format";
@@ -113,7 +116,7 @@ export const endpoints = [
     path: "/api/v1/generate/object",
     operationId: "generateObject",
     summary: "Generate one JSON value that validates against the given schema",
-    auth: "key",
+    auth: RUN,
     parameters: [CANCEL_ON_DISCONNECT],
     request: { body: generateObjectRequest, required: true },
     responses: {
@@ -130,7 +133,7 @@ export const endpoints = [
     summary: "Stream a JSON value as it is generated",
     description:
       "Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. Data items are StreamItem values whose `text` pieces concatenate to the final JSON document. The stream ends with `event: done` (`{runId, object, metadata}`) or `event: error` (a Problem); `event: restart` means a retry began and earlier items must be discarded.",
-    auth: "key",
+    auth: RUN,
     parameters: [CANCEL_ON_DISCONNECT],
     request: { body: streamObjectRequest, required: true },
     responses: { "200": { description: "The stream.", headers: RUN_HEADERS, content: STREAM_CONTENT } },
@@ -154,7 +157,7 @@ export const endpoints = [
     path: "/api/v1/generate/text",
     operationId: "generateText",
     summary: "Generate text",
-    auth: "key",
+    auth: RUN,
     parameters: [CANCEL_ON_DISCONNECT],
     request: { body: generateTextRequest, required: true },
     responses: {
@@ -169,7 +172,7 @@ export const endpoints = [
     path: "/api/v1/schemas/check",
     operationId: "checkSchema",
     summary: "What an object run would make of a schema, for a workflow's model, without running anything",
-    auth: "key",
+    auth: VIEWER,
     request: { body: checkSchemaRequest, required: true },
     responses: { "200": { description: "Problems that would refuse the schema, warnings, and how the workflow's model holds outputs to it.", body: schemaCheckSchema } },
     errors: ["validation_failed", "unauthorized", "forbidden", "workflow_not_found"],

@@ -4,7 +4,9 @@ import { inboxEventsSchema, inboxSchema } from "../../api/responses";
 import { validationError, zodFieldErrors } from "../../errors";
 import { readBodyText } from "../body";
 import { pageParams } from "../doc-parts";
-import { endpoint } from "../endpoint";
+import { EDITOR, endpoint, VIEWER } from "../endpoint";
+
+const INBOX = EDITOR("Only editor and admin keys may create inboxes.");
 import { reply } from "../problem";
 
 function parseOrText(body: string): unknown {
@@ -21,7 +23,7 @@ export const endpoints = [
     path: "/api/v1/inbox",
     operationId: "createInbox",
     summary: "Create a built-in callback receiver (at most `limits.inboxesPerKey` per key)",
-    auth: "key",
+    auth: INBOX,
     responses: { "201": { description: "The inbox: its id and the URL to send callbacks to.", body: inboxSchema } },
     errors: ["unauthorized", "quota_exceeded", "storage_full"],
     // The URL is built from the configured public address (server.publicUrl), never from the request's
@@ -36,7 +38,7 @@ export const endpoints = [
     path: "/api/v1/inbox/{id}",
     operationId: "getInbox",
     summary: "The inbox's received events (the key that created it), a page at a time",
-    auth: "key",
+    auth: VIEWER,
     parameters: pageParams(100, 100),
     responses: { "200": { description: "Events, newest first, with whether each signature verified: at most `limit`, and at most `limits.inboxPageBytes` of them (always one).", body: inboxEventsSchema } },
     errors: ["validation_failed", "unauthorized", "not_found"],

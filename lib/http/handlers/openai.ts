@@ -1,6 +1,6 @@
 import "server-only";
 import { openAiError, openAiModelList } from "../../api/openai-shapes";
-import { endpoint } from "../endpoint";
+import { EDITOR, endpoint, VIEWER } from "../endpoint";
 import { chatCompletions, modelList, OPENAI_DIALECT } from "../openai/chat-completions";
 import { RUN_HEADERS } from "../doc-parts";
 
@@ -21,7 +21,7 @@ export const endpoints = [
     summary: "A workflow run as an OpenAI chat completion (`model`: a workflow reference)",
     description:
       "The last message (a user's) is the run's input, earlier user and assistant messages its history; system messages are refused (the workflow's instructions are the system prompt). `response_format` json_schema makes an object run against its schema (validated and retried as every object run), json_object against the workflow's default schema or any object; otherwise a text run. `stream: true` answers `chat.completion.chunk` events ending `data: [DONE]` (object runs stream as generated; a text run's text comes as one chunk). Parameters genserve does not honour (tools, n > 1, logprobs, temperature, max_tokens…) are refused naming the parameter.",
-    auth: "key",
+    auth: EDITOR("Only editor and admin keys may run workflows; viewer keys read runs."),
     request: { body: { type: "object", required: ["model", "messages"], description: "OpenAI's chat-completions request; see the description for what is honoured." }, required: true },
     responses: {
       "200": {
@@ -43,7 +43,7 @@ export const endpoints = [
     path: "/v1/models",
     operationId: "openAiListModels",
     summary: "The workflows (and their labels) this key may run, as OpenAI's model list",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The models.", body: openAiModelList }, default: ERRORS },
     errors: [],
     dialect: OPENAI,

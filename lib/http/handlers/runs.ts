@@ -9,7 +9,10 @@ import { replayRun } from "../../runs/replay";
 import type { StreamEvent } from "../../runs/stream-hub";
 import type { RunRecord } from "../../store/store-types";
 import { RUN_ERRORS, STREAM_CONTENT } from "../doc-parts";
-import { endpoint } from "../endpoint";
+import { listScope } from "../../keys/owner-access";
+import { EDITOR, endpoint, VIEWER } from "../endpoint";
+
+const RUN = EDITOR("Only editor and admin keys may cancel, replay or redeliver runs; viewer keys read them.");
 import { reply } from "../problem";
 import { maskUrl, runListBounds, runListView, runView } from "../run-view";
 import { chooseFormat, encoderFor, streamHeaders, streamResponse } from "../stream-format";
@@ -27,7 +30,7 @@ export const endpoints = [
     path: "/api/v1/runs",
     operationId: "listRuns",
     summary: "List runs, newest first (a key sees its own; an admin key sees all)",
-    auth: "key",
+    auth: VIEWER,
     parameters: [
       { name: "workflowSlug", in: "query", schema: { type: "string" } },
       { name: "status", in: "query", schema: { enum: [...RUN_STATUSES] } },
@@ -57,7 +60,7 @@ export const endpoints = [
         if (beforeId === undefined || toId < beforeId) beforeId = toId;
       }
       const fromId = from === undefined ? undefined : runIdAt(Date.parse(from));
-      const filter = { keyId: caller.admin ? undefined : caller.keyId, status, operation, workflowSlug, evaluationId, beforeId, fromId, search: q, limit: limit + 1 };
+      const filter = { ...listScope(caller), status, operation, workflowSlug, evaluationId, beforeId, fromId, search: q, limit: limit + 1 };
       const { runs, scannedTo } = await runtime.services.runs.list(filter, runListBounds(runtime.config.limits));
       const page = runs.slice(0, limit);
       // A full page continues after its last run; a search stopped at its bound, after the last run it looked at.
@@ -70,7 +73,7 @@ export const endpoints = [
     path: "/api/v1/runs/{id}",
     operationId: "getRun",
     summary: "One run",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The run, with its callback's deliveries.", body: runDetailSchema } },
     errors: ["unauthorized", "run_not_found"],
     handler: async ({ runtime, principal, params }) => {
@@ -91,7 +94,7 @@ export const endpoints = [
     summary: "Resume a streamed run: events after Last-Event-ID, then the live run to its final event",
     description:
       "Send `Last-Event-ID: N` (or `?lastEventId=N`) with the id of the last event you received. Events are kept for `limits.streamRetentionMs` (10 minutes) after the run ends; later, only the final event (from the stored run) is sent.",
-    auth: "key",
+    auth: VIEWER,
     parameters: [{ name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
     responses: { "200": { description: "The stream.", content: STREAM_CONTENT } },
     errors: ["unauthorized", "run_not_found", "stream_unavailable"],
@@ -134,7 +137,7 @@ export const endpoints = [
     summary: "Cancel a queued or running run (the key that made it, or an admin key), on whichever process executes it",
     description:
       "The model call is aborted and the run ends `cancelled` (its `error` the problem `cancelled`), its tokens so far recorded and billed, a streamed run's output so far in the problem's `lastOutput`, and its `run.cancelled` callback sent. Streams following the run end with that problem. A run executing on another process sharing PostgreSQL is stopped within milliseconds (NOTIFY), at worst at that process's next heartbeat (`limits.runLeaseMs / 3`). Cancelling a cancelled run answers it again; any other finished run is a 409 `run_finished`.",
-    auth: "key",
+    auth: RUN,
     responses: {
       "200": { description: "The run ended cancelled.", body: runCancellationSchema },
       "202": { description: "The cancel is recorded; the run is being stopped where it executes.", body: runCancellationSchema },
@@ -155,7 +158,7 @@ export const endpoints = [
     path: "/api/v1/runs/{id}/replay",
     operationId: "replayRun",
     summary: "Run a stored run's request again with the same bundle (workflow and context versions, schema, attachments by hash), or on another version or label",
-    auth: "key",
+    auth: RUN,
     request: { body: replayRequest, required: false },
     responses: { "201": { description: "The replay, with the differences from the original.", body: replaySchema } },
     errors: [...RUN_ERRORS, "run_not_found", "conflict"],
@@ -173,7 +176,7 @@ export const endpoints = [
     path: "/api/v1/runs/{id}/deliveries/redeliver",
     operationId: "redeliver",
     summary: "Send the run's callback event again (same webhook-id)",
-    auth: "key",
+    auth: RUN,
     responses: { "202": { description: "Queued for delivery.", body: redeliveryResponse } },
     errors: ["unauthorized", "run_not_found", "not_found"],
     /** Sends the run's callback event again (same webhook-id, so receivers can deduplicate). */

@@ -1,6 +1,6 @@
 import "server-only";
 import { sessionSchema } from "../../api/session-shapes";
-import { endpoint } from "../endpoint";
+import { endpoint, VIEWER } from "../endpoint";
 import { reply } from "../problem";
 
 export const endpoints = [
@@ -11,7 +11,7 @@ export const endpoints = [
     summary: "Who is calling: the person signed in and the key they act as, with the session's CSRF token",
     description:
       "With a session cookie (a browser signed in through /auth/*), the person, the key they act as and the CSRF token that every change sent with the cookie must carry in `X-CSRF-Token`. With an Api-Key, the key (no CSRF token: keys need none).",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The caller.", body: sessionSchema } },
     errors: ["unauthorized"],
     handler: async ({ principal, session, runtime }) => {

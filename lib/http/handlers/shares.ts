@@ -6,7 +6,9 @@ import { parsePointer } from "../../json/pointer";
 import type { Principal } from "../../keys/api-keys";
 import type { Runtime } from "../../server/runtime";
 import type { RunRecord, ShareRecord } from "../../store/store-types";
-import { endpoint } from "../endpoint";
+import { EDITOR, endpoint, VIEWER } from "../endpoint";
+
+const SHARE = EDITOR("Only editor and admin keys may make or revoke share links.");
 import { reply } from "../problem";
 import type { RouteContext } from "../route";
 import { MASK } from "../run-view";
@@ -150,7 +152,7 @@ export const endpoints = [
     path: "/api/v1/runs/{id}/share",
     operationId: "shareRun",
     summary: "A read-only link to a run that needs no key (hidden fields masked)",
-    auth: "key",
+    auth: SHARE,
     request: { body: createShareRequest, required: false },
     responses: { "201": { description: "The link (its URL is shown only now).", body: shareSchema } },
     errors: ["validation_failed", "unauthorized", "run_not_found", "unsupported_media_type", "quota_exceeded", "storage_full"],
@@ -161,7 +163,7 @@ export const endpoints = [
     path: "/api/v1/evaluations/{id}/share",
     operationId: "shareEvaluation",
     summary: "A read-only link to an evaluation report that needs no key",
-    auth: "key",
+    auth: SHARE,
     request: { body: createShareRequest, required: false },
     responses: { "201": { description: "The link (its URL is shown only now).", body: shareSchema } },
     errors: ["validation_failed", "unauthorized", "evaluation_not_found", "unsupported_media_type", "quota_exceeded", "storage_full"],
@@ -172,7 +174,7 @@ export const endpoints = [
     path: "/api/v1/shares",
     operationId: "listShares",
     summary: "The key's share links (an admin key's: all)",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "Links.", body: shareListSchema } },
     errors: ["unauthorized"],
     handler: listShares,
@@ -182,7 +184,7 @@ export const endpoints = [
     path: "/api/v1/shares/{id}",
     operationId: "revokeShare",
     summary: "Revoke a share link (the key that made it, or an admin); it answers 404 from then on",
-    auth: "key",
+    auth: SHARE,
     responses: { "204": { description: "Revoked." } },
     errors: ["unauthorized", "share_not_found"],
     handler: revokeShare,

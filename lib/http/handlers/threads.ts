@@ -3,7 +3,9 @@ import { createThreadRequest } from "../../api/requests";
 import { threadSchema } from "../../api/responses";
 import { newThreadId } from "../../ids";
 import { assertWorkflowAllowed } from "../../keys/owner-access";
-import { endpoint } from "../endpoint";
+import { EDITOR, endpoint, VIEWER } from "../endpoint";
+
+const RUN = EDITOR("Only editor and admin keys may start or delete threads; viewer keys read them.");
 import { reply } from "../problem";
 import { threadPage } from "../thread-page";
 
@@ -13,7 +15,7 @@ export const endpoints = [
     path: "/api/v1/threads",
     operationId: "createThread",
     summary: "Create a conversation thread (owned by this key)",
-    auth: "key",
+    auth: RUN,
     request: { body: createThreadRequest, required: true },
     responses: { "201": { description: "The thread.", body: threadSchema } },
     errors: ["validation_failed", "unauthorized", "workflow_not_found", "conflict", "quota_exceeded", "storage_full"],
@@ -22,7 +24,7 @@ export const endpoints = [
       const input = await body(createThreadRequest);
       assertWorkflowAllowed(caller, input.workflowSlug, "/workflowSlug");
       // A thread keeps the reference as given: `slug@staging` follows the label from turn to turn.
-      await runtime.catalog.resolve(input.workflowSlug);
+      await runtime.catalog.forProject(caller.projectId).resolve(input.workflowSlug);
       const now = new Date().toISOString();
       const thread = { id: input.id ?? newThreadId(), keyId: caller.keyId, workflowSlug: input.workflowSlug, createdAt: now, updatedAt: now };
       await runtime.services.threads.create(thread);
@@ -34,7 +36,7 @@ export const endpoints = [
     path: "/api/v1/threads/{id}",
     operationId: "getThread",
     summary: "A thread with a page of its messages",
-    auth: "key",
+    auth: VIEWER,
     parameters: [
       { name: "order", in: "query", schema: { enum: ["asc", "desc"], default: "asc" }, description: "Oldest first (asc) or newest first (desc)." },
       { name: "limit", in: "query", schema: { type: "integer", minimum: 1, maximum: 200, default: 100 } },
@@ -55,7 +57,7 @@ export const endpoints = [
     path: "/api/v1/threads/{id}",
     operationId: "deleteThread",
     summary: "Delete a thread and its messages",
-    auth: "key",
+    auth: RUN,
     responses: { "204": { description: "Deleted." } },
     errors: ["unauthorized", "thread_not_found"],
     handler: async ({ runtime, principal, params }) => {

@@ -1,14 +1,16 @@
 import "server-only";
 import { diffQuery, labelMoveSchema, labelName, labelsSchema, moveLabelRequest, promoteRequest, promotionStartedSchema, workflowDiffSchema, workflowVersionsSchema } from "../../api/lifecycle-shapes";
 import { SLUG } from "../../domain/names";
+import { PROTECTED_LABEL } from "../../domain/roles";
+import type { Principal } from "../../keys/api-keys";
 import { GenserveError, validationError, zodFieldErrors } from "../../errors";
 import type { LabelMove } from "../../store/store-types";
 import { EVALUATION_LOCATION } from "../doc-parts";
-import { endpoint } from "../endpoint";
+import { EDITOR, endpoint, VIEWER } from "../endpoint";
 import { reply } from "../problem";
 import type { RouteContext } from "../route";
 
-const ADMIN = { admin: "Only admin keys may move workflow labels." };
+const LABELS = EDITOR("Only editor and admin keys may move workflow labels (and only admin keys the production label).");
 
 function checkNames(params: { slug: string; label?: string }): string | undefined {
   const problems = [];
@@ -18,15 +20,24 @@ function checkNames(params: { slug: string; label?: string }): string | undefine
   return params.label;
 }
 
+/** The `production` label is what programs run by default: only admins move it (the route lets editors move the others). */
+function assertMayMove(caller: Principal, label: string): void {
+  if (label !== PROTECTED_LABEL || caller.role === "admin") return;
+  throw new GenserveError("forbidden", {
+    detail: `Only admin keys may move the "${PROTECTED_LABEL}" label (this key is a ${caller.role}); editors move the other labels.`,
+    errors: [{ path: "label", message: `"${PROTECTED_LABEL}" needs an admin key` }],
+  });
+}
+
 const moveView = (m: LabelMove) => ({ label: m.label, outcome: m.outcome, version: m.version, previous: m.previous, keyId: m.keyId, evaluationId: m.evaluationId, passRate: m.passRate, createdAt: m.createdAt });
 
 /** GET /api/v1/workflows/{slug}/versions: every version, oldest first, with the labels pointing at each. */
 const listVersions = async ({ runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
-  await principal();
+  const catalog = runtime.catalog.forProject((await principal()).projectId);
   checkNames(params);
-  const versions = await runtime.catalog.workflowVersions(params.slug);
+  const versions = await catalog.workflowVersions(params.slug);
   if (!versions) throw new GenserveError("workflow_not_found", { detail: `No workflow "${params.slug}" exists.` });
-  const labels = await runtime.catalog.labels(params.slug);
+  const labels = await catalog.labels(params.slug);
   return reply(workflowVersionsSchema, {
     slug: params.slug,
     source: versions[0]!.version === "config" ? "config" : "api",
@@ -46,10 +57,10 @@ const listVersions = async ({ runtime, principal, params }: RouteContext<{ slug:
 
 /** GET /api/v1/workflows/{slug}/labels: where each label points, and every move (newest first). */
 const listLabels = async ({ runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
-  await principal();
+  const catalog = runtime.catalog.forProject((await principal()).projectId);
   checkNames(params);
-  if (!(await runtime.catalog.workflow(params.slug))) throw new GenserveError("workflow_not_found", { detail: `No workflow "${params.slug}" exists.` });
-  const [labels, history] = await Promise.all([runtime.catalog.labels(params.slug), runtime.catalog.labelHistory(params.slug)]);
+  if (!(await catalog.workflow(params.slug))) throw new GenserveError("workflow_not_found", { detail: `No workflow "${params.slug}" exists.` });
+  const [labels, history] = await Promise.all([catalog.labels(params.slug), catalog.labelHistory(params.slug)]);
   return reply(labelsSchema, {
     slug: params.slug,
     labels: labels.map((l) => ({ label: l.label, version: l.version!, movedAt: l.createdAt, keyId: l.keyId, evaluationId: l.evaluationId })),
@@ -57,12 +68,13 @@ const listLabels = async ({ runtime, principal, params }: RouteContext<{ slug: s
   });
 };
 
-/** PUT …/labels/{label} `{version}`: moves the label at once (admin keys). Rollback is moving it back. */
+/** PUT …/labels/{label} `{version}`: moves the label at once (editor keys; production: admin keys). Rollback is moving it back. */
 const putLabel = async ({ runtime, principal, params, body }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
   const caller = await principal();
   const label = checkNames(params)!;
+  assertMayMove(caller, label);
   const { version } = await body(moveLabelRequest);
-  const move = await runtime.catalog.moveLabel(params.slug, label, version, caller.keyId);
+  const move = await runtime.catalog.forProject(caller.projectId).moveLabel(params.slug, label, version, caller.keyId);
   return reply(labelMoveSchema, moveView(move!));
 };
 
@@ -75,10 +87,11 @@ const putLabel = async ({ runtime, principal, params, body }: RouteContext<{ slu
 const promoteLabel = async ({ runtime, principal, params, body }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
   const caller = await principal();
   const label = checkNames(params)!;
+  assertMayMove(caller, label);
   const { version, requireSuite, minPass } = await body(promoteRequest);
   if (requireSuite === undefined) {
     if (minPass !== undefined) throw validationError([{ path: "/minPass", message: "needs requireSuite" }]);
-    const move = await runtime.catalog.moveLabel(params.slug, label, version, caller.keyId);
+    const move = await runtime.catalog.forProject(caller.projectId).moveLabel(params.slug, label, version, caller.keyId);
     return reply(labelMoveSchema, moveView(move!));
   }
   const evaluation = await runtime.evaluations.promote(caller, { slug: params.slug, label, version, minPass: minPass ?? 1, suite: requireSuite });
@@ -93,17 +106,18 @@ const promoteLabel = async ({ runtime, principal, params, body }: RouteContext<{
 const deleteLabel = async ({ runtime, principal, params }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
   const caller = await principal();
   const label = checkNames(params)!;
-  await runtime.catalog.removeLabel(params.slug, label, caller.keyId);
+  assertMayMove(caller, label);
+  await runtime.catalog.forProject(caller.projectId).removeLabel(params.slug, label, caller.keyId);
   return new Response(null, { status: 204 });
 };
 
 /** GET /api/v1/workflows/{slug}/diff?from=3&to=5: instructions, parameters, contexts and the default schema, classified. */
 const diffVersions = async ({ request, runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
-  await principal();
+  const caller = await principal();
   checkNames(params);
   const query = diffQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams), { reportInput: true });
   if (!query.success) throw validationError(zodFieldErrors(query.error).map((e) => ({ ...e, path: e.path.replace(/^\//, "") })));
-  const { before, after, ...diff } = await runtime.catalog.diff(params.slug, query.data.from, query.data.to);
+  const { before, after, ...diff } = await runtime.catalog.forProject(caller.projectId).diff(params.slug, query.data.from, query.data.to);
   return reply(workflowDiffSchema, {
     ...diff,
     before: { instructions: before.instructions, schema: before.schema ?? null },
@@ -117,7 +131,7 @@ export const endpoints = [
     path: "/api/v1/workflows/{slug}/versions",
     operationId: "listWorkflowVersions",
     summary: "Every version of a workflow, oldest first, with the labels pointing at each",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The versions.", body: workflowVersionsSchema } },
     errors: ["validation_failed", "unauthorized", "workflow_not_found"],
     handler: listVersions,
@@ -127,7 +141,7 @@ export const endpoints = [
     path: "/api/v1/workflows/{slug}/labels",
     operationId: "listWorkflowLabels",
     summary: "Where each label points, and every move (who, when, from which version, the evaluation that gated it)",
-    auth: "key",
+    auth: VIEWER,
     responses: { "200": { description: "The labels.", body: labelsSchema } },
     errors: ["validation_failed", "unauthorized", "workflow_not_found"],
     handler: listLabels,
@@ -136,8 +150,8 @@ export const endpoints = [
     method: "PUT",
     path: "/api/v1/workflows/{slug}/labels/{label}",
     operationId: "moveWorkflowLabel",
-    summary: "Point a label at a version now (admin keys); rollback is moving it back",
-    auth: ADMIN,
+    summary: "Point a label at a version now (editor keys; the production label admin keys); rollback is moving it back",
+    auth: LABELS,
     request: { body: moveLabelRequest, required: true },
     responses: { "200": { description: "Moved.", body: labelMoveSchema } },
     errors: ["validation_failed", "unauthorized", "forbidden", "workflow_not_found", "unsupported_media_type"],
@@ -147,10 +161,10 @@ export const endpoints = [
     method: "POST",
     path: "/api/v1/workflows/{slug}/labels/{label}",
     operationId: "promoteWorkflow",
-    summary: "Promote a version to a label, gated by a test suite (admin keys)",
+    summary: "Promote a version to a label, gated by a test suite (editor keys; the production label admin keys)",
     description:
       "With `requireSuite`, the suite is evaluated against `slug@version` and the label moves only if the pass rate reaches `minPass` (default 1); the answer is 202 with the evaluation, and the label's history records the outcome either way. Without it, the label moves at once (200).",
-    auth: ADMIN,
+    auth: LABELS,
     request: { body: promoteRequest, required: true },
     responses: {
       "200": { description: "Moved.", body: labelMoveSchema },
@@ -163,8 +177,8 @@ export const endpoints = [
     method: "DELETE",
     path: "/api/v1/workflows/{slug}/labels/{label}",
     operationId: "removeWorkflowLabel",
-    summary: "Remove a label (admin keys)",
-    auth: ADMIN,
+    summary: "Remove a label (editor keys; the production label admin keys)",
+    auth: LABELS,
     responses: { "204": { description: "Removed." } },
     errors: ["validation_failed", "unauthorized", "forbidden", "workflow_not_found"],
     handler: deleteLabel,
@@ -174,7 +188,7 @@ export const endpoints = [
     path: "/api/v1/workflows/{slug}/diff",
     operationId: "diffWorkflowVersions",
     summary: "What changed between two versions: instructions (line diff), parameters, contexts, and the default schema with each change classified breaking or not",
-    auth: "key",
+    auth: VIEWER,
     parameters: [
       { name: "from", in: "query", required: true, schema: { type: "string" } },
       { name: "to", in: "query", required: true, schema: { type: "string" } },
