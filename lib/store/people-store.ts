@@ -151,7 +151,8 @@ export function peopleStore(db: StoreRunner): PeopleStore {
       return row && row.expires_at > at ? toLogin(row) : null;
     },
 
-    async recordFailure(subject, windowStart) {
+    async countAttempt(subject, windowStart) {
+      // One statement: parallel attempts each get a different count, so no more than the limit pass.
       const [row] = await db.all<{ failures: number | string }>(
         `INSERT INTO sign_in_failures (subject, window_start, failures) VALUES ($1, $2, 1)
          ON CONFLICT (subject, window_start) DO UPDATE SET failures = sign_in_failures.failures + 1 RETURNING failures`,
@@ -159,7 +160,11 @@ export function peopleStore(db: StoreRunner): PeopleStore {
       );
       return Number(row?.failures ?? 0);
     },
-    async failures(subject, windowStart) {
+    async uncountAttempt(subject, windowStart, all) {
+      if (all) await db.run("DELETE FROM sign_in_failures WHERE subject = $1 AND window_start = $2", [subject, windowStart]);
+      else await db.run("UPDATE sign_in_failures SET failures = failures - 1 WHERE subject = $1 AND window_start = $2 AND failures > 0", [subject, windowStart]);
+    },
+    async attempts(subject, windowStart) {
       const [row] = await db.all<{ failures: number | string }>("SELECT failures FROM sign_in_failures WHERE subject = $1 AND window_start = $2", [subject, windowStart]);
       return Number(row?.failures ?? 0);
     },

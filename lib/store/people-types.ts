@@ -78,9 +78,14 @@ export interface PeopleStore {
   /** Takes a pending sign-in once (it is deleted); null when unknown or expired. */
   takePendingLogin(id: string, at: string): Promise<PendingLogin | null>;
 
-  /** Counts a failed sign-in of `subject` (an email, an address) in the window starting at `windowStart`; the count now. */
-  recordFailure(subject: string, windowStart: string): Promise<number>;
-  failures(subject: string, windowStart: string): Promise<number>;
+  /**
+   * Counts a password sign-in attempt of `subject` (an email, an address) in the window starting at
+   * `windowStart`, before the password is checked, atomically: the count now, this attempt included.
+   */
+  countAttempt(subject: string, windowStart: string): Promise<number>;
+  /** Takes back one counted attempt (one refused unchecked, or that succeeded), or `all` of the window's (a success for that email). */
+  uncountAttempt(subject: string, windowStart: string, all: boolean): Promise<void>;
+  attempts(subject: string, windowStart: string): Promise<number>;
 
   /** Forgets sessions, tokens and pending sign-ins that ended before `before`, and old failure windows. */
   sweep(before: string): Promise<void>;

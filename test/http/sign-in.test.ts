@@ -263,6 +263,13 @@ describe("local accounts", () => {
     expect(await second.text()).toContain("not valid");
   });
 
+  it("checks no more parallel wrong passwords than the limit: the rest are refused unchecked", async () => {
+    // Eight at once for one email (limit 3): each is counted before its password is checked.
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => passwordSignIn(new CookieJar(), "dan@example.com", `parallel guess ${i}`)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
+  });
+
   it("signs in with a password, with one answer for every wrong part, and limits failures per email and per address", async () => {
     expect(await setPassword("carol@example.com", PASSWORD)).toBe(0);
     secrets.push(PASSWORD);
@@ -280,8 +287,9 @@ describe("local accounts", () => {
     const limited = await passwordSignIn(new CookieJar(), "carol@example.com", PASSWORD);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    // This address: 4 failures so far (the refused attempt is not one), limit 8; four more and any email is refused.
-    for (const n of [1, 2, 3, 4]) expect((await passwordSignIn(new CookieJar(), `guess${n}@example.com`, "guess")).status).toBe(401);
+    // This address: 3 failures in the parallel test and 4 here (refused attempts are not counted),
+    // limit 8; one more and any email is refused.
+    for (const n of [1]) expect((await passwordSignIn(new CookieJar(), `guess${n}@example.com`, "guess")).status).toBe(401);
     expect((await passwordSignIn(new CookieJar(), "other@example.com", "guess")).status).toBe(429);
   });
 });
