@@ -320,10 +320,18 @@ export const authSchema = z
         /** Group → role; the highest role of a person's groups wins, at every sign-in. */
         roles: z.record(z.string(), z.enum(ROLES)).default({}),
         /**
-         * The role of a person none of whose groups is in `roles`. Absent while `roles` is set: such
-         * a person is refused. Without `roles`: new people are viewers (existing ones keep theirs).
+         * The role of a person none of whose groups is in `roles`. Set, it also lets anyone the
+         * provider accepts become a person on first sign-in (on purpose: a public provider accepts
+         * everyone). Absent while `roles` is set: such a person is refused.
          */
         defaultRole: z.enum(ROLES).optional(),
+        /**
+         * Email domains whose people may become genserve people on first sign-in (as viewers, or their
+         * groups' role), checked against a verified email (and Google's `hd` claim when sent). With
+         * neither this, `defaultRole` nor a matching group, only people created beforehand
+         * (`genserve users create`) sign in.
+         */
+        allowedDomains: z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "must be a domain such as example.com")).default([]),
       })
       .strict()
       .optional(),
