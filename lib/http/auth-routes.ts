@@ -85,9 +85,21 @@ export const callback = route(async ({ runtime, request }) => {
   }
 });
 
-/** GET /auth/link/{token}: a one-time sign-in link (`genserve users create`). */
+/**
+ * GET /auth/link/{token}: the page a one-time sign-in link (`genserve users create`) opens. It uses
+ * nothing up — mail and chat link scanners fetch links before people do — and only asks to continue:
+ * its form POSTs the token back to this site (no script needed).
+ */
+export const linkPage = route<{ token: string }>(async ({ params }) => {
+  const action = `/auth/link/${encodeURIComponent(params.token)}`;
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in · genserve</title></head><body><main><h1>Sign in to genserve</h1><p>This one-time link signs you in on this browser.</p><form method="post" action="${escapeHtml(action)}"><button type="submit">Continue signing in</button></form></main></body></html>`;
+  return new Response(body, { status: 200, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
+});
+
+/** POST /auth/link/{token}: uses the one-time link up and signs in (from this site's own page only: no login CSRF). */
 export const link = route<{ token: string }>(async ({ runtime, request, params }) => {
   try {
+    requireSameOrigin(runtime, request);
     const user = await runtime.services.people.accounts.redeem(params.token);
     const key = await runtime.services.people.accounts.personalKey(user.id);
     return await signIn(runtime, request, { userId: user.id, keyId: key.id }, (headers) => redirect(headers, "/"));

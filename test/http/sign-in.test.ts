@@ -255,10 +255,23 @@ describe("local accounts", () => {
     const link = /(http:\/\/\S+\/auth\/link\/[A-Za-z0-9_-]{43})/.exec(out)![1]!;
     secrets.push(link.split("/").pop()!);
     const jar = new CookieJar();
-    const first = await jar.fetch(link);
+    // Opening it (as a link scanner would, twice) only shows a page whose form posts it back.
+    for (let i = 0; i < 2; i++) {
+      const page = await jar.fetch(link);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toContain("text/html");
+      const html = await page.text();
+      expect(html).toContain("Continue signing in");
+      expect(html).toContain(`<form method="post" action="${new URL(link).pathname}">`);
+      expect(jar.get(base, "genserve_session")).toBeUndefined();
+    }
+    // Posted from another site (login CSRF): refused, and the link stays usable.
+    const cross = await new CookieJar().fetch(link, { method: "POST", headers: { origin: "https://evil.example" } });
+    expect(cross.status).toBe(403);
+    const first = await jar.fetch(link, { method: "POST", headers: { origin: base } });
     expect(first.status).toBe(303);
     expect((await session(jar)).body).toMatchObject({ admin: false, user: { email: "carol@example.com" } });
-    const second = await new CookieJar().fetch(link);
+    const second = await new CookieJar().fetch(link, { method: "POST", headers: { origin: base } });
     expect(second.status).toBe(400);
     expect(await second.text()).toContain("not valid");
   });
