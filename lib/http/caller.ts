@@ -5,8 +5,9 @@ import { readCookie, SESSION_COOKIE, type ClientInfo, type ResolvedSession } fro
 import type { Runtime } from "../server/runtime";
 
 /**
- * The client's address as the API's server saw the connection (lib/cli/api-routes.ts sets it and
- * drops any copy a client sent); absent when Next.js serves the request itself (`--dev`).
+ * The client's address: `genserve serve` sets it on every request, API or page, dropping any copy a
+ * client sent — the connection's address, or X-Forwarded-For's through `server.trustedProxies`
+ * (lib/cli/client-address.ts).
  */
 export const PEER_HEADER = "x-genserve-peer";
 

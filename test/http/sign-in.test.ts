@@ -29,6 +29,8 @@ beforeAll(async () => {
   const config = writeConfig(
     dataDir,
     `
+server:
+  trustedProxies: [192.0.2.1, 10.0.0.0/8]
 auth:
   oidc:
     issuer: ${idp.issuer}
@@ -202,6 +204,22 @@ describe("sessions", () => {
       db.close();
     }
     expect((await session(jar)).status).toBe(401);
+  });
+
+  it("records the connection's address, not one the client claims (it is no trusted proxy)", async () => {
+    const jar = new CookieJar();
+    const spoofed = { "content-type": "application/json", origin: base, "x-genserve-peer": "203.0.113.9", "x-forwarded-for": "198.51.100.7" };
+    expect((await jar.fetch(`${base}/auth/key`, { method: "POST", headers: spoofed, body: JSON.stringify({ key: server.adminKey }) })).status).toBe(200);
+    const token = jar.get(base, "genserve_session")!;
+    secrets.push(token);
+    const id = (await import("node:crypto")).createHash("sha256").update(token).digest("hex");
+    const db = new Database(path.join(dataDir, "data", "genserve.sqlite"));
+    try {
+      db.pragma("busy_timeout = 10000");
+      expect((db.prepare("SELECT ip FROM sessions WHERE id = ?").get(id) as { ip: string }).ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    } finally {
+      db.close();
+    }
   });
 
   it("needs this site's origin and the session's CSRF token for every change sent with the cookie; keys need neither", async () => {
