@@ -131,6 +131,13 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   handle = app.getRequestHandler();
 
   log.info({ url, publicUrl, dataDir, version: VERSION }, "genserve listening");
+  if (!config.server.publicUrl) {
+    // Browsers' sessions are checked against this address (Origin) and get Secure cookies from its scheme.
+    log.warn(
+      { url },
+      "server.publicUrl is not set: browsers that sign in must reach genserve at this address; behind a reverse proxy (https) set server.publicUrl to the address they use, so that cookies are Secure, sign-in links and the OIDC redirect are right and Origin checks pass",
+    );
+  }
   process.stdout.write(`genserve listening on ${url}\n`);
   for (const [alias, found] of Object.entries(localModels)) {
     if (!found.ok) process.stdout.write(`\nModel "${alias}" is not available: ${found.detail}\n${found.fix}\nRuns on it answer 503 model_unavailable until then.\n`);
