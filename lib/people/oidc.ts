@@ -15,6 +15,11 @@ type OidcSettings = NonNullable<AuthSettings["oidc"]>;
 export const LOGIN_COOKIE = "genserve_oidc";
 /** How long a person may take at their provider. */
 export const LOGIN_TTL_MS = 10 * 60_000;
+/**
+ * Sign-ins under way at once, across replicas (each is a row until the provider sends the browser
+ * back or it expires): anyone can start one, so their number is bounded.
+ */
+export const MAX_PENDING_LOGINS = 10_000;
 
 const stateId = (state: string) => createHash("sha256").update(state, "utf8").digest("hex");
 const refused = (detail: string, cause?: unknown) => new GenserveError("sign_in_failed", { detail, cause });
@@ -69,14 +74,15 @@ export class OidcSignIn {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
-    await this.store.people.savePendingLogin({
+    const saved = await this.store.people.savePendingLogin({
       id: stateId(state),
       verifier,
       nonce,
       returnTo: safeReturnTo(returnTo),
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + LOGIN_TTL_MS).toISOString(),
-    });
+    }, MAX_PENDING_LOGINS);
+    if (!saved) throw new GenserveError("rate_limited", { detail: "Too many sign-ins are under way; try again in a few minutes.", headers: { "Retry-After": "60" } });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
       scope: this.settings.scopes.join(" "),

@@ -114,11 +114,18 @@ export function peopleContract(name: string, open: { first(): Promise<Store>; se
 
     it("takes a pending OpenID sign-in once and not after it expired; counts sign-in attempts per window for every process, atomically", async () => {
       const login = { id: "state_hash", verifier: "v", nonce: "n", returnTo: "/runs", createdAt: at(0), expiresAt: at(600) };
-      await store.people.savePendingLogin(login);
-      await store.people.savePendingLogin({ ...login, id: "old" });
+      expect(await store.people.savePendingLogin(login, 3)).toBe(true);
+      expect(await store.people.savePendingLogin({ ...login, id: "old" }, 3)).toBe(true);
+      expect(await store.people.savePendingLogin({ ...login, id: "third" }, 3)).toBe(true);
+      expect(await store.people.savePendingLogin({ ...login, id: "fourth" }, 3)).toBe(false); // bounded
+      expect(await store.people.takePendingLogin("fourth", at(10))).toBeNull();
+      expect(await store.people.takePendingLogin("third", at(10))).not.toBeNull();
       expect(await store.people.takePendingLogin("state_hash", at(10))).toEqual(login);
       expect(await store.people.takePendingLogin("state_hash", at(10))).toBeNull();
       expect(await store.people.takePendingLogin("old", at(600))).toBeNull();
+      // Expired sign-ins do not count against the bound (they are forgotten first).
+      await store.people.savePendingLogin({ ...login, id: "stale", createdAt: at(0), expiresAt: at(5) }, 3);
+      expect(await store.people.savePendingLogin({ ...login, id: "later", createdAt: at(700), expiresAt: at(1300) }, 1)).toBe(true);
 
       const other = await open.second();
       try {

@@ -136,15 +136,22 @@ export function peopleStore(db: StoreRunner): PeopleStore {
       return db.run("UPDATE sessions SET revoked_at = $1 WHERE key_id = $2 AND user_id IS NULL AND revoked_at IS NULL", [at, of.keyId]);
     },
 
-    async savePendingLogin(l) {
-      await db.run("INSERT INTO sign_in_logins (id, verifier, nonce, return_to, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)", [
-        l.id,
-        l.verifier,
-        l.nonce,
-        l.returnTo,
-        l.createdAt,
-        l.expiresAt,
-      ]);
+    async savePendingLogin(l, max) {
+      return db.transact(function* () {
+        // Sign-ins abandoned at the provider expire; past `max` under way at once, no more start.
+        yield* run("DELETE FROM sign_in_logins WHERE expires_at < $1", [l.createdAt]);
+        const [row] = yield* all<{ n: number | string }>("SELECT COUNT(*) AS n FROM sign_in_logins", []);
+        if (Number(row?.n ?? 0) >= max) return false;
+        yield* run("INSERT INTO sign_in_logins (id, verifier, nonce, return_to, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)", [
+          l.id,
+          l.verifier,
+          l.nonce,
+          l.returnTo,
+          l.createdAt,
+          l.expiresAt,
+        ]);
+        return true;
+      }, { lock: "sign_in_logins" });
     },
     async takePendingLogin(id, at) {
       const [row] = await db.all<LoginRow>("DELETE FROM sign_in_logins WHERE id = $1 RETURNING *", [id]);

@@ -74,7 +74,8 @@ export interface PeopleStore {
   /** Revokes every live session of a person, or of a key (sessions without a person); how many. */
   revokeSessions(of: { userId: string } | { keyId: string }, at: string): Promise<number>;
 
-  savePendingLogin(login: PendingLogin): Promise<void>;
+  /** Keeps a pending sign-in (expired ones are forgotten first); false, and nothing kept, when `max` are under way already. */
+  savePendingLogin(login: PendingLogin, max: number): Promise<boolean>;
   /** Takes a pending sign-in once (it is deleted); null when unknown or expired. */
   takePendingLogin(id: string, at: string): Promise<PendingLogin | null>;
 
