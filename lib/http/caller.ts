@@ -1,7 +1,7 @@
 import "server-only";
 import { authenticate, type Principal } from "../keys/api-keys";
 import { checkCsrf, UNSAFE_METHODS } from "../people/csrf";
-import { readCookie, SESSION_COOKIE, type ClientInfo, type ResolvedSession } from "../people/sessions";
+import { readCookie, type ClientInfo, type ResolvedSession } from "../people/sessions";
 import type { Runtime } from "../server/runtime";
 
 /**
@@ -15,7 +15,7 @@ export const clientInfo = (request: Request): ClientInfo => ({ ip: request.heade
 
 /** The session cookie's live session, or null when the request has no cookie (401 when it has one that is not live). */
 export async function sessionOf(runtime: Runtime, request: Request): Promise<ResolvedSession | null> {
-  const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+  const token = readCookie(request.headers.get("cookie"), runtime.services.people.sessionCookie);
   if (!token) return null;
   return runtime.services.people.sessions.resolve(token);
 }

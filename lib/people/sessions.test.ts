@@ -6,7 +6,7 @@ import { createKey } from "../keys/api-keys";
 import { openSqliteStore } from "../store/sqlite";
 import type { Store } from "../store/store-types";
 import { Accounts } from "./accounts";
-import { readCookie, Sessions } from "./sessions";
+import { cookieName, readCookie, serializeCookie, Sessions } from "./sessions";
 
 const MINUTE = 60_000;
 let store: Store;
@@ -50,7 +50,11 @@ describe("sessions", () => {
 
   it("write an HttpOnly, SameSite=Lax cookie, Secure over https, read back from a Cookie header", () => {
     expect(sessions.cookie("tok", false)).toBe("genserve_session=tok; Path=/; Max-Age=7200; HttpOnly; SameSite=Lax");
-    expect(sessions.cookie("tok", true)).toMatch(/; Secure$/);
+    // Secure: the __Host- prefix (https only, this host only: Path=/ and no Domain).
+    expect(sessions.cookie("tok", true)).toBe("__Host-genserve_session=tok; Path=/; Max-Age=7200; HttpOnly; SameSite=Lax; Secure");
+    expect(serializeCookie("genserve_oidc", "", { maxAgeSeconds: 0, secure: true })).toBe("__Host-genserve_oidc=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax; Secure");
+    expect(cookieName("genserve_session", false)).toBe("genserve_session");
+    expect(readCookie("genserve_session=evil; __Host-genserve_session=tok", cookieName("genserve_session", true))).toBe("tok");
     expect(readCookie("a=1; genserve_session=tok; b=2", "genserve_session")).toBe("tok");
     expect(readCookie("a=1", "genserve_session")).toBeNull();
   });
