@@ -4,7 +4,7 @@ import { buildApp, ensureBuild } from "./build";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys-command";
 import { runsList, runsShow } from "./runs-command";
-import { usersCreate, usersLink, usersPassword } from "./users-command";
+import { usersCreate, usersDisable, usersLink, usersPassword } from "./users-command";
 import { workflowsLabel, workflowsLabels } from "./workflows";
 import { evaluate } from "./eval";
 import { serve } from "./serve";
@@ -75,6 +75,9 @@ withStorage(users.command("link").description("a new one-time sign-in link for a
 withStorage(users.command("password").description("set a person's password, read from stdin (at least 12 characters)"))
   .requiredOption("--email <email>", "their email address")
   .action((options) => usersPassword(options, env, cwd));
+withStorage(users.command("disable").description("remove a person's access: no more sign-ins, every session of theirs ended"))
+  .requiredOption("--email <email>", "their email address")
+  .action((options) => usersDisable(options, env, cwd));
 
 const workflows = program.command("workflows").description("workflow labels");
 withStorage(workflows.command("label").description("point a label at a version (recorded in its history): genserve workflows label invoice@4 production").argument("<slug@version>", "the workflow and version").argument("<label>", "production, staging, …"))

@@ -80,6 +80,16 @@ export class Accounts {
     const user = await this.byEmail(email);
     if (!user) throw new GenserveError("not_found", { detail: `No person has the email ${normaliseEmail(email)}.` });
     await this.store.people.setPassword(user.id, await hashPassword(password));
+    // Whoever knew the old password is signed out (there is no current session here: the CLI sets it).
+    await this.store.people.revokeSessions({ userId: user.id }, new Date().toISOString());
+  }
+
+  /** Removes a person's access: no sign-in of any kind, every session ended. Their keys and runs stay. */
+  async disable(email: string, now = new Date()): Promise<UserRecord> {
+    const user = await this.byEmail(email);
+    if (!user) throw new GenserveError("not_found", { detail: `No person has the email ${normaliseEmail(email)}.` });
+    await this.store.people.disableUser(user.id, now.toISOString());
+    return user;
   }
 
   /**

@@ -108,6 +108,15 @@ export function peopleContract(name: string, open: { first(): Promise<Store>; se
       expect(await store.people.revokeSessions({ keyId: "key_other" }, at(900))).toBe(2);
       expect((await store.people.session("s4"))?.revokedAt).toBe(at(900));
 
+      // Disabling a person: once (the first time stays), their live sessions revoked with it.
+      const live = { ...(await store.people.session("s2"))!, id: "s5", revokedAt: null };
+      await store.people.insertSession(live);
+      expect(await store.people.disableUser("usr_a", at(950))).toBe(true);
+      expect(await store.people.disableUser("usr_a", at(960))).toBe(true);
+      expect((await store.people.user("usr_a"))?.disabledAt).toBe(at(950));
+      expect((await store.people.session("s5"))?.revokedAt).toBe(at(950));
+      expect(await store.people.disableUser("usr_nobody", at(960))).toBe(false);
+
       await store.people.sweep(at(10_000));
       expect(await store.people.session("s1")).toBeNull();
     });

@@ -88,6 +88,13 @@ export function peopleStore(db: StoreRunner): PeopleStore {
     async setPassword(userId, hash) {
       return (await db.run("UPDATE users SET password_hash = $1 WHERE id = $2", [hash, userId])) > 0;
     },
+    async disableUser(userId, at) {
+      return db.transact(function* () {
+        const changed = yield* run("UPDATE users SET disabled_at = COALESCE(disabled_at, $1) WHERE id = $2", [at, userId]);
+        yield* run("UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL", [at, userId]);
+        return changed > 0;
+      });
+    },
     async personalKey(userId) {
       const [row] = await db.all<KeyRow>("SELECT * FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC", [userId]);
       return row ? toKey(row) : null;

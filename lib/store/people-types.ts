@@ -55,6 +55,8 @@ export interface PeopleStore {
   /** Links an identity provider's subject to a person (once: an existing link stays). */
   linkIdentity(issuer: string, subject: string, userId: string, at: string): Promise<void>;
   setPassword(userId: string, hash: string | null): Promise<boolean>;
+  /** Marks the person disabled (once: the first time stays) and revokes their live sessions; false when there is no such person. */
+  disableUser(userId: string, at: string): Promise<boolean>;
   /** The person's newest personal key that is not revoked. */
   personalKey(userId: string): Promise<ApiKeyRecord | null>;
   /** Sets the admin flag of every personal key of the person (their role, until roles have a column). */
