@@ -125,8 +125,13 @@ export const key = route(async ({ runtime, request, body }) => {
   return signIn(runtime, request, { userId: null, keyId: caller.keyId }, (headers, csrfToken) => json({ csrfToken }, { headers: Object.fromEntries(headers) }));
 });
 
-/** POST /auth/logout (`?everywhere=1`: every session of the person): ends the session; the cookie is cleared either way. */
+/**
+ * POST /auth/logout (`?everywhere=1`: every session of the person): ends the session. From this
+ * site's pages only (else 403 and the cookie stays); a live session also needs its CSRF token. The
+ * cookie is cleared once those checks passed, also when its session had ended already.
+ */
 export const logout = route(async ({ runtime, request }) => {
+  requireSameOrigin(runtime, request);
   const { sessions, secureCookies } = runtime.services.people;
   const token = readCookie(request.headers.get("cookie"), runtime.services.people.sessionCookie);
   const current = token ? await sessionOf(runtime, request).catch(() => null) : null;

@@ -173,6 +173,13 @@ describe("sessions", () => {
     const two = (await ssoSignIn("alice")).jar;
     const token = one.get(base, "genserve_session")!;
     const { body } = await session(one);
+    // From another site: refused, and the cookie is not cleared (with or without the token).
+    for (const headers of [{ origin: "https://evil.example" }, { origin: "https://evil.example", "x-csrf-token": body!.csrfToken }, {}]) {
+      const cross = await one.fetch(`${base}/auth/logout`, { method: "POST", headers });
+      expect(cross.status).toBe(403);
+      expect(cross.headers.getSetCookie()).toEqual([]);
+    }
+    expect(one.get(base, "genserve_session")).toBe(token);
     const out = await one.fetch(`${base}/auth/logout`, { method: "POST", headers: { origin: base, "x-csrf-token": body!.csrfToken } });
     expect(out.status).toBe(200);
     expect(one.get(base, "genserve_session")).toBeUndefined(); // the cookie is cleared
