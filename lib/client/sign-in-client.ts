@@ -53,7 +53,7 @@ export async function endSession(csrfToken: string, everywhere = false): Promise
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== "csrf_refused") throw error;
     const fresh = await currentSession();
-    if (!fresh) return; // no session left to end
+    if (!fresh?.csrfToken) return; // no session left to end
     await signOutSession(fresh.csrfToken, everywhere);
   }
 }

@@ -174,7 +174,8 @@ describe("sessions", () => {
     const token = one.get(base, "genserve_session")!;
     const { body } = await session(one);
     // From another site: refused, and the cookie is not cleared (with or without the token).
-    for (const headers of [{ origin: "https://evil.example" }, { origin: "https://evil.example", "x-csrf-token": body!.csrfToken }, {}]) {
+    const crossSite: Record<string, string>[] = [{ origin: "https://evil.example" }, { origin: "https://evil.example", "x-csrf-token": body!.csrfToken }, {}];
+    for (const headers of crossSite) {
       const cross = await one.fetch(`${base}/auth/logout`, { method: "POST", headers });
       expect(cross.status).toBe(403);
       expect(cross.headers.getSetCookie()).toEqual([]);
