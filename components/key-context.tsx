@@ -2,7 +2,7 @@
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { createApiClient, type ApiClient } from "@/lib/client/api";
-import { currentSession, signInWithKey, signInWithPassword, signOutSession, type SessionView } from "@/lib/client/sign-in-client";
+import { currentSession, endSession, signInWithKey, signInWithPassword, type SessionView } from "@/lib/client/sign-in-client";
 
 /** Where earlier releases kept the pasted key; removed on sight (the browser keeps no key now). */
 const LEGACY_STORAGE_KEY = "genserve.apiKey";
@@ -19,8 +19,13 @@ interface KeyState {
   /** Exchanges an API key for a session cookie (the key is not kept). Rejects with the API's error. */
   signIn(key: string): Promise<void>;
   signInWithPassword(email: string, password: string): Promise<void>;
-  /** Ends this session (`everywhere`: all of the person's). */
-  signOut(message?: string, options?: { everywhere?: boolean }): void;
+  /**
+   * Ends this session (`everywhere`: all of the person's), waiting for the server: the page shows
+   * signed out only once the server ended it; otherwise `signOutError` says why and the person stays.
+   */
+  signOut(message?: string, options?: { everywhere?: boolean }): Promise<void>;
+  /** Why the last sign-out failed (the session is still live), or null. */
+  signOutError: string | null;
   /** Why the last sign-out happened (e.g. the key was revoked). */
   notice: string | null;
 }
@@ -55,12 +60,21 @@ export function KeyProvider({ children }: { children: ReactNode }) {
   }, [load]);
   const signIn = useCallback(async (key: string) => (await signInWithKey(key), signedIn()), [signedIn]);
   const withPassword = useCallback(async (email: string, password: string) => (await signInWithPassword(email, password), signedIn()), [signedIn]);
+  const [signOutError, setSignOutError] = useState<string | null>(null);
   const signOut = useCallback(
-    (message?: string, options: { everywhere?: boolean } = {}) => {
+    async (message?: string, options: { everywhere?: boolean } = {}) => {
+      setSignOutError(null);
       const csrf = session?.csrfToken;
+      if (csrf) {
+        try {
+          await endSession(csrf, options.everywhere);
+        } catch (error) {
+          setSignOutError(`Could not sign out: ${(error as Error).message}`);
+          return;
+        }
+      }
       setNotice(message ?? null);
       setSession(null);
-      if (csrf) void signOutSession(csrf, options.everywhere).catch(() => undefined);
     },
     [session],
   );
@@ -68,8 +82,8 @@ export function KeyProvider({ children }: { children: ReactNode }) {
   const csrfToken = session?.csrfToken ?? null;
   const client = useMemo(() => (csrfToken ? createApiClient({ csrfToken }) : null), [csrfToken]);
   const value = useMemo(
-    () => ({ apiKey, client, session: session ?? null, signIn, signInWithPassword: withPassword, signOut, notice }),
-    [apiKey, client, session, signIn, withPassword, signOut, notice],
+    () => ({ apiKey, client, session: session ?? null, signIn, signInWithPassword: withPassword, signOut, signOutError, notice }),
+    [apiKey, client, session, signIn, withPassword, signOut, signOutError, notice],
   );
   return <KeyContext.Provider value={value}>{children}</KeyContext.Provider>;
 }

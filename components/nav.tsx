@@ -19,7 +19,7 @@ const LINKS = [
 
 export function Nav() {
   const pathname = usePathname();
-  const { apiKey, session, signOut } = useApiKey();
+  const { apiKey, session, signOut, signOutError } = useApiKey();
   const { dark, toggle } = useTheme();
   // A share link's page is for people without a key: no way into the rest of the service.
   if (pathname.startsWith("/s/")) return null;
@@ -56,8 +56,13 @@ export function Nav() {
               <span className="hidden max-w-48 truncate text-sm text-zinc-700 sm:inline dark:text-zinc-300" title={session?.user?.email ?? session?.keyName}>
                 {session?.user?.email ?? `key ${session?.keyName ?? ""}`}
               </span>
-              <Button onClick={() => signOut()}>Sign out</Button>
-              <Button onClick={() => signOut(undefined, { everywhere: true })} title="End every session of yours, on every browser">
+              {signOutError ? (
+                <span role="alert" className="max-w-64 text-sm text-red-700 dark:text-red-400">
+                  {signOutError}
+                </span>
+              ) : null}
+              <Button onClick={() => void signOut()}>Sign out</Button>
+              <Button onClick={() => void signOut(undefined, { everywhere: true })} title="End every session of yours, on every browser">
                 <span className="hidden sm:inline">Sign out everywhere</span>
                 <span className="sm:hidden">Everywhere</span>
               </Button>

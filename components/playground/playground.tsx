@@ -44,7 +44,7 @@ export function Playground() {
   const { apiKey, client, signOut } = useApiKey();
   if (apiKey === null) return null; // reading the session
   if (!apiKey || !client) return <SignIn />;
-  return <Composer apiKey={apiKey} onUnauthorized={() => signOut("Your session has ended, or its key was revoked. Sign in again.")} />;
+  return <Composer apiKey={apiKey} onUnauthorized={() => void signOut("Your session has ended, or its key was revoked. Sign in again.")} />;
 }
 
 /**

@@ -6,7 +6,6 @@ import { pathToFileURL } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { GenserveError } from "../errors";
-import { PEER_HEADER } from "../http/caller";
 import { directWriterOf } from "../http/direct";
 import { problemResponse } from "../http/problem";
 import { peekRuntime } from "../server/runtime";
@@ -176,12 +175,7 @@ export async function loadApiRoutes(appDir: string, options: { prefixes: string[
     handles: (pathname) => inScope(pathname) && !pathname.endsWith("/"),
     listener: (req, res) => {
       for (const { key, value } of options.headers) res.setHeader(key, value);
-      // The connection's address, for per-address sign-in limits: a copy sent by the client is dropped.
-      const raw: string[] = [];
-      for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() !== PEER_HEADER) raw.push(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-      raw.push(PEER_HEADER, req.socket.remoteAddress ?? "unknown");
-      req.rawHeaders = raw;
-      req.headers[PEER_HEADER] = req.socket.remoteAddress ?? "unknown";
+      // The client's address (x-genserve-peer) was set by serve.ts for every request (client-address.ts).
       return listen(req, res);
     },
   };

@@ -5,7 +5,7 @@ import { loadConfigOrExit, openStore, PACKAGE_ROOT, VERSION } from "./common";
 import { keysCreate, keysList, keysRevoke, keysRotateSecret, keysUpdate } from "./keys-command";
 import { projectsCreate, projectsList, projectsRename } from "./projects-command";
 import { runsList, runsShow } from "./runs-command";
-import { usersCreate, usersLink, usersPassword } from "./users-command";
+import { usersCreate, usersDisable, usersLink, usersPassword } from "./users-command";
 import { workflowsLabel, workflowsLabels } from "./workflows";
 import { evaluate } from "./eval";
 import { serve } from "./serve";
@@ -79,6 +79,9 @@ withStorage(users.command("link").description("a new one-time sign-in link for a
 withStorage(users.command("password").description("set a person's password, read from stdin (at least 12 characters)"))
   .requiredOption("--email <email>", "their email address")
   .action((options) => usersPassword(options, env, cwd));
+withStorage(users.command("disable").description("remove a person's access: no more sign-ins, every session of theirs ended"))
+  .requiredOption("--email <email>", "their email address")
+  .action((options) => usersDisable(options, env, cwd));
 const projects = program.command("projects").description("projects (workspaces): each key belongs to one and sees only it");
 withStorage(projects.command("create").description("create a project; then create its keys with keys create --project").argument("<slug>", "the project's slug"))
   .option("-n, --name <name>", "a display name (default: the slug)")

@@ -16,6 +16,7 @@ import { SECURITY_HEADERS } from "../../next.config";
 import { loadApiRoutes, type ApiRoutes } from "./api-routes";
 import { ensureBuild } from "./build";
 import { createStaticAssets, type StaticAssets } from "./static-assets";
+import { stampPeer, trustedProxies } from "./client-address";
 import { loadConfigOrExit, openStore, PACKAGE_ROOT, resolveDataDir, storeLocation, VERSION, type StorageOptions } from "./common";
 
 export interface ServeOptions extends StorageOptions {
@@ -65,6 +66,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   let handle: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   let api: ApiRoutes | undefined;
   let assets: StaticAssets | undefined;
+  const proxies = trustedProxies(config.server.trustedProxies);
   // Time-outs are checked this often (Node's default, 30 s, would let a 10 s limit run to 40 s).
   const server = http.createServer({ connectionsCheckingInterval: 1_000 }, (req, res) => {
     if (!handle) {
@@ -77,6 +79,9 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
       res.end(JSON.stringify(toProblem(new GenserveError("validation_failed", { detail: "The request target must be a path (origin-form) or an absolute http(s) URL." }))));
       return;
     }
+    // Every request, API or page, carries the client's address as this server worked it out (never a
+    // client's copy): sign-in limits and session records read it.
+    stampPeer(req, proxies);
     if (api?.handles(pathOf(req.url))) void api.listener(req, res);
     else if (assets) {
       const next = handle;
@@ -126,6 +131,13 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   handle = app.getRequestHandler();
 
   log.info({ url, publicUrl, dataDir, version: VERSION }, "genserve listening");
+  if (!config.server.publicUrl) {
+    // Browsers' sessions are checked against this address (Origin) and get Secure cookies from its scheme.
+    log.warn(
+      { url },
+      "server.publicUrl is not set: browsers that sign in must reach genserve at this address; behind a reverse proxy (https) set server.publicUrl to the address they use, so that cookies are Secure, sign-in links and the OIDC redirect are right and Origin checks pass",
+    );
+  }
   process.stdout.write(`genserve listening on ${url}\n`);
   for (const [alias, found] of Object.entries(localModels)) {
     if (!found.ok) process.stdout.write(`\nModel "${alias}" is not available: ${found.detail}\n${found.fix}\nRuns on it answer 503 model_unavailable until then.\n`);

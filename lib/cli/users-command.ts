@@ -65,7 +65,21 @@ export async function usersPassword(options: StorageOptions & { email: string },
   const store = await openStore(options, env, cwd);
   try {
     await new Accounts(store, config.auth).setPassword(options.email, password);
-    process.stdout.write(`Password set for ${options.email.trim().toLowerCase()}.\n`);
+    process.stdout.write(`Password set for ${options.email.trim().toLowerCase()}; their sessions were ended.\n`);
+  } catch (error) {
+    fail(message(error));
+  } finally {
+    await store.close();
+  }
+}
+
+/** Removes a person's access: they can no longer sign in, and every session of theirs ends. */
+export async function usersDisable(options: StorageOptions & { email: string }, env: NodeJS.ProcessEnv, cwd: string) {
+  const config = loadConfigOrExit(options, env, cwd);
+  const store = await openStore(options, env, cwd);
+  try {
+    const user = await new Accounts(store, config.auth).disable(options.email);
+    process.stdout.write(`Disabled ${user.email}: they cannot sign in, and their sessions were ended.\n`);
   } catch (error) {
     fail(message(error));
   } finally {

@@ -41,3 +41,19 @@ export const signInWithPassword = (email: string, password: string) => call<{ cs
 /** Ends this session, or with `everywhere` every session of the person. */
 export const signOutSession = (csrfToken: string, everywhere = false) =>
   call<{ ended: number }>(`/auth/logout${everywhere ? "?everywhere=1" : ""}`, { method: "POST", headers: { "X-CSRF-Token": csrfToken } });
+
+/**
+ * Ends the session as `signOutSession` does, and once more with a fresh CSRF token when the server
+ * refused the one held (`csrf_refused`: the page kept a token of an earlier session, say). Resolves
+ * once the server ended it (or it had ended already); rejects with the server's error otherwise.
+ */
+export async function endSession(csrfToken: string, everywhere = false): Promise<void> {
+  try {
+    await signOutSession(csrfToken, everywhere);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== "csrf_refused") throw error;
+    const fresh = await currentSession();
+    if (!fresh?.csrfToken) return; // no session left to end
+    await signOutSession(fresh.csrfToken, everywhere);
+  }
+}

@@ -224,6 +224,29 @@ export const limitsSchema = z
   })
   .strict();
 
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+/** 4 or 6 for an IPv4 or IPv6 address, else 0 (no node:net: this file is bundled for the browser too). */
+export function ipFamily(address: string): 0 | 4 | 6 {
+  if (IPV4.test(address)) return 4;
+  if (!address.includes(":") || /[^0-9a-fA-F:.]/.test(address)) return 0;
+  try {
+    new URL(`http://[${address}]/`);
+    return 6;
+  } catch {
+    return 0;
+  }
+}
+
+/** Whether `entry` is an IP address or a CIDR block (`10.0.0.0/8`, `fd00::/8`). */
+export function isAddressOrCidr(entry: string): boolean {
+  const [address, prefix, extra] = entry.split("/");
+  const family = ipFamily(address ?? "");
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+  return bits >= 0 && bits <= (family === 4 ? 32 : 128);
+}
+
 export const serverSchema = z
   .object({
     /**
@@ -234,6 +257,12 @@ export const serverSchema = z
       .url({ protocol: /^https?$/, error: "must be an absolute http or https URL, such as https://genserve.example.com" })
       .refine((u) => !/[?#]/.test(u), "must not have a query or fragment")
       .optional(),
+    /**
+     * Addresses or CIDR blocks of reverse proxies in front of this server. Only a request whose
+     * connection comes from one of them has its client address (per-address sign-in limits, session
+     * records) taken from `X-Forwarded-For`; empty (the default), the header is ignored.
+     */
+    trustedProxies: z.array(z.string().refine(isAddressOrCidr, "must be an IP address or a CIDR block such as 10.0.0.0/8")).default([]),
     /** A client must send its request headers within this time. */
     headersTimeoutMs: z.number().int().min(1_000).default(10_000),
     /** A client must send its whole request (headers and body) within this time; responses are not limited by it. */
@@ -320,10 +349,18 @@ export const authSchema = z
         /** Group → role; the highest role of a person's groups wins, at every sign-in. */
         roles: z.record(z.string(), z.enum(ROLES)).default({}),
         /**
-         * The role of a person none of whose groups is in `roles`. Absent while `roles` is set: such
-         * a person is refused. Without `roles`: new people are viewers (existing ones keep theirs).
+         * The role of a person none of whose groups is in `roles`. Set, it also lets anyone the
+         * provider accepts become a person on first sign-in (on purpose: a public provider accepts
+         * everyone). Absent while `roles` is set: such a person is refused.
          */
         defaultRole: z.enum(ROLES).optional(),
+        /**
+         * Email domains whose people may become genserve people on first sign-in (as viewers, or their
+         * groups' role), checked against a verified email (and Google's `hd` claim when sent). With
+         * neither this, `defaultRole` nor a matching group, only people created beforehand
+         * (`genserve users create`) sign in.
+         */
+        allowedDomains: z.array(z.string().regex(/^[a-z0-9.-]+\.[a-z]{2,}$/i, "must be a domain such as example.com")).default([]),
       })
       .strict()
       .optional(),

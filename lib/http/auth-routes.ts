@@ -29,14 +29,14 @@ function failurePage(error: unknown, runtime: Runtime): Response {
   const status = isGenserveError(error) ? error.status : 500;
   const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Sign-in failed · genserve</title></head><body><main><h1>Sign-in failed</h1><p id="reason">${escapeHtml(detail)}</p><p><a href="/">Back to sign in</a></p></main></body></html>`;
   const headers = new Headers({ "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
-  headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, "", { maxAgeSeconds: 0, secure: runtime.services.people.secureCookies, path: "/auth" }));
+  headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, "", { maxAgeSeconds: 0, secure: runtime.services.people.secureCookies }));
   return new Response(body, { status, headers });
 }
 
 /** Starts a session for the person or key and answers with its cookie (the browser's old session, if any, ends). */
 async function signIn(runtime: Runtime, request: Request, who: { userId: string | null; keyId: string }, answer: (headers: Headers, csrfToken: string) => Response): Promise<Response> {
   const { sessions, secureCookies } = runtime.services.people;
-  const old = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+  const old = readCookie(request.headers.get("cookie"), runtime.services.people.sessionCookie);
   if (old) await sessions.end(old);
   const started = await sessions.start(who, clientInfo(request));
   const headers = new Headers({ "Cache-Control": "no-store" });
@@ -65,7 +65,7 @@ export const login = route(async ({ runtime, request }) => {
   if (!oidc) throw new GenserveError("not_found", { detail: "No identity provider is configured (auth.oidc in genserve.yaml)." });
   const { url, state } = await oidc.begin(new URL(request.url).searchParams.get("returnTo"));
   const headers = new Headers({ "Cache-Control": "no-store", Location: url });
-  headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, state, { maxAgeSeconds: LOGIN_TTL_MS / 1000, secure: secureCookies, path: "/auth" }));
+  headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, state, { maxAgeSeconds: LOGIN_TTL_MS / 1000, secure: secureCookies }));
   return new Response(null, { status: 302, headers });
 });
 
@@ -74,10 +74,10 @@ export const callback = route(async ({ runtime, request }) => {
   const { oidc, secureCookies } = runtime.services.people;
   try {
     if (!oidc) throw new GenserveError("not_found", { detail: "No identity provider is configured." });
-    const { user, returnTo } = await oidc.finish(new URL(request.url).search, readCookie(request.headers.get("cookie"), LOGIN_COOKIE));
+    const { user, returnTo } = await oidc.finish(new URL(request.url).search, readCookie(request.headers.get("cookie"), runtime.services.people.loginCookie));
     const key = await runtime.services.people.accounts.personalKey(user.id);
     return await signIn(runtime, request, { userId: user.id, keyId: key.id }, (headers) => {
-      headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, "", { maxAgeSeconds: 0, secure: secureCookies, path: "/auth" }));
+      headers.append("Set-Cookie", serializeCookie(LOGIN_COOKIE, "", { maxAgeSeconds: 0, secure: secureCookies }));
       return redirect(headers, returnTo);
     });
   } catch (error) {
@@ -85,9 +85,21 @@ export const callback = route(async ({ runtime, request }) => {
   }
 });
 
-/** GET /auth/link/{token}: a one-time sign-in link (`genserve users create`). */
+/**
+ * GET /auth/link/{token}: the page a one-time sign-in link (`genserve users create`) opens. It uses
+ * nothing up — mail and chat link scanners fetch links before people do — and only asks to continue:
+ * its form POSTs the token back to this site (no script needed).
+ */
+export const linkPage = route<{ token: string }>(async ({ params }) => {
+  const action = `/auth/link/${encodeURIComponent(params.token)}`;
+  const body = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>Sign in · genserve</title></head><body><main><h1>Sign in to genserve</h1><p>This one-time link signs you in on this browser.</p><form method="post" action="${escapeHtml(action)}"><button type="submit">Continue signing in</button></form></main></body></html>`;
+  return new Response(body, { status: 200, headers: { "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" } });
+});
+
+/** POST /auth/link/{token}: uses the one-time link up and signs in (from this site's own page only: no login CSRF). */
 export const link = route<{ token: string }>(async ({ runtime, request, params }) => {
   try {
+    requireSameOrigin(runtime, request);
     const user = await runtime.services.people.accounts.redeem(params.token);
     const key = await runtime.services.people.accounts.personalKey(user.id);
     return await signIn(runtime, request, { userId: user.id, keyId: key.id }, (headers) => redirect(headers, "/"));
@@ -113,10 +125,15 @@ export const key = route(async ({ runtime, request, body }) => {
   return signIn(runtime, request, { userId: null, keyId: caller.keyId }, (headers, csrfToken) => json({ csrfToken }, { headers: Object.fromEntries(headers) }));
 });
 
-/** POST /auth/logout (`?everywhere=1`: every session of the person): ends the session; the cookie is cleared either way. */
+/**
+ * POST /auth/logout (`?everywhere=1`: every session of the person): ends the session. From this
+ * site's pages only (else 403 and the cookie stays); a live session also needs its CSRF token. The
+ * cookie is cleared once those checks passed, also when its session had ended already.
+ */
 export const logout = route(async ({ runtime, request }) => {
+  requireSameOrigin(runtime, request);
   const { sessions, secureCookies } = runtime.services.people;
-  const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+  const token = readCookie(request.headers.get("cookie"), runtime.services.people.sessionCookie);
   const current = token ? await sessionOf(runtime, request).catch(() => null) : null;
   let ended = 0;
   if (current && token) {

@@ -1,12 +1,13 @@
 import "server-only";
 import { authenticate, type Principal } from "../keys/api-keys";
 import { checkCsrf, UNSAFE_METHODS } from "../people/csrf";
-import { readCookie, SESSION_COOKIE, type ClientInfo, type ResolvedSession } from "../people/sessions";
+import { readCookie, type ClientInfo, type ResolvedSession } from "../people/sessions";
 import type { Runtime } from "../server/runtime";
 
 /**
- * The client's address as the API's server saw the connection (lib/cli/api-routes.ts sets it and
- * drops any copy a client sent); absent when Next.js serves the request itself (`--dev`).
+ * The client's address: `genserve serve` sets it on every request, API or page, dropping any copy a
+ * client sent — the connection's address, or X-Forwarded-For's through `server.trustedProxies`
+ * (lib/cli/client-address.ts).
  */
 export const PEER_HEADER = "x-genserve-peer";
 
@@ -14,7 +15,7 @@ export const clientInfo = (request: Request): ClientInfo => ({ ip: request.heade
 
 /** The session cookie's live session, or null when the request has no cookie (401 when it has one that is not live). */
 export async function sessionOf(runtime: Runtime, request: Request): Promise<ResolvedSession | null> {
-  const token = readCookie(request.headers.get("cookie"), SESSION_COOKIE);
+  const token = readCookie(request.headers.get("cookie"), runtime.services.people.sessionCookie);
   if (!token) return null;
   return runtime.services.people.sessions.resolve(token);
 }

@@ -80,33 +80,45 @@ export class Accounts {
     const user = await this.byEmail(email);
     if (!user) throw new GenserveError("not_found", { detail: `No person has the email ${normaliseEmail(email)}.` });
     await this.store.people.setPassword(user.id, await hashPassword(password));
+    // Whoever knew the old password is signed out (there is no current session here: the CLI sets it).
+    await this.store.people.revokeSessions({ userId: user.id }, new Date().toISOString());
+  }
+
+  /** Removes a person's access: no sign-in of any kind, every session ended. Their keys and runs stay. */
+  async disable(email: string, now = new Date()): Promise<UserRecord> {
+    const user = await this.byEmail(email);
+    if (!user) throw new GenserveError("not_found", { detail: `No person has the email ${normaliseEmail(email)}.` });
+    await this.store.people.disableUser(user.id, now.toISOString());
+    return user;
   }
 
   /**
-   * Signs in with an email and a password. Failures are counted per email and per client address in
-   * the store (every replica sees them); past either limit, 429 until the window ends. The answer
-   * never says which part was wrong, and an unknown email costs the same hash as a known one.
+   * Signs in with an email and a password. Every attempt is counted per email and per client address
+   * in the store (every replica sees them) BEFORE the password is checked, in one statement each, so
+   * parallel attempts cannot all slip under the limit; past either limit the attempt is refused
+   * unchecked (and not counted), 429 until the window ends. A success clears its email's count and
+   * does not count against its address. The answer never says which part was wrong, and an unknown
+   * email costs the same hash as a known one.
    */
   async passwordSignIn(email: string, password: string, ip: string | null, now = new Date()): Promise<UserRecord> {
     const { passwordWindowMs: windowMs } = this.settings;
     const start = Math.floor(now.getTime() / windowMs) * windowMs;
     const windowStart = new Date(start).toISOString();
+    const emailSubject = `email:${normaliseEmail(email).slice(0, 320)}`;
     const subjects = [
-      { subject: `email:${normaliseEmail(email).slice(0, 320)}`, limit: this.settings.passwordAttemptsPerEmail },
+      { subject: emailSubject, limit: this.settings.passwordAttemptsPerEmail },
       { subject: `ip:${ip ?? "unknown"}`, limit: this.settings.passwordAttemptsPerAddress },
     ];
-    for (const { subject, limit } of subjects) {
-      if ((await this.store.people.failures(subject, windowStart)) >= limit) {
-        const retryAfter = Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
-        throw new GenserveError("rate_limited", { detail: "Too many failed sign-ins; try again later.", headers: { "Retry-After": String(retryAfter) } });
-      }
+    const counts = await Promise.all(subjects.map(({ subject }) => this.store.people.countAttempt(subject, windowStart)));
+    if (subjects.some(({ limit }, i) => counts[i]! > limit)) {
+      for (const { subject } of subjects) await this.store.people.uncountAttempt(subject, windowStart, false);
+      const retryAfter = Math.max(1, Math.ceil((start + windowMs - now.getTime()) / 1000));
+      throw new GenserveError("rate_limited", { detail: "Too many failed sign-ins; try again later.", headers: { "Retry-After": String(retryAfter) } });
     }
     const user = await this.byEmail(email);
     const ok = await verifyPassword(password.slice(0, PASSWORD_MAX), user?.passwordHash ?? (await decoyHash()));
-    if (!ok || !user?.passwordHash || user.disabledAt !== null) {
-      for (const { subject } of subjects) await this.store.people.recordFailure(subject, windowStart);
-      throw new GenserveError("unauthorized", { detail: "The email or password is not right." });
-    }
+    if (!ok || !user?.passwordHash || user.disabledAt !== null) throw new GenserveError("unauthorized", { detail: "The email or password is not right." });
+    for (const { subject } of subjects) await this.store.people.uncountAttempt(subject, windowStart, subject === emailSubject);
     return user;
   }
 }

@@ -10,6 +10,13 @@ describe("CSRF checks of cookie-authenticated changes", () => {
     expect(sameOrigin(request({ origin: "http://127.0.0.1:8080" }), PUBLIC)).toBe(true);
     expect(sameOrigin(request({ "sec-fetch-site": "same-origin" }), PUBLIC)).toBe(true);
   });
+  it("trusts the browser's Sec-Fetch-Site over an Origin that differs only by the proxy's scheme (https proxy, no publicUrl)", () => {
+    const behindProxy = request({ origin: "https://genserve.internal", "sec-fetch-site": "same-origin" }, "http://genserve.internal/auth/password");
+    expect(sameOrigin(behindProxy, "http://genserve.internal")).toBe(true);
+    expect(sameOrigin(request({ origin: "https://genserve.internal" }, "http://genserve.internal/auth/password"), "http://genserve.internal")).toBe(false);
+    // A browser that says the request is cross-site is refused, whatever the Origin.
+    expect(sameOrigin(request({ origin: PUBLIC, "sec-fetch-site": "cross-site" }), PUBLIC)).toBe(false);
+  });
   it("refuses another origin, an opaque one, a cross-site fetch, and a request saying nothing", () => {
     expect(sameOrigin(request({ origin: "https://evil.example" }), PUBLIC)).toBe(false);
     expect(sameOrigin(request({ origin: "https://genserve.example.com.evil.example" }), PUBLIC)).toBe(false);

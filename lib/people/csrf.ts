@@ -6,17 +6,18 @@ import { GenserveError } from "../errors";
 export const UNSAFE_METHODS: ReadonlySet<string> = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 /**
- * Whether a request comes from a page of this site: its `Origin` is the public URL's (or the
- * request's own), or, without an Origin, the browser says `Sec-Fetch-Site: same-origin`. A request
- * with neither is refused (browsers send one of them on every cross-site change).
+ * Whether a request comes from a page of this site. A browser's `Sec-Fetch-Site` (no script can set
+ * it) decides when sent: `same-origin` passes, anything else does not. Otherwise its `Origin` must be
+ * the public URL's or the request's own. A request with neither is refused (browsers send one of them
+ * on every cross-site change). Sec-Fetch-Site first: behind an https proxy without
+ * `server.publicUrl`, the Origin (https) is not the request's own URL (http) though the page is ours.
  */
 export function sameOrigin(request: Request, publicUrl: string): boolean {
+  const site = request.headers.get("sec-fetch-site");
+  if (site !== null) return site === "same-origin";
   const origin = request.headers.get("origin");
-  if (origin !== null && origin !== "null") {
-    const own = [new URL(publicUrl).origin, new URL(request.url).origin];
-    return own.includes(origin);
-  }
-  return request.headers.get("sec-fetch-site") === "same-origin";
+  if (origin === null || origin === "null") return false;
+  return [new URL(publicUrl).origin, new URL(request.url).origin].includes(origin);
 }
 
 /** Refuses a cookie-authenticated change from another origin or without the session's CSRF token (403 csrf_refused). */

@@ -6,6 +6,7 @@ import { ROLES } from "../config/schema";
 import { GenserveError } from "../errors";
 import type { Store, UserRecord } from "../store/store-types";
 import type { Accounts } from "./accounts";
+import { mayCreatePerson } from "./oidc-admission";
 import { safeReturnTo } from "./return-to";
 
 type OidcSettings = NonNullable<AuthSettings["oidc"]>;
@@ -14,6 +15,11 @@ type OidcSettings = NonNullable<AuthSettings["oidc"]>;
 export const LOGIN_COOKIE = "genserve_oidc";
 /** How long a person may take at their provider. */
 export const LOGIN_TTL_MS = 10 * 60_000;
+/**
+ * Sign-ins under way at once, across replicas (each is a row until the provider sends the browser
+ * back or it expires): anyone can start one, so their number is bounded.
+ */
+export const MAX_PENDING_LOGINS = 10_000;
 
 const stateId = (state: string) => createHash("sha256").update(state, "utf8").digest("hex");
 const refused = (detail: string, cause?: unknown) => new GenserveError("sign_in_failed", { detail, cause });
@@ -68,14 +74,15 @@ export class OidcSignIn {
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
     const nonce = client.randomNonce();
-    await this.store.people.savePendingLogin({
+    const saved = await this.store.people.savePendingLogin({
       id: stateId(state),
       verifier,
       nonce,
       returnTo: safeReturnTo(returnTo),
       createdAt: now.toISOString(),
       expiresAt: new Date(now.getTime() + LOGIN_TTL_MS).toISOString(),
-    });
+    }, MAX_PENDING_LOGINS);
+    if (!saved) throw new GenserveError("rate_limited", { detail: "Too many sign-ins are under way; try again in a few minutes.", headers: { "Retry-After": "60" } });
     const url = client.buildAuthorizationUrl(config, {
       redirect_uri: this.redirectUri,
       scope: this.settings.scopes.join(" "),
@@ -122,17 +129,23 @@ export class OidcSignIn {
     return { user, returnTo: pending.returnTo };
   }
 
-  /** The person of the ID token's claims: linked by (issuer, subject), else by verified email, else created; their role from their groups. */
+  /**
+   * The person of the ID token's claims: linked by (issuer, subject), else by verified email, else
+   * created when `mayCreatePerson` allows it; their role from their groups.
+   */
   private async personOf(claims: Record<string, unknown>, now: Date): Promise<UserRecord> {
     const issuer = String(claims.iss);
     const subject = String(claims.sub);
     const email = typeof claims.email === "string" ? claims.email : null;
     const verified = claims.email_verified === true || claims.email_verified === "true";
-    const role = this.roleOf(claims);
+    const { role, mapped } = this.roleOf(claims);
     let user = await this.store.people.userByIdentity(issuer, subject);
     if (!user && email) {
       const known = await this.accounts.byEmail(email);
       if (known && !verified) throw refused("The identity provider did not confirm this email address, which belongs to an existing person.");
+      if (!known && !mayCreatePerson(this.settings, claims, mapped)) {
+        throw refused("You have no genserve account yet: ask an administrator to create one for your email address.");
+      }
       user = known ?? (await this.createOrFind(email, typeof claims.name === "string" ? claims.name : null, role ?? this.settings.defaultRole ?? "viewer", now));
       await this.store.people.linkIdentity(issuer, subject, user.id, now.toISOString());
     }
@@ -153,15 +166,18 @@ export class OidcSignIn {
     }
   }
 
-  /** The role the claims' groups map to; null when no mapping is configured. Refused when mapped groups are required and none matches. */
-  private roleOf(claims: Record<string, unknown>): Role | null {
+  /**
+   * The role the claims' groups map to (`mapped`), else `defaultRole`; null when no mapping is
+   * configured (a person's role is then left as it is). Refused when mapped groups are required (`roles` set, no `defaultRole`) and none matches.
+   */
+  private roleOf(claims: Record<string, unknown>): { role: Role | null; mapped: boolean } {
     const mapping = this.settings.roles;
-    if (!this.settings.groupsClaim || Object.keys(mapping).length === 0) return null;
+    if (!this.settings.groupsClaim || Object.keys(mapping).length === 0) return { role: null, mapped: false };
     const raw = claims[this.settings.groupsClaim];
     const groups = Array.isArray(raw) ? raw.map(String) : typeof raw === "string" ? raw.split(/[\s,]+/) : [];
     const role = highest(groups.flatMap((g) => (mapping[g] ? [mapping[g]] : [])));
-    if (role) return role;
-    if (this.settings.defaultRole) return this.settings.defaultRole;
+    if (role) return { role, mapped: true };
+    if (this.settings.defaultRole) return { role: this.settings.defaultRole, mapped: false };
     throw refused("None of your groups is allowed to use genserve; ask an administrator.");
   }
 }

@@ -12,9 +12,36 @@ const KEY_BYTES = 32;
 export const PASSWORD_MIN = 12;
 export const PASSWORD_MAX = 1_024;
 
+/**
+ * At most this many scrypt derivations run at once (each holds one of libuv's 4 threads and 64 MiB);
+ * the rest wait their turn, so unauthenticated sign-in attempts cannot take the whole thread pool
+ * (file, DNS and zlib work share it) or the memory.
+ */
+export const SCRYPT_CONCURRENCY = 2;
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function withScryptSlot<T>(work: () => Promise<T>): Promise<T> {
+  if (running >= SCRYPT_CONCURRENCY) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  try {
+    return await work();
+  } finally {
+    // The slot passes straight to the next waiter (running stays the same), or is freed.
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  }
+}
+
+/** How many derivations run and wait now (tests). */
+export const scryptLoad = () => ({ running, waiting: waiting.length });
+
 function derive(password: string, salt: Buffer, params: { N: number; r: number; p: number }): Promise<Buffer> {
   const options: ScryptOptions = { ...params, maxmem: 256 * params.N * params.r };
-  return new Promise((resolve, reject) => scrypt(password.normalize("NFKC"), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key))));
+  return withScryptSlot(
+    () => new Promise<Buffer>((resolve, reject) => scrypt(password.normalize("NFKC"), salt, KEY_BYTES, options, (error, key) => (error ? reject(error) : resolve(key)))),
+  );
 }
 
 export async function hashPassword(password: string): Promise<string> {

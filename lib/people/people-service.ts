@@ -2,8 +2,8 @@ import "server-only";
 import type { Config } from "../config/config-types";
 import type { Store } from "../store/store-types";
 import { Accounts } from "./accounts";
-import { OidcSignIn } from "./oidc";
-import { Sessions } from "./sessions";
+import { LOGIN_COOKIE, OidcSignIn } from "./oidc";
+import { cookieName, SESSION_COOKIE, Sessions } from "./sessions";
 
 /**
  * How people sign in and stay signed in: local accounts (links, passwords), OpenID Connect when
@@ -17,6 +17,9 @@ export class People {
   readonly oidc: OidcSignIn | null;
   /** Cookies are `Secure` when the site is served over https. */
   readonly secureCookies: boolean;
+  /** The session cookie's and the OIDC sign-in cookie's names (`__Host-` prefixed when Secure). */
+  readonly sessionCookie: string;
+  readonly loginCookie: string;
 
   constructor(
     store: Store,
@@ -28,5 +31,7 @@ export class People {
     this.sessions = new Sessions(store, { idleMs: auth.sessionIdleMs, maxMs: auth.sessionMaxMs });
     this.oidc = auth.oidc ? new OidcSignIn(auth.oidc, publicUrl, store, this.accounts) : null;
     this.secureCookies = publicUrl.startsWith("https:");
+    this.sessionCookie = cookieName(SESSION_COOKIE, this.secureCookies);
+    this.loginCookie = cookieName(LOGIN_COOKIE, this.secureCookies);
   }
 }

@@ -11,4 +11,10 @@ describe("safeReturnTo", () => {
       expect(safeReturnTo(bad)).toBe("/");
     }
   });
+  it("refuses paths that only become another origin once normalised", () => {
+    for (const bad of ["/.//evil.example/x", "/..//evil.example", "/%2e//evil.example", "/%2E%2E//evil.example", "/a/..//evil.example", "/./\\evil.example"]) {
+      expect(safeReturnTo(bad)).toBe("/");
+    }
+    expect(safeReturnTo("/runs/./x/../y")).toBe("/runs/y");
+  });
 });

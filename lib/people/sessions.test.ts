@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -6,7 +7,7 @@ import { createKey } from "../keys/api-keys";
 import { openSqliteStore } from "../store/sqlite";
 import type { Store } from "../store/store-types";
 import { Accounts } from "./accounts";
-import { readCookie, Sessions } from "./sessions";
+import { cookieName, readCookie, serializeCookie, Sessions } from "./sessions";
 
 const MINUTE = 60_000;
 let store: Store;
@@ -15,6 +16,7 @@ let accounts: Accounts;
 const client = { ip: "127.0.0.1", userAgent: "test" };
 const t0 = new Date(Date.UTC(2026, 10, 26, 9, 0, 0));
 const later = (ms: number) => new Date(t0.getTime() + ms);
+const record = (token: string) => createHash("sha256").update(token, "utf8").digest("hex");
 
 beforeEach(() => {
   store = openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-sessions-")));
@@ -50,7 +52,11 @@ describe("sessions", () => {
 
   it("write an HttpOnly, SameSite=Lax cookie, Secure over https, read back from a Cookie header", () => {
     expect(sessions.cookie("tok", false)).toBe("genserve_session=tok; Path=/; Max-Age=7200; HttpOnly; SameSite=Lax");
-    expect(sessions.cookie("tok", true)).toMatch(/; Secure$/);
+    // Secure: the __Host- prefix (https only, this host only: Path=/ and no Domain).
+    expect(sessions.cookie("tok", true)).toBe("__Host-genserve_session=tok; Path=/; Max-Age=7200; HttpOnly; SameSite=Lax; Secure");
+    expect(serializeCookie("genserve_oidc", "", { maxAgeSeconds: 0, secure: true })).toBe("__Host-genserve_oidc=; Path=/; Max-Age=0; HttpOnly; SameSite=Lax; Secure");
+    expect(cookieName("genserve_session", false)).toBe("genserve_session");
+    expect(readCookie("genserve_session=evil; __Host-genserve_session=tok", cookieName("genserve_session", true))).toBe("tok");
     expect(readCookie("a=1; genserve_session=tok; b=2", "genserve_session")).toBe("tok");
     expect(readCookie("a=1", "genserve_session")).toBeNull();
   });
@@ -66,5 +72,27 @@ describe("local accounts", () => {
     await expect(accounts.redeem(token, later(MINUTE))).rejects.toMatchObject({ code: "sign_in_failed" });
     const late = await accounts.signInToken(user.id, t0);
     await expect(accounts.redeem(late, later(16 * MINUTE))).rejects.toMatchObject({ code: "sign_in_failed" });
+  });
+
+  it("disable a person: no sign-in of any kind, and every session of theirs ends", async () => {
+    const user = await accounts.create({ email: "cy@example.com", role: "editor" }, t0);
+    const key = await accounts.personalKey(user.id);
+    const { token } = await sessions.start({ userId: user.id, keyId: key.id }, client, t0);
+    const link = await accounts.signInToken(user.id, t0);
+    await accounts.disable("CY@example.com", later(MINUTE));
+    expect((await accounts.get(user.id))?.disabledAt).toBe(later(MINUTE).toISOString());
+    await expect(sessions.resolve(token, later(2 * MINUTE))).rejects.toMatchObject({ code: "unauthorized" });
+    expect((await store.people.session(record(token)))?.revokedAt).toBe(later(MINUTE).toISOString());
+    await expect(accounts.redeem(link, later(2 * MINUTE))).rejects.toMatchObject({ code: "sign_in_failed" });
+    await expect(accounts.disable("nobody@example.com")).rejects.toMatchObject({ code: "not_found" });
+  });
+
+  it("end a person's sessions when their password is changed", async () => {
+    const user = await accounts.create({ email: "di@example.com", role: "viewer" }, t0);
+    const key = await accounts.personalKey(user.id);
+    const { token } = await sessions.start({ userId: user.id, keyId: key.id }, client, t0);
+    await sessions.resolve(token, later(MINUTE));
+    await accounts.setPassword("di@example.com", "a brand new passphrase");
+    await expect(sessions.resolve(token, later(2 * MINUTE))).rejects.toMatchObject({ code: "unauthorized" });
   });
 });

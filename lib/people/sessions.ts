@@ -102,9 +102,16 @@ export class Sessions {
   }
 }
 
-/** A Set-Cookie value: HttpOnly, SameSite=Lax, Path=/ always; Max-Age 0 clears it. */
-export function serializeCookie(name: string, value: string, options: { maxAgeSeconds: number; secure: boolean; path?: string }): string {
-  return [`${name}=${value}`, `Path=${options.path ?? "/"}`, `Max-Age=${options.maxAgeSeconds}`, "HttpOnly", "SameSite=Lax", ...(options.secure ? ["Secure"] : [])].join("; ");
+/**
+ * The name a cookie goes by: `__Host-<base>` when it is Secure (the browser then takes it only over
+ * https, for this host alone — no Domain, Path=/ — so a sibling subdomain cannot set or shadow it),
+ * the base name on plain http (where browsers refuse the prefix).
+ */
+export const cookieName = (base: string, secure: boolean): string => (secure ? `__Host-${base}` : base);
+
+/** A Set-Cookie value of the cookie `base` (named by `cookieName`): HttpOnly, SameSite=Lax, Path=/, no Domain; Max-Age 0 clears it. */
+export function serializeCookie(base: string, value: string, options: { maxAgeSeconds: number; secure: boolean }): string {
+  return [`${cookieName(base, options.secure)}=${value}`, "Path=/", `Max-Age=${options.maxAgeSeconds}`, "HttpOnly", "SameSite=Lax", ...(options.secure ? ["Secure"] : [])].join("; ");
 }
 
 /** One cookie's value from a Cookie header (the first of that name), or null. */

@@ -253,7 +253,7 @@ export class RunService {
     return counts;
   }
 
-  /** One heartbeat, after the leases of runs executing here were extended (the queue's heartbeat): missed cancels, stranded runs, old meters. */
+  /** One heartbeat, after the leases of runs executing here were extended (the queue's heartbeat): missed cancels, stranded runs, old meters and sign-in records. */
   private async beat(): Promise<void> {
     // A cancel asked through another process whose announcement was missed.
     await this.cancels.check();
@@ -263,6 +263,8 @@ export class RunService {
     if (now.getTime() - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = now.getTime();
       await this.deps.store.usage.sweep(sweepRules(now));
+      // Ended sessions, used or expired sign-in tokens and pending sign-ins, and past windows of password attempts.
+      await this.deps.store.people.sweep(new Date(now.getTime() - this.deps.config.auth.passwordWindowMs).toISOString());
     }
   }
 

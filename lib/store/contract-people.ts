@@ -109,25 +109,50 @@ export function peopleContract(name: string, open: { first(): Promise<Store>; se
       expect(await store.people.revokeSessions({ keyId: "key_other" }, at(900))).toBe(2);
       expect((await store.people.session("s4"))?.revokedAt).toBe(at(900));
 
+      // Disabling a person: once (the first time stays), their live sessions revoked with it.
+      const live = { ...(await store.people.session("s2"))!, id: "s5", revokedAt: null };
+      await store.people.insertSession(live);
+      expect(await store.people.disableUser("usr_a", at(950))).toBe(true);
+      expect(await store.people.disableUser("usr_a", at(960))).toBe(true);
+      expect((await store.people.user("usr_a"))?.disabledAt).toBe(at(950));
+      expect((await store.people.session("s5"))?.revokedAt).toBe(at(950));
+      expect(await store.people.disableUser("usr_nobody", at(960))).toBe(false);
+
       await store.people.sweep(at(10_000));
       expect(await store.people.session("s1")).toBeNull();
     });
 
-    it("takes a pending OpenID sign-in once and not after it expired; counts failed sign-ins per window for every process", async () => {
+    it("takes a pending OpenID sign-in once and not after it expired; counts sign-in attempts per window for every process, atomically", async () => {
       const login = { id: "state_hash", verifier: "v", nonce: "n", returnTo: "/runs", createdAt: at(0), expiresAt: at(600) };
-      await store.people.savePendingLogin(login);
-      await store.people.savePendingLogin({ ...login, id: "old" });
+      expect(await store.people.savePendingLogin(login, 3)).toBe(true);
+      expect(await store.people.savePendingLogin({ ...login, id: "old" }, 3)).toBe(true);
+      expect(await store.people.savePendingLogin({ ...login, id: "third" }, 3)).toBe(true);
+      expect(await store.people.savePendingLogin({ ...login, id: "fourth" }, 3)).toBe(false); // bounded
+      expect(await store.people.takePendingLogin("fourth", at(10))).toBeNull();
+      expect(await store.people.takePendingLogin("third", at(10))).not.toBeNull();
       expect(await store.people.takePendingLogin("state_hash", at(10))).toEqual(login);
       expect(await store.people.takePendingLogin("state_hash", at(10))).toBeNull();
       expect(await store.people.takePendingLogin("old", at(600))).toBeNull();
+      // Expired sign-ins do not count against the bound (they are forgotten first).
+      await store.people.savePendingLogin({ ...login, id: "stale", createdAt: at(0), expiresAt: at(5) }, 3);
+      expect(await store.people.savePendingLogin({ ...login, id: "later", createdAt: at(700), expiresAt: at(1300) }, 1)).toBe(true);
 
       const other = await open.second();
       try {
-        expect(await store.people.recordFailure("email:a@example.com", at(0))).toBe(1);
-        expect(await other.people.recordFailure("email:a@example.com", at(0))).toBe(2);
-        expect(await other.people.failures("email:a@example.com", at(0))).toBe(2);
-        expect(await store.people.failures("email:a@example.com", at(60_000))).toBe(0);
-        expect(await store.people.failures("ip:127.0.0.1", at(0))).toBe(0);
+        expect(await store.people.countAttempt("email:a@example.com", at(0))).toBe(1);
+        expect(await other.people.countAttempt("email:a@example.com", at(0))).toBe(2);
+        expect(await other.people.attempts("email:a@example.com", at(0))).toBe(2);
+        expect(await store.people.attempts("email:a@example.com", at(60_000))).toBe(0);
+        expect(await store.people.attempts("ip:127.0.0.1", at(0))).toBe(0);
+        // Parallel attempts (two processes) each get their own count.
+        const counts = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? other : store).people.countAttempt("ip:10.0.0.1", at(0))));
+        expect([...counts].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+        await store.people.uncountAttempt("ip:10.0.0.1", at(0), false);
+        expect(await other.people.attempts("ip:10.0.0.1", at(0))).toBe(9);
+        await store.people.uncountAttempt("email:a@example.com", at(0), true);
+        expect(await store.people.attempts("email:a@example.com", at(0))).toBe(0);
+        await store.people.uncountAttempt("email:a@example.com", at(0), false);
+        expect(await store.people.attempts("email:a@example.com", at(0))).toBe(0);
       } finally {
         await other.close();
       }

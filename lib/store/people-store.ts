@@ -88,6 +88,13 @@ export function peopleStore(db: StoreRunner): PeopleStore {
     async setPassword(userId, hash) {
       return (await db.run("UPDATE users SET password_hash = $1 WHERE id = $2", [hash, userId])) > 0;
     },
+    async disableUser(userId, at) {
+      return db.transact(function* () {
+        const changed = yield* run("UPDATE users SET disabled_at = COALESCE(disabled_at, $1) WHERE id = $2", [at, userId]);
+        yield* run("UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL", [at, userId]);
+        return changed > 0;
+      });
+    },
     async personalKey(userId) {
       const [row] = await db.all<KeyRow>("SELECT * FROM api_keys WHERE user_id = $1 AND revoked_at IS NULL ORDER BY created_at DESC, id DESC", [userId]);
       return row ? toKey(row) : null;
@@ -136,22 +143,30 @@ export function peopleStore(db: StoreRunner): PeopleStore {
       return db.run("UPDATE sessions SET revoked_at = $1 WHERE key_id = $2 AND user_id IS NULL AND revoked_at IS NULL", [at, of.keyId]);
     },
 
-    async savePendingLogin(l) {
-      await db.run("INSERT INTO sign_in_logins (id, verifier, nonce, return_to, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)", [
-        l.id,
-        l.verifier,
-        l.nonce,
-        l.returnTo,
-        l.createdAt,
-        l.expiresAt,
-      ]);
+    async savePendingLogin(l, max) {
+      return db.transact(function* () {
+        // Sign-ins abandoned at the provider expire; past `max` under way at once, no more start.
+        yield* run("DELETE FROM sign_in_logins WHERE expires_at < $1", [l.createdAt]);
+        const [row] = yield* all<{ n: number | string }>("SELECT COUNT(*) AS n FROM sign_in_logins", []);
+        if (Number(row?.n ?? 0) >= max) return false;
+        yield* run("INSERT INTO sign_in_logins (id, verifier, nonce, return_to, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6)", [
+          l.id,
+          l.verifier,
+          l.nonce,
+          l.returnTo,
+          l.createdAt,
+          l.expiresAt,
+        ]);
+        return true;
+      }, { lock: "sign_in_logins" });
     },
     async takePendingLogin(id, at) {
       const [row] = await db.all<LoginRow>("DELETE FROM sign_in_logins WHERE id = $1 RETURNING *", [id]);
       return row && row.expires_at > at ? toLogin(row) : null;
     },
 
-    async recordFailure(subject, windowStart) {
+    async countAttempt(subject, windowStart) {
+      // One statement: parallel attempts each get a different count, so no more than the limit pass.
       const [row] = await db.all<{ failures: number | string }>(
         `INSERT INTO sign_in_failures (subject, window_start, failures) VALUES ($1, $2, 1)
          ON CONFLICT (subject, window_start) DO UPDATE SET failures = sign_in_failures.failures + 1 RETURNING failures`,
@@ -159,7 +174,11 @@ export function peopleStore(db: StoreRunner): PeopleStore {
       );
       return Number(row?.failures ?? 0);
     },
-    async failures(subject, windowStart) {
+    async uncountAttempt(subject, windowStart, all) {
+      if (all) await db.run("DELETE FROM sign_in_failures WHERE subject = $1 AND window_start = $2", [subject, windowStart]);
+      else await db.run("UPDATE sign_in_failures SET failures = failures - 1 WHERE subject = $1 AND window_start = $2 AND failures > 0", [subject, windowStart]);
+    },
+    async attempts(subject, windowStart) {
       const [row] = await db.all<{ failures: number | string }>("SELECT failures FROM sign_in_failures WHERE subject = $1 AND window_start = $2", [subject, windowStart]);
       return Number(row?.failures ?? 0);
     },

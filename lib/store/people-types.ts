@@ -56,6 +56,8 @@ export interface PeopleStore {
   /** Links an identity provider's subject to a person (once: an existing link stays). */
   linkIdentity(issuer: string, subject: string, userId: string, at: string): Promise<void>;
   setPassword(userId: string, hash: string | null): Promise<boolean>;
+  /** Marks the person disabled (once: the first time stays) and revokes their live sessions; false when there is no such person. */
+  disableUser(userId: string, at: string): Promise<boolean>;
   /** The person's newest personal key that is not revoked. */
   personalKey(userId: string): Promise<ApiKeyRecord | null>;
   /** Gives every personal key of the person (their memberships) this role. */
@@ -75,13 +77,19 @@ export interface PeopleStore {
   /** Revokes every live session of a person, or of a key (sessions without a person); how many. */
   revokeSessions(of: { userId: string } | { keyId: string }, at: string): Promise<number>;
 
-  savePendingLogin(login: PendingLogin): Promise<void>;
+  /** Keeps a pending sign-in (expired ones are forgotten first); false, and nothing kept, when `max` are under way already. */
+  savePendingLogin(login: PendingLogin, max: number): Promise<boolean>;
   /** Takes a pending sign-in once (it is deleted); null when unknown or expired. */
   takePendingLogin(id: string, at: string): Promise<PendingLogin | null>;
 
-  /** Counts a failed sign-in of `subject` (an email, an address) in the window starting at `windowStart`; the count now. */
-  recordFailure(subject: string, windowStart: string): Promise<number>;
-  failures(subject: string, windowStart: string): Promise<number>;
+  /**
+   * Counts a password sign-in attempt of `subject` (an email, an address) in the window starting at
+   * `windowStart`, before the password is checked, atomically: the count now, this attempt included.
+   */
+  countAttempt(subject: string, windowStart: string): Promise<number>;
+  /** Takes back one counted attempt (one refused unchecked, or that succeeded), or `all` of the window's (a success for that email). */
+  uncountAttempt(subject: string, windowStart: string, all: boolean): Promise<void>;
+  attempts(subject: string, windowStart: string): Promise<number>;
 
   /** Forgets sessions, tokens and pending sign-ins that ended before `before`, and old failure windows. */
   sweep(before: string): Promise<void>;

@@ -29,6 +29,8 @@ beforeAll(async () => {
   const config = writeConfig(
     dataDir,
     `
+server:
+  trustedProxies: [192.0.2.1, 10.0.0.0/8]
 auth:
   oidc:
     issuer: ${idp.issuer}
@@ -171,6 +173,14 @@ describe("sessions", () => {
     const two = (await ssoSignIn("alice")).jar;
     const token = one.get(base, "genserve_session")!;
     const { body } = await session(one);
+    // From another site: refused, and the cookie is not cleared (with or without the token).
+    const crossSite: Record<string, string>[] = [{ origin: "https://evil.example" }, { origin: "https://evil.example", "x-csrf-token": body!.csrfToken }, {}];
+    for (const headers of crossSite) {
+      const cross = await one.fetch(`${base}/auth/logout`, { method: "POST", headers });
+      expect(cross.status).toBe(403);
+      expect(cross.headers.getSetCookie()).toEqual([]);
+    }
+    expect(one.get(base, "genserve_session")).toBe(token);
     const out = await one.fetch(`${base}/auth/logout`, { method: "POST", headers: { origin: base, "x-csrf-token": body!.csrfToken } });
     expect(out.status).toBe(200);
     expect(one.get(base, "genserve_session")).toBeUndefined(); // the cookie is cleared
@@ -202,6 +212,22 @@ describe("sessions", () => {
       db.close();
     }
     expect((await session(jar)).status).toBe(401);
+  });
+
+  it("records the connection's address, not one the client claims (it is no trusted proxy)", async () => {
+    const jar = new CookieJar();
+    const spoofed = { "content-type": "application/json", origin: base, "x-genserve-peer": "203.0.113.9", "x-forwarded-for": "198.51.100.7" };
+    expect((await jar.fetch(`${base}/auth/key`, { method: "POST", headers: spoofed, body: JSON.stringify({ key: server.adminKey }) })).status).toBe(200);
+    const token = jar.get(base, "genserve_session")!;
+    secrets.push(token);
+    const id = (await import("node:crypto")).createHash("sha256").update(token).digest("hex");
+    const db = new Database(path.join(dataDir, "data", "genserve.sqlite"));
+    try {
+      db.pragma("busy_timeout = 10000");
+      expect((db.prepare("SELECT ip FROM sessions WHERE id = ?").get(id) as { ip: string }).ip).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+    } finally {
+      db.close();
+    }
   });
 
   it("needs this site's origin and the session's CSRF token for every change sent with the cookie; keys need neither", async () => {
@@ -255,12 +281,32 @@ describe("local accounts", () => {
     const link = /(http:\/\/\S+\/auth\/link\/[A-Za-z0-9_-]{43})/.exec(out)![1]!;
     secrets.push(link.split("/").pop()!);
     const jar = new CookieJar();
-    const first = await jar.fetch(link);
+    // Opening it (as a link scanner would, twice) only shows a page whose form posts it back.
+    for (let i = 0; i < 2; i++) {
+      const page = await jar.fetch(link);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toContain("text/html");
+      const html = await page.text();
+      expect(html).toContain("Continue signing in");
+      expect(html).toContain(`<form method="post" action="${new URL(link).pathname}">`);
+      expect(jar.get(base, "genserve_session")).toBeUndefined();
+    }
+    // Posted from another site (login CSRF): refused, and the link stays usable.
+    const cross = await new CookieJar().fetch(link, { method: "POST", headers: { origin: "https://evil.example" } });
+    expect(cross.status).toBe(403);
+    const first = await jar.fetch(link, { method: "POST", headers: { origin: base } });
     expect(first.status).toBe(303);
     expect((await session(jar)).body).toMatchObject({ admin: false, user: { email: "carol@example.com" } });
-    const second = await new CookieJar().fetch(link);
+    const second = await new CookieJar().fetch(link, { method: "POST", headers: { origin: base } });
     expect(second.status).toBe(400);
     expect(await second.text()).toContain("not valid");
+  });
+
+  it("checks no more parallel wrong passwords than the limit: the rest are refused unchecked", async () => {
+    // Eight at once for one email (limit 3): each is counted before its password is checked.
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => passwordSignIn(new CookieJar(), "dan@example.com", `parallel guess ${i}`)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([401, 401, 401, 429, 429, 429, 429, 429]);
   });
 
   it("signs in with a password, with one answer for every wrong part, and limits failures per email and per address", async () => {
@@ -280,8 +326,9 @@ describe("local accounts", () => {
     const limited = await passwordSignIn(new CookieJar(), "carol@example.com", PASSWORD);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
-    // This address: 4 failures so far (the refused attempt is not one), limit 8; four more and any email is refused.
-    for (const n of [1, 2, 3, 4]) expect((await passwordSignIn(new CookieJar(), `guess${n}@example.com`, "guess")).status).toBe(401);
+    // This address: 3 failures in the parallel test and 4 here (refused attempts are not counted),
+    // limit 8; one more and any email is refused.
+    for (const n of [1]) expect((await passwordSignIn(new CookieJar(), `guess${n}@example.com`, "guess")).status).toBe(401);
     expect((await passwordSignIn(new CookieJar(), "other@example.com", "guess")).status).toBe(429);
   });
 });

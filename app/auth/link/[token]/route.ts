@@ -1,8 +1,9 @@
-import { link } from "@/lib/http/auth-routes";
+import { link, linkPage } from "@/lib/http/auth-routes";
 import { otherMethods } from "@/lib/http/route";
 
 export const runtime = "nodejs";
 export const dynamic = "force-dynamic";
 
-export const GET = link;
-export const { POST, PUT, PATCH, DELETE } = otherMethods("GET");
+export const GET = linkPage;
+export const POST = link;
+export const { PUT, PATCH, DELETE } = otherMethods("GET", "POST");
