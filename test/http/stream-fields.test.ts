@@ -104,6 +104,19 @@ describe("field events on POST /api/v1/stream/object?fields=true", () => {
     expect(ids.at(-1)).toBe(Number(all.at(-1)!.id));
   });
 
+  it("valid is null where a value cannot be judged alone, and the root's is the whole object's validation", async () => {
+    const schema = { type: "object", properties: { id: { anyOf: [{ type: "string" }, { type: "integer" }] }, name: { type: "string" } }, required: ["id", "name", "kind"] };
+    ctx.upstream.reply({ content: '{"id": 5, "name": "x"}', chunkSize: 3 });
+    const lines = await readNdjson(await withFields(ctx.server.url, ctx.key, body({ schema, workflowSlug: "no-retry" }), { accept: "application/x-ndjson" }));
+    expect(lines.filter((l) => l.type === "field").map(({ pointer, valid }) => ({ pointer, valid }))).toEqual([
+      { pointer: "/id", valid: null },
+      { pointer: "/name", valid: true },
+      // "kind" is missing: only the whole object can tell.
+      { pointer: "", valid: false },
+    ]);
+    expect(lines.at(-1)).toMatchObject({ type: "error", error: { code: "output_invalid" } });
+  });
+
   it("without ?fields the stream is as before, byte for byte", async () => {
     ctx.upstream.reply({ content: JSON.stringify(invoice), chunkSize: 100_000, usage: { prompt_tokens: 40, completion_tokens: 30 } });
     const response = await streamRequest(ctx.server.url, ctx.key, body());
