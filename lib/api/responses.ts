@@ -72,7 +72,7 @@ export const streamItemSchema = z
 export const streamFieldSchema = z
   .strictObject({
     type: z.literal("field"),
-    attempt: z.number().describe("The attempt it belongs to; a later `restart` voids it."),
+    attempt: z.number().int().describe("The attempt it belongs to; a later `restart` voids it."),
     pointer: z.string().describe('JSON Pointer of the value in the object ("" is the whole object).'),
     value: z.unknown().describe("The complete value."),
     valid: z
@@ -81,6 +81,10 @@ export const streamFieldSchema = z
       .describe("Whether the value holds against its own subschema; null when that cannot be decided alone (anyOf, if, … on its path). The whole object's validation still rules."),
   })
   .apply(named({ id: "StreamField", description: "With `?fields=true`: a value of the streamed object is complete (SSE `event: field`)." }));
+
+export const streamDataSchema = z
+  .union([streamItemSchema, streamFieldSchema])
+  .apply(named({ id: "StreamData", description: "A stream's data: StreamItem values, and with `?fields=true` StreamField ones; then `done` or `error` (restart, done and error: see the operation)." }));
 
 const attachmentMeta = z
   .strictObject({

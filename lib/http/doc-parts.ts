@@ -53,7 +53,7 @@ export const RUN_HEADERS = {
 };
 
 /** A stream of StreamItem values (and StreamField ones, when asked), as SSE or NDJSON. */
-const STREAM_EVENT = { oneOf: [{ $ref: "#/components/schemas/StreamItem" }, { $ref: "#/components/schemas/StreamField" }] };
+const STREAM_EVENT = { $ref: "#/components/schemas/StreamData" };
 export const STREAM_CONTENT = { "text/event-stream": { schema: STREAM_EVENT }, "application/x-ndjson": { schema: STREAM_EVENT } };
 
 /** stream/object's opt-in to field events. */
