@@ -94,10 +94,10 @@ console.log(`re-parsing per delta / one pass, at 20 KB: ${(naiveSmallMs / smallM
   const config = testConfig(upstream.url).replace("workflows:\n", "workflows:\n  long-list:\n    description: A long list\n    model: fast\n    retries: 0\n    timeoutMs: 900000\n");
   const server = await startGenserve({ configFile: writeConfig(dir, config), dataDir: path.join(dir, "data"), logLevel: "warn" });
   const schema = { type: "object", properties: { items: { type: "array", items: { type: "object" } } }, required: ["items"] };
-  const once = async () => {
+  const once = async (query = "") => {
     const cpu = cpuOf(server.process.pid!);
     const start = Date.now();
-    const res = await fetch(`${server.url}/api/v1/stream/object`, {
+    const res = await fetch(`${server.url}/api/v1/stream/object${query}`, {
       method: "POST",
       headers: { "content-type": "application/json", "api-key": server.adminKey! },
       body: JSON.stringify({ workflowSlug: "long-list", input: "the list", schema }),
@@ -117,6 +117,11 @@ console.log(`re-parsing per delta / one pass, at 20 KB: ${(naiveSmallMs / smallM
     console.log("| wall | server CPU | deltas/s (wall) | deltas per server CPU second | server CPU per delta | SSE events written |");
     console.log("|---|---|---|---|---|---|");
     console.log(`| ${(r.ms / 1000).toFixed(2)} s | ${r.cpuS.toFixed(2)} s | ${Math.round(deltas / (r.ms / 1000))} | ${Math.round(deltas / r.cpuS)} | ${((r.cpuS * 1e6) / deltas).toFixed(0)} µs | ${r.events} |`);
+    // The same stream with field events (?fields=true: 24,002 field events more), where the checkout has them.
+    if (process.argv.includes("--fields")) {
+      const f = await once("?fields=true");
+      console.log(`| ?fields=true: ${(f.ms / 1000).toFixed(2)} s | ${f.cpuS.toFixed(2)} s | ${Math.round(deltas / (f.ms / 1000))} | ${Math.round(deltas / f.cpuS)} | ${((f.cpuS * 1e6) / deltas).toFixed(0)} µs | ${f.events} |`);
+    }
   } finally {
     await server.stop();
     await upstream.close();

@@ -70,6 +70,23 @@ export const streamItemSchema = z
   .strictObject({ type: z.literal("object"), object: z.strictObject({ text: z.string() }) })
   .apply(named({ id: "StreamItem", description: "The next piece of the generated JSON text." }));
 
+export const streamFieldSchema = z
+  .strictObject({
+    type: z.literal("field"),
+    attempt: z.number().int().describe("The attempt it belongs to; a later `restart` voids it."),
+    pointer: z.string().describe('JSON Pointer of the value in the object ("" is the whole object).'),
+    value: z.unknown().describe("The complete value."),
+    valid: z
+      .boolean()
+      .nullable()
+      .describe("Whether the value holds against its own subschema; null when that cannot be decided alone (anyOf, if, … on its path). The whole object's validation still rules."),
+  })
+  .apply(named({ id: "StreamField", description: "With `?fields=true`: a value of the streamed object is complete (SSE `event: field`)." }));
+
+export const streamDataSchema = z
+  .union([streamItemSchema, streamFieldSchema])
+  .apply(named({ id: "StreamData", description: "A stream's data: StreamItem values, and with `?fields=true` StreamField ones; then `done` or `error` (restart, done and error: see the operation)." }));
+
 const attachmentMeta = z
   .strictObject({
     index: z.number(),

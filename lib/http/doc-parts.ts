@@ -52,8 +52,18 @@ export const RUN_HEADERS = {
   RateLimit: { description: 'What remains of each policy and the seconds until its window resets, e.g. `"rpm";r=59;t=42`.', schema: { type: "string" } },
 };
 
-/** A stream of StreamItem values, as SSE or NDJSON. */
-export const STREAM_CONTENT = { "text/event-stream": { schema: { $ref: "#/components/schemas/StreamItem" } }, "application/x-ndjson": { schema: { $ref: "#/components/schemas/StreamItem" } } };
+/** A stream of StreamItem values (and StreamField ones, when asked), as SSE or NDJSON. */
+const STREAM_EVENT = { $ref: "#/components/schemas/StreamData" };
+export const STREAM_CONTENT = { "text/event-stream": { schema: STREAM_EVENT }, "application/x-ndjson": { schema: STREAM_EVENT } };
+
+/** stream/object's opt-in to field events. */
+export const FIELDS = {
+  name: "fields",
+  in: "query",
+  description:
+    "`true`: the stream also tells when each value of the object is complete — `event: field` (NDJSON `{\"type\":\"field\"}`) with its JSON Pointer, value and `valid` — leaves as they close, objects and arrays when closed, each pointer once per attempt; a `restart` voids the fields of the attempt before it. A resumed stream replays them.",
+  schema: { type: "string", enum: ["true", "false"] },
+};
 
 /** The Location header of an answer that starts an evaluation. */
 export const EVALUATION_LOCATION = { Location: { description: "The evaluation.", schema: { type: "string" } } };

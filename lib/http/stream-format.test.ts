@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StreamHub } from "../runs/stream-hub";
-import { encodeBatch, sseEncoder, streamResponse } from "./stream-format";
+import { encodeBatch, ndjsonEncoder, sseEncoder, streamResponse } from "./stream-format";
 
 const metadata = { runId: "run_1", cost: "0", model: { name: "m", tag: "t" }, durationInMs: 1, inputTokens: 1, outputTokens: 1 };
 
@@ -56,6 +56,30 @@ describe("stream framing", () => {
     expect(text).toMatch(/id: 1\nevent: error\ndata: \{"type":"\/docs#error-model_error".*"code":"model_error"/);
     hub.close();
   });
+  it("frames field events in both formats; they split joined items, keeping their own ids", () => {
+    const batch = [
+      { seq: 3, kind: "item", text: '{"a":' },
+      { seq: 4, kind: "item", text: '"x"' },
+      { seq: 5, kind: "field", attempt: 1, pointer: "/a", value: "x", valid: true },
+      { seq: 6, kind: "item", text: "}" },
+      { seq: 7, kind: "field", attempt: 1, pointer: "", value: { a: "x" }, valid: null },
+    ] as const;
+    expect(encodeBatch(sseEncoder, batch)).toBe(
+      [
+        'id: 4\ndata: {"type":"object","object":{"text":"{\\"a\\":\\"x\\""}}\n\n',
+        'id: 5\nevent: field\ndata: {"type":"field","attempt":1,"pointer":"/a","value":"x","valid":true}\n\n',
+        'id: 6\ndata: {"type":"object","object":{"text":"}"}}\n\n',
+        'id: 7\nevent: field\ndata: {"type":"field","attempt":1,"pointer":"","value":{"a":"x"},"valid":null}\n\n',
+      ].join(""),
+    );
+    expect(encodeBatch(ndjsonEncoder, batch).trim().split("\n").map((line) => JSON.parse(line))).toEqual([
+      { type: "object", object: { text: '{"a":"x"' } },
+      { type: "field", attempt: 1, pointer: "/a", value: "x", valid: true },
+      { type: "object", object: { text: "}" } },
+      { type: "field", attempt: 1, pointer: "", value: { a: "x" }, valid: null },
+    ]);
+  });
+
   it("joins items that wait together into one event with the last one's id, first item at once", async () => {
     expect(
       encodeBatch(sseEncoder, [

@@ -11,9 +11,10 @@ export type StreamFormat = "sse" | "ndjson";
 /**
  * Framing of stream/object. SSE: data items are default events, every event carries its sequence
  * number as `id:` (what Last-Event-ID resumes from); the final event is `event: done` or
- * `event: error`; `event: restart` tells clients to discard what they had. NDJSON: one JSON value
- * per line (line N is event N): the same items, then `{"type":"done",...}` or
- * `{"type":"error","error":{problem}}`, and `{"type":"restart",...}`.
+ * `event: error`; `event: restart` tells clients to discard what they had (field events included);
+ * `event: field` (only for `?fields=true`) says a value is complete. NDJSON: one JSON value per
+ * line (line N is event N): the same items, then `{"type":"done",...}` or
+ * `{"type":"error","error":{problem}}`, `{"type":"restart",...}` and `{"type":"field",...}`.
  */
 export interface StreamEncoder {
   readonly contentType: string;
@@ -23,6 +24,8 @@ export interface StreamEncoder {
 }
 
 const itemJson = (text: string) => JSON.stringify({ type: "object", object: { text } });
+const fieldJson = (event: Extract<StreamEvent, { kind: "field" }>) =>
+  JSON.stringify({ type: "field", attempt: event.attempt, pointer: event.pointer, value: event.value, valid: event.valid });
 
 export const sseEncoder: StreamEncoder = {
   contentType: "text/event-stream; charset=utf-8",
@@ -32,6 +35,8 @@ export const sseEncoder: StreamEncoder = {
         return `id: ${event.seq}\ndata: ${itemJson(event.text)}\n\n`;
       case "restart":
         return `id: ${event.seq}\nevent: restart\ndata: ${JSON.stringify({ type: "restart", attempt: event.attempt })}\n\n`;
+      case "field":
+        return `id: ${event.seq}\nevent: field\ndata: ${fieldJson(event)}\n\n`;
       case "done":
         return `id: ${event.seq}\nevent: done\ndata: ${JSON.stringify(event.payload)}\n\n`;
       case "error":
@@ -49,6 +54,8 @@ export const ndjsonEncoder: StreamEncoder = {
         return `${itemJson(event.text)}\n`;
       case "restart":
         return `${JSON.stringify({ type: "restart", attempt: event.attempt })}\n`;
+      case "field":
+        return `${fieldJson(event)}\n`;
       case "done":
         return `${JSON.stringify({ type: "done", ...event.payload })}\n`;
       case "error":

@@ -7,6 +7,7 @@ import { messageText, type ChatMessage, type ModelRequest, type ModelResult } fr
 import { estimateTokens } from "../domain/tokens";
 import type { SchemaCompiler } from "../schema/validator";
 import { childSignal } from "./deadline";
+import { FieldReporter, type FieldEvent } from "./field-reporter";
 import { PaceRecorder } from "./pace";
 import { PartialValidator } from "./partial-validator";
 import { retryFeedback } from "./prompt";
@@ -24,6 +25,8 @@ export interface Attempted {
 export interface Streaming {
   onText(text: string): void;
   onRestart(attempt: number): void;
+  /** When given: each value of the attempt's object as it closes, once (the stream asked for field events). */
+  onField?(field: FieldEvent): void;
 }
 
 /** The longest wait between two attempts after a transient provider failure. */
@@ -64,7 +67,7 @@ export class Attempts {
       const call = callSpan(run, attempt);
       try {
         if (streaming) {
-          const streamed = await this.streamed(run, request, streaming.onText, signal);
+          const streamed = await this.streamed(run, request, streaming, signal);
           if ("doomed" in streamed) {
             call.set({ "genserve.attempt.outcome": "stopped early: a closed part can never validate" });
             call.end();
@@ -92,6 +95,8 @@ export class Attempts {
         const validation = run.span.child("validate", { "genserve.attempt": attempt });
         const check = await prepared.validate(parsed.value, { owner: plan.principal.keyId, signal }).finally(() => validation.end());
         validation.set({ "genserve.validation.valid": check.valid, ...(!check.valid && { "genserve.validation.errors": check.errors.length }) });
+        // The root's field event: judged by the whole object's validation, as nothing else can.
+        streaming?.onField?.({ pointer: "", value: parsed.value, valid: check.valid });
         if (check.valid) return { value: parsed.value, modelId: result.modelId };
         problems = check.errors;
       } else {
@@ -149,12 +154,13 @@ export class Attempts {
 
   /**
    * One streamed attempt: forwards each delta, parses the text incrementally (one pass) and checks
-   * every part as it closes. A part that can never satisfy the schema stops the attempt at once.
+   * every part as it closes (reported as a field event when asked, after the delta that closed it).
+   * A part that can never satisfy the schema stops the attempt at once.
    */
   private async streamed(
     run: Execution,
     request: ModelRequest,
-    onText: (text: string) => void,
+    { onText, onField }: Streaming,
     signal: AbortSignal,
   ): Promise<(ModelResult & { parsed: Parsed }) | { doomed: FieldError[]; text: string }> {
     const { plan } = run;
@@ -163,6 +169,7 @@ export class Attempts {
     const closed: [string, unknown][] = [];
     const parser = new PartialJsonParser((path, value) => closed.push([path, value]));
     const partial = new PartialValidator(plan.prepared!.schema, this.schemas, { owner: plan.principal.keyId, signal });
+    const fields = onField && new FieldReporter(onField);
     let text = "";
     let finish: Omit<ModelResult, "text"> | undefined;
     // How this attempt's text arrived, for replays at its pace (share links).
@@ -184,7 +191,9 @@ export class Attempts {
         let doomed: FieldError[] = parser.error ? [{ path: "/", message: `the output is not valid JSON (${parser.error})` }] : [];
         while (doomed.length === 0 && closed.length > 0) {
           const [path, value] = closed.shift()!;
-          doomed = await partial.check(path, value);
+          const verdict = await partial.verdict(path, value);
+          // The root is reported after the whole value is validated (object()).
+          doomed = fields && path !== "" ? fields.closed(path, value, verdict) : (verdict ?? []);
         }
         if (doomed.length > 0) {
           stop.abort();

@@ -32,12 +32,16 @@ export class PartialValidator {
     private readonly job: JobOptions = {},
   ) {}
 
-  /** Problems that doom the document, or [] when the part is fine or cannot be judged alone. */
-  async check(path: string, value: unknown): Promise<FieldError[]> {
-    if (path === "") return []; // the whole document: validated in full at the end
+  /**
+   * The part's verdict against its own subschema: the problems that doom the document ([] when it
+   * holds), or null when it cannot be judged alone (the root, validated in full at the end; a
+   * subschema under anyOf, if, …; one that did not compile on its own).
+   */
+  async verdict(path: string, value: unknown): Promise<FieldError[] | null> {
+    if (path === "") return null;
     const lookup = this.lookup(path);
     if (lookup.kind === "forbidden") return [{ path, message: lookup.message }];
-    if (lookup.kind === "unknown") return [];
+    if (lookup.kind === "unknown") return null;
     const schema = lookup.schema;
     let plan = this.plans.get(schema);
     if (!plan) {
@@ -48,7 +52,7 @@ export class PartialValidator {
     if (plan.kind === "none") return [];
     if (plan.kind === "type") return typeMatches(schema.type, value) ? [] : [{ path, message: `must be ${[schema.type].flat().join(" or ")}` }];
     const prepared = await plan.prepared;
-    if (!prepared) return [];
+    if (!prepared) return null;
     const result = await prepared.validate(value, this.job);
     return result.valid ? [] : result.errors.map((e) => ({ path: e.path === "/" ? path : `${path}${e.path}`, message: e.message }));
   }

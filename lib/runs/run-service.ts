@@ -148,11 +148,11 @@ export class RunService {
   }
 
   /**
-   * Starts a streamed run and returns its id; its events (items, restart, done or error) go to the
-   * stream hub, which the HTTP response follows. Validation, auth and planning errors are thrown
+   * Starts a streamed run and returns its id; its events (items, restart, field events when
+   * `fields`, done or error) go to the stream hub, which the HTTP response follows. Validation, auth and planning errors are thrown
    * before the run exists; after that every failure ends the stream with an error event.
    */
-  async streamObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; quota: MeterState[] }> {
+  async streamObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}, { fields = false } = {}): Promise<{ runId: string; quota: MeterState[] }> {
     const run = await this.open(principal, "stream.object", request, origin, "running");
     const { id } = run.plan;
     const writer = this.deps.hub.open(id, principal.keyId);
@@ -171,6 +171,7 @@ export class RunService {
           onRestart: (attempt) => {
             if (sent > 0 && !signal.aborted) writer.push({ kind: "restart", attempt });
           },
+          onField: fields ? (field) => void (signal.aborted || writer.push({ kind: "field", attempt: run.attempts, ...field })) : undefined,
         }),
     )
       .then(({ value, metadata }) => writer.push({ kind: "done", payload: { runId: id, object: value, metadata } }))

@@ -99,6 +99,27 @@ describe("StreamHub over shared storage", () => {
     await close();
   });
 
+  it("gives another process a stream's field and restart events as they were, with their ids", async () => {
+    const { streaming, other, close } = await setup();
+    const writer = streaming.open("run_1", "key_a");
+    const events = [
+      { kind: "item", text: '{"a":1' },
+      { kind: "field", attempt: 1, pointer: "/a", value: 1, valid: false },
+      { kind: "restart", attempt: 2 },
+      { kind: "item", text: '{"a":{"b~c":[null]}}' },
+      { kind: "field", attempt: 2, pointer: "/a/b~0c/0", value: null, valid: null },
+      { kind: "field", attempt: 2, pointer: "/a/b~0c", value: [null], valid: true },
+      { kind: "field", attempt: 2, pointer: "/a", value: { "b~c": [null] }, valid: true },
+      { kind: "field", attempt: 2, pointer: "", value: { a: { "b~c": [null] } }, valid: true },
+      { kind: "done", payload: { runId: "run_1", object: { a: { "b~c": [null] } }, metadata: {} as never } },
+    ] as const;
+    for (const event of events) writer.push(event);
+    const seen = await collect(other.follow("run_1", 0));
+    expect(other.holds("run_1")).toBe(false);
+    expect(seen).toEqual(events.map((event, i) => ({ ...event, seq: i + 1 })));
+    await close();
+  });
+
   it("ends a follower's stream without a final event once the run ended elsewhere without one (its process died)", async () => {
     const { store, streaming, other, close } = await setup();
     streaming.open("run_1", "key_a").push({ kind: "item", text: "{" });

@@ -7,6 +7,7 @@ import type { Store, StoredStreamEvent } from "../store/store-types";
 export type StreamEvent =
   | { seq: number; kind: "item"; text: string }
   | { seq: number; kind: "restart"; attempt: number }
+  | { seq: number; kind: "field"; attempt: number; pointer: string; value: unknown; valid: boolean | null }
   | { seq: number; kind: "done"; payload: { runId: string; object: unknown; metadata: RunMetadata } }
   | { seq: number; kind: "error"; problem: ProblemBody };
 

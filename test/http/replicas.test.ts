@@ -228,6 +228,25 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
       expect(all.events.at(-1)!.event).toBe("done");
     });
 
+    it("resume field events on another replica: the same events, with the same ids, as the streaming replica keeps", async () => {
+      const other = { ...invoice, number: "INV-43" };
+      answerWith("Invoice INV-43", { content: JSON.stringify(other), chunkSize: 4, chunkDelayMs: 10 });
+      const first = await fetch(`${a.url}/api/v1/stream/object?fields=true`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "api-key": key },
+        body: JSON.stringify({ ...body, input: "Invoice INV-43" }),
+      });
+      const runId = first.headers.get("x-run-id")!;
+      const seen = await readSome(first, 8);
+      const { events: rest } = await readSse(await resume(b, runId, seen.at(-1)!.id!));
+      expect(rest.at(-1)!.event).toBe("done");
+      const fieldsOf = (events: EventSourceMessage[]) => events.filter((e) => e.event === "field").map((e) => ({ id: e.id, ...JSON.parse(e.data) }));
+      const kept = await readSse(await resume(a, runId, "0"));
+      expect([...fieldsOf(seen), ...fieldsOf(rest)]).toEqual(fieldsOf(kept.events));
+      expect(fieldsOf(kept.events).map((f) => f.pointer)).toEqual(["/number", "/total", "/currency", "/lines/0/description", "/lines/0/amount", "/lines/0", "/lines", ""]);
+      expect(fieldsOf(kept.events).every((f) => f.valid === true)).toBe(true);
+    });
+
     it("end honestly on another replica when the streaming replica dies: what it shared, then the interrupted run's error", async () => {
       const doomed = await replica();
       extra.push(doomed);

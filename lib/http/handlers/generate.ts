@@ -4,7 +4,7 @@ import { generateObjectResponse, generateTextResponse, queuedRunResponse, schema
 import { GenserveError, isGenserveError, validationError } from "../../errors";
 import { canonicalJson, sha256 } from "../../schema/canonical";
 import type { IdempotencyLedger } from "../../runs/idempotency-ledger";
-import { CANCEL_ON_DISCONNECT, OBJECT_ONLY, RUN_ERRORS, RUN_HEADERS, STREAM_CONTENT } from "../doc-parts";
+import { CANCEL_ON_DISCONNECT, FIELDS, OBJECT_ONLY, RUN_ERRORS, RUN_HEADERS, STREAM_CONTENT } from "../doc-parts";
 import { EDITOR, endpoint, VIEWER } from "../endpoint";
 
 /** Runs cost money: viewers read them, editors and admins make them. */
@@ -132,9 +132,9 @@ export const endpoints = [
     operationId: "streamObject",
     summary: "Stream a JSON value as it is generated",
     description:
-      "Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. Data items are StreamItem values whose `text` pieces concatenate to the final JSON document. The stream ends with `event: done` (`{runId, object, metadata}`) or `event: error` (a Problem); `event: restart` means a retry began and earlier items must be discarded.",
+      "Server-Sent Events by default; NDJSON with `Accept: application/x-ndjson`. Data items are StreamItem values whose `text` pieces concatenate to the final JSON document. The stream ends with `event: done` (`{runId, object, metadata}`) or `event: error` (a Problem); `event: restart` means a retry began and earlier items (and field events) must be discarded. With `?fields=true`, `event: field` (StreamField) follows the item that completes each value.",
     auth: RUN,
-    parameters: [CANCEL_ON_DISCONNECT],
+    parameters: [CANCEL_ON_DISCONNECT, FIELDS],
     request: { body: streamObjectRequest, required: true },
     responses: { "200": { description: "The stream.", headers: RUN_HEADERS, content: STREAM_CONTENT } },
     errors: [...RUN_ERRORS, "thread_not_found", "thread_full"],
@@ -142,8 +142,10 @@ export const endpoints = [
     handler: async ({ request, runtime, principal, body }) => {
       const caller = await principal();
       const input = await body(streamObjectRequest);
-      const cancelOnDisconnect = new URL(request.url).searchParams.get("cancelOnDisconnect") === "true";
-      const { runId, quota } = await runtime.runs.streamObject(caller, input, { traceparent: request.headers.get("traceparent") });
+      const query = new URL(request.url).searchParams;
+      const cancelOnDisconnect = query.get("cancelOnDisconnect") === "true";
+      const fields = query.get("fields") === "true";
+      const { runId, quota } = await runtime.runs.streamObject(caller, input, { traceparent: request.headers.get("traceparent") }, { fields });
       return streamResponse(runtime.hub, runId, {
         accept: request.headers.get("accept"),
         keepAliveMs: runtime.config.limits.streamKeepAliveMs,

@@ -93,7 +93,7 @@ export const endpoints = [
     operationId: "resumeStream",
     summary: "Resume a streamed run: events after Last-Event-ID, then the live run to its final event",
     description:
-      "Send `Last-Event-ID: N` (or `?lastEventId=N`) with the id of the last event you received. Events are kept for `limits.streamRetentionMs` (10 minutes) after the run ends; later, only the final event (from the stored run) is sent.",
+      "Send `Last-Event-ID: N` (or `?lastEventId=N`) with the id of the last event you received. The events are the run's own, replayed as they were (field events too, when the run was started with `?fields=true`). Events are kept for `limits.streamRetentionMs` (10 minutes) after the run ends; later, only the final event (from the stored run) is sent.",
     auth: VIEWER,
     parameters: [{ name: "Last-Event-ID", in: "header", schema: { type: "string" } }],
     responses: { "200": { description: "The stream.", content: STREAM_CONTENT } },

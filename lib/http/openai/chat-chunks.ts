@@ -74,6 +74,8 @@ export function chatChunkEncoder(head: CompletionHead, options: { includeUsage: 
       switch (event.kind) {
         case "item":
           return start() + chunk({ content: event.text }, null);
+        case "field":
+          return ""; // never asked for here (OpenAI's chunks carry only text)
         case "restart":
           ended = true;
           return sse({
