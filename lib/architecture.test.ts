@@ -33,7 +33,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
   attachments: ["config", "domain", "errors.ts", "net", "workers"],
   // Where each value of a generated object came from in the sources (alignment, no model).
-  grounding: ["errors.ts", "workers"],
+  grounding: ["domain", "errors.ts", "workers"],
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store", "workers"],
   // Read-only links to runs and evaluation reports.
   shares: ["errors.ts", "ids.ts", "keys", "store"],

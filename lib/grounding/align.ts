@@ -87,7 +87,7 @@ export function alignObject(object: unknown, docs: readonly SourceDocument[], bu
   });
 }
 
-function best<T>(items: readonly T[], score: (item: T) => number): T {
+function best<T extends object>(items: readonly T[], score: (item: T) => number): T {
   let top = items[0]!;
   let topScore = score(top);
   for (const item of items.slice(1)) {

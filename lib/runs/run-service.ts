@@ -21,6 +21,7 @@ import { Tracing, type TraceSpan } from "../observability/tracing";
 import { RunDeadline } from "./deadline";
 import { cancelRequested, RunCancels, withPartial } from "./cancellation";
 import type { Execution, Plan, RunOrigin, RunRequest } from "./run-request";
+import type { GroundedLeaf } from "../domain/grounding";
 
 export interface RunServiceDeps extends PlannerDeps {
   logger: Logger;
@@ -32,6 +33,8 @@ export interface RunServiceDeps extends PlannerDeps {
   metrics?: RunMetrics;
   /** Runs' traces (OpenTelemetry); absent, only incoming trace ids are recorded. */
   tracing?: Tracing;
+  /** Aligns object runs' values with their sources (`grounding`, `x-grounded`); absent, runs are not grounded. */
+  grounding?: import("../grounding/grounding-pool").GroundingPool;
   now?: () => Date;
 }
 
@@ -75,7 +78,7 @@ export class RunService {
     this.tracing = deps.tracing ?? new Tracing({ headers: {}, serviceName: "genserve", sampleRatio: 1, exportDelayMs: 1_000 }, "");
     this.planner = new Planner(deps);
     this.cancels = new RunCancels({ store: deps.store, logger: deps.logger });
-    this.attempts = new Attempts(deps.schemas);
+    this.attempts = new Attempts(deps.schemas, deps.grounding);
     this.metering = new Metering({ config: deps.config, store: deps.store, now: this.now });
     this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, delivery: deps.delivery, owner: deps.replicaId, metering: this.metering, metrics: deps.metrics, now: this.now });
     this.queue = new AsyncQueue({
@@ -113,10 +116,10 @@ export class RunService {
     return checkSchema(this.deps, principal, request);
   }
 
-  async generateObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; object: unknown; metadata: RunMetadata; quota: MeterState[] }> {
+  async generateObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; object: unknown; metadata: RunMetadata; grounding?: GroundedLeaf[]; quota: MeterState[] }> {
     const run = await this.open(principal, "generate.object", request, origin, "running");
-    const { value, metadata } = await this.track(run, (signal) => this.attempts.object(run, signal), origin.signal);
-    return { runId: run.plan.id, object: value, metadata, quota: run.quota };
+    const { value, metadata, grounding } = await this.track(run, (signal) => this.attempts.object(run, signal), origin.signal);
+    return { runId: run.plan.id, object: value, metadata, ...(grounding && { grounding }), quota: run.quota };
   }
 
   async generateText(principal: Principal, request: RunRequest, origin: RunOrigin = {}): Promise<{ runId: string; text: string; metadata: RunMetadata; quota: MeterState[] }> {
@@ -173,7 +176,7 @@ export class RunService {
           },
         }),
     )
-      .then(({ value, metadata }) => writer.push({ kind: "done", payload: { runId: id, object: value, metadata } }))
+      .then(({ value, metadata, grounding }) => writer.push({ kind: "done", payload: { runId: id, object: value, metadata, ...(grounding && { grounding }) } }))
       .catch((error: unknown) => writer.push({ kind: "error", problem: toProblem(error, run.log) }))
       .finally(() => writer.end());
     return { runId: id, quota: run.quota };

@@ -196,6 +196,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN cancel_requested_at TEXT;
     `,
   },
+  {
+    version: 27,
+    name: "source grounding: where each value of an object run's output was found in its input and attachments (requested with grounding: true), as JSON",
+    sql: `
+      ALTER TABLE runs ADD COLUMN grounding_json TEXT;
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */
