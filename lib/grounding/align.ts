@@ -51,38 +51,52 @@ export function alignObject(object: unknown, docs: readonly SourceDocument[], bu
   const score = (leaf: Leaf, c: Candidate) => 2 * labelScore(sources, leaf, c) + TIER[c.match] * (c.score ?? 1);
   const first = found.map((f, i) => (typeof f === "object" && f.length > 0 ? best(f, (c) => score(leaves[i]!, c)) : null));
   const bySibling = new Map<string, number[]>();
+  const position: number[] = [];
   leaves.forEach((leaf, i) => {
     const list = bySibling.get(leaf.parent);
-    if (list) list.push(i);
-    else bySibling.set(leaf.parent, [i]);
+    position.push(list ? list.push(i) - 1 : 0);
+    if (!list) bySibling.set(leaf.parent, [i]);
   });
+  // Of several places, each leaf's own score plus its mean nearness to its siblings' first choices
+  // (one sibling's wrong place weighs little). Leaves with the clearest preference choose first; a
+  // place another leaf already took (two items with the same description) is then a weaker choice.
+  const proximity = (i: number, c: Candidate) => {
+    // At most the eight siblings either side: a leaf in an array of thousands costs no more.
+    const siblings = bySibling.get(leaves[i]!.parent) ?? [];
+    const k = position[i]!;
+    const near = siblings.slice(Math.max(0, k - 8), k + 9).filter((j) => j !== i && first[j]);
+    if (near.length === 0) return 0;
+    let sum = 0;
+    for (const j of near) sum += first[j]!.doc === c.doc ? 1 / (1 + Math.abs(first[j]!.start - c.start) / 200) : 0;
+    return sum / near.length;
+  };
+  const chosen: (Candidate | null)[] = found.map((f) => (typeof f === "object" && f.length === 1 ? f[0]! : null));
+  const taken = new Set(chosen.filter((c) => c !== null).map((c) => `${c.doc}:${c.start}`));
+  const open = found
+    .map((f, i) => ({ i, scored: typeof f === "object" && f.length > 1 ? f.map((c) => ({ c, s: score(leaves[i]!, c) + proximity(i, c) })).sort((a, b) => b.s - a.s) : [] }))
+    .filter((o) => o.scored.length > 1)
+    .sort((a, b) => b.scored[0]!.s - b.scored[1]!.s - (a.scored[0]!.s - a.scored[1]!.s));
+  for (const { i, scored } of open) {
+    const pick = best(scored, (o) => o.s - (taken.has(`${o.c.doc}:${o.c.start}`) ? 0.5 : 0)).c;
+    chosen[i] = pick;
+    taken.add(`${pick.doc}:${pick.start}`);
+  }
   return leaves.map((leaf, i): GroundedLeaf => {
     const f = found[i];
     if (typeof f !== "object") return { pointer: leaf.pointer, match: "none", reason: f ?? "not_found" };
-    if (f.length === 0) return { pointer: leaf.pointer, match: "none", reason: "not_found" };
-    let chosen = first[i]!;
-    if (f.length > 1) {
-      const near = (bySibling.get(leaf.parent) ?? []).filter((j) => j !== i && first[j]).map((j) => first[j]!);
-      if (near.length > 0) {
-        const proximity = (c: Candidate) => {
-          let d = Infinity;
-          for (const n of near) if (n.doc === c.doc) d = Math.min(d, Math.abs(n.start - c.start));
-          return 1 / (1 + d / 200);
-        };
-        chosen = best(f, (c) => score(leaf, c) + proximity(c));
-      }
-    }
-    const index = sources.indexes[chosen.doc]!;
-    const page = pageAt(index, chosen.start);
+    const place = chosen[i];
+    if (!place) return { pointer: leaf.pointer, match: "none", reason: "not_found" };
+    const index = sources.indexes[place.doc]!;
+    const page = pageAt(index, place.start);
     return {
       pointer: leaf.pointer,
-      match: chosen.match,
+      match: place.match,
       source: index.doc.source,
       ...(page !== undefined ? { page } : {}),
-      start: chosen.start,
-      end: chosen.end,
-      text: index.doc.text.slice(chosen.start, chosen.end),
-      ...(chosen.score !== undefined ? { score: chosen.score } : {}),
+      start: place.start,
+      end: place.end,
+      text: index.doc.text.slice(place.start, place.end),
+      ...(place.score !== undefined ? { score: place.score } : {}),
     };
   });
 }
