@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { CALLBACK } from "../helpers/config";
 import { get, post } from "../helpers/genserve";
 import { DOCX_TYPE, docxBody, makeDocx, makePdfPages } from "../helpers/documents";
+import { waitUntil } from "../helpers/receiver";
 import { readSse, streamRequest } from "../helpers/streams";
 import { useGenserve } from "../helpers/suite";
 
@@ -117,6 +118,29 @@ describe("x-grounded", () => {
     const res = await post(ctx.server, "/api/v1/generate/object", { ...request, schema: { ...schema, properties: { total: { type: "number", "x-grounded": "yes" } } } }, ctx.key);
     expect(res.status).toBe(400);
     expect(res.json.errors).toEqual([{ path: "/schema/properties/total/x-grounded", message: "must be true or false" }]);
+  });
+});
+
+describe("the suites' grounded expectation", () => {
+  it("passes a field whose values are in the case's input and fails one that is not, naming it", async () => {
+    const suite = {
+      workflow: "no-retry",
+      schema: SCHEMA,
+      cases: [{ name: "one", input: "Invoice INV-7, total 1.234,50 EUR", expect: { "/number": { grounded: true }, "/total": { grounded: true }, "/note": { grounded: true } } }],
+    };
+    const put = await fetch(`${ctx.server.url}/api/v1/suites/grounded`, { method: "PUT", headers: { "content-type": "application/json", "api-key": ctx.key }, body: JSON.stringify(suite) });
+    expect(put.status).toBe(201);
+    ctx.upstream.respondWith(() => ({ content: JSON.stringify(OBJECT) }));
+    const started = await post(ctx.server, "/api/v1/suites/grounded/evaluations", {}, ctx.key);
+    expect(started.status).toBe(202);
+    const report = async () => (await get(ctx.server, `/api/v1/evaluations/${started.json.id}`, ctx.key)).json;
+    await waitUntil(async () => (await report()).status === "completed", "the evaluation to complete", 30_000);
+    const checks = (await report()).cases[0].runs[0].checks;
+    expect(checks.map((c: { path: string; check: string; pass: boolean; reason?: string }) => [c.path, c.check, c.pass, c.reason])).toEqual([
+      ["/number", "grounded", true, undefined],
+      ["/total", "grounded", true, undefined],
+      ["/note", "grounded", false, "not found in the input or attachments: /note (not_found)"],
+    ]);
   });
 });
 
