@@ -4,7 +4,7 @@ import { fuzzyFind } from "./fuzzy";
 import type { GroundedLeaf } from "./grounding-types";
 import type { Leaf } from "./leaves";
 import { numberKey, readNumber, scanNumbers, type NumberToken } from "./number-scan";
-import { fold, indexSource, originalSpan, type SourceIndex } from "./source-index";
+import { fold, foldedOccurrences, indexSource, originalSpan, type SourceIndex } from "./source-index";
 import type { SourceDocument } from "./grounding-types";
 
 /** A place a leaf's value may have come from (original offsets in source `doc`). */
@@ -74,28 +74,22 @@ export class Sources {
 
 const isWordChar = (c: string | undefined) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
 
-function exactString(sources: Sources, value: string, out: Candidate[]) {
-  const edgeStart = isWordChar(value[0]);
-  const edgeEnd = isWordChar(value[value.length - 1]);
+/**
+ * A string's places as whole words, found through the folded index: `exact` where the original
+ * text there is the value as written (with its leading and trailing punctuation), else `normalized`.
+ */
+function strings(sources: Sources, value: string, folded: string, out: Candidate[]) {
+  const lead = value.search(/[\p{L}\p{N}]/u);
   sources.indexes.forEach((index, doc) => {
     const text = index.doc.text;
-    for (let at = text.indexOf(value); at >= 0 && out.length < MAX_CANDIDATES; at = text.indexOf(value, at + 1)) {
-      if (edgeStart && isWordChar(text[at - 1])) continue;
-      if (edgeEnd && isWordChar(text[at + value.length])) continue;
-      out.push({ doc, start: at, end: at + value.length, match: "exact" });
-    }
-  });
-}
-
-function foldedString(sources: Sources, folded: string, out: Candidate[]) {
-  sources.indexes.forEach((index, doc) => {
-    const text = index.folded;
-    for (let at = text.indexOf(folded); at >= 0 && out.length < MAX_CANDIDATES; at = text.indexOf(folded, at + 1)) {
-      if (at > 0 && text[at - 1] !== " ") continue;
-      const end = at + folded.length;
-      if (end < text.length && text[end] !== " ") continue;
-      const [start, stop] = originalSpan(index, at, end);
-      out.push({ doc, start, end: stop, match: "normalized" });
+    for (const at of foldedOccurrences(index, folded, MAX_CANDIDATES - out.length)) {
+      const [start, end] = originalSpan(index, at, at + folded.length);
+      const from = start - Math.max(0, lead);
+      if (lead >= 0 && text.startsWith(value, from) && !isWordChar(text[from + value.length]) && !(isWordChar(value[0]) && isWordChar(text[from - 1]))) {
+        out.push({ doc, start: from, end: from + value.length, match: "exact" });
+      } else {
+        out.push({ doc, start, end, match: "normalized" });
+      }
     }
   });
 }
@@ -129,9 +123,8 @@ function booleans(sources: Sources, leaf: Leaf, out: Candidate[]): "contradicted
   const phrase = leaf.words.join(" ");
   let contradicted = false;
   sources.indexes.forEach((index, doc) => {
-    const folded = index.folded;
-    for (let at = folded.indexOf(phrase); at >= 0 && out.length < MAX_CANDIDATES; at = folded.indexOf(phrase, at + 1)) {
-      if (at > 0 && folded[at - 1] !== " ") continue;
+    for (const at of foldedOccurrences(index, phrase, MAX_CANDIDATES)) {
+      if (out.length >= MAX_CANDIDATES) break;
       const [start, end] = originalSpan(index, at, at + phrase.length);
       const text = index.doc.text;
       const lineEnd = text.indexOf("\n", end);
@@ -173,7 +166,7 @@ export function findCandidates(sources: Sources, leaf: Leaf, spend: (units: numb
   const trimmed = value.trim();
   const folded = fold(trimmed);
   if (trimmed.length < 2 || folded.length < 1) return "too_short";
-  exactString(sources, trimmed, out);
+  strings(sources, trimmed, folded, out);
   const date = isoDateOf(trimmed);
   if (date) dates(sources, date, out);
   else if (NUMERIC_STRING.test(trimmed)) {
@@ -181,8 +174,6 @@ export function findCandidates(sources: Sources, leaf: Leaf, spend: (units: numb
     const sign = /^[-−]/.test(trimmed) ? -1 : 1;
     numbers(sources, readNumber(written).map((v) => v * sign), null, out);
   }
-  if (out.length > 0) return out;
-  if (folded.length >= 2) foldedString(sources, folded, out);
   if (out.length > 0 || date) return out;
   for (const [doc, index] of sources.indexes.entries()) {
     for (const hit of fuzzyFind(index, folded, spend)) {

@@ -5,6 +5,8 @@ import { tokensOf, type SourceIndex } from "./source-index";
 export const FUZZY_THRESHOLD = 0.8;
 /** Longer values are matched exactly or after folding only (edit distance is quadratic). */
 export const FUZZY_MAX_CHARS = 300;
+/** Places of one word a fuzzy match is anchored on, at most (a common word's first ones). */
+const MAX_ANCHORS = 200;
 
 export interface FuzzyHit {
   from: number;
@@ -50,7 +52,7 @@ export function fuzzyFind(index: SourceIndex, value: string, spend: (cells: numb
   };
   for (const [j, word] of words.entries()) {
     if (word.length < 3) continue;
-    for (const p of tokens.positions.get(word) ?? []) {
+    for (const p of (tokens.positions.get(word) ?? []).slice(0, MAX_ANCHORS)) {
       for (const length of [words.length, words.length - 1, words.length + 1]) {
         const s = p - j;
         const e = s + length - 1;

@@ -21,12 +21,11 @@ export interface TokenIndex {
   /** Start and end (folded offsets) of each token. */
   starts: Int32Array;
   ends: Int32Array;
-  /** Token text → the token positions where it occurs (capped). */
+  /** Token text → every token position where it occurs, in order. */
   positions: Map<string, number[]>;
 }
 
 const SEPARATOR = /[\s\p{P}\p{S}]/u;
-const MAX_POSITIONS = 200;
 
 /** One character folded: lower case without its accent; "" for a separator. */
 function foldChar(c: string): string {
@@ -111,6 +110,36 @@ export function pageAt(index: SourceIndex, offset: number): number | undefined {
   return page;
 }
 
+/**
+ * Where a folded value (words separated by single spaces) occurs in the folded source as whole
+ * words: the positions of its rarest word, each checked in place. Costs the rarest word's
+ * occurrences, not the source's length.
+ */
+export function foldedOccurrences(index: SourceIndex, value: string, limit: number): number[] {
+  const tokens = tokensOf(index);
+  const words = value.split(" ");
+  let anchor = -1;
+  let list: number[] | undefined;
+  for (const [j, word] of words.entries()) {
+    const at = tokens.positions.get(word);
+    if (!at) return [];
+    if (!list || at.length < list.length) [anchor, list] = [j, at];
+  }
+  const out: number[] = [];
+  const { folded } = index;
+  for (const p of list!) {
+    const s = p - anchor;
+    if (s < 0 || s + words.length > tokens.starts.length) continue;
+    const from = tokens.starts[s]!;
+    const end = from + value.length;
+    if ((end === folded.length || folded[end] === " ") && folded.startsWith(value, from)) {
+      out.push(from);
+      if (out.length >= limit) break;
+    }
+  }
+  return out;
+}
+
 export function tokensOf(index: SourceIndex): TokenIndex {
   if (index.tokens) return index.tokens;
   const starts: number[] = [];
@@ -126,7 +155,7 @@ export function tokensOf(index: SourceIndex): TokenIndex {
     const token = folded.slice(i, j);
     const list = positions.get(token);
     if (!list) positions.set(token, [starts.length]);
-    else if (list.length < MAX_POSITIONS) list.push(starts.length);
+    else list.push(starts.length);
     starts.push(i);
     ends.push(j);
     i = j;
