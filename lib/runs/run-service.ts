@@ -22,6 +22,7 @@ import { RunDeadline } from "./deadline";
 import { cancelRequested, RunCancels, withPartial } from "./cancellation";
 import type { Execution, Plan, RunOrigin, RunRequest } from "./run-request";
 import type { GroundedLeaf } from "../domain/grounding";
+import type { GroundingPool } from "../grounding/grounding-pool";
 
 export interface RunServiceDeps extends PlannerDeps {
   logger: Logger;
@@ -34,7 +35,7 @@ export interface RunServiceDeps extends PlannerDeps {
   /** Runs' traces (OpenTelemetry); absent, only incoming trace ids are recorded. */
   tracing?: Tracing;
   /** Aligns object runs' values with their sources (`grounding`, `x-grounded`); absent, runs are not grounded. */
-  grounding?: import("../grounding/grounding-pool").GroundingPool;
+  grounding?: GroundingPool;
   now?: () => Date;
 }
 
