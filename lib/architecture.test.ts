@@ -32,22 +32,24 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   catalog: ["config", "domain", "errors.ts", "json", "schema", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
   attachments: ["config", "domain", "errors.ts", "net", "workers"],
+  // Where each value of a generated object came from in the sources (alignment, no model).
+  grounding: ["domain", "errors.ts", "workers"],
   delivery: ["domain", "errors.ts", "ids.ts", "net", "observability", "store", "workers"],
   // Read-only links to runs and evaluation reports.
   shares: ["errors.ts", "ids.ts", "keys", "store"],
   // People: local accounts, OpenID Connect sign-in, sessions (acting through personal keys).
   people: ["config", "errors.ts", "ids.ts", "keys", "store"],
   // The run pipeline, above everything it orchestrates.
-  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store", "workers"],
+  runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "grounding", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store", "workers"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
-  evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "runs", "schema", "store", "workers"],
+  evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "grounding", "ids.ts", "json", "keys", "runs", "schema", "store", "workers"],
   // Shapes of the public API (browser-safe); the TypeScript client package built on them (only
   // `fetch`: genserve/client, /react, /ai); the playground's client of the API, which runs on it.
   api: ["domain", "errors.ts"],
   sdk: ["api", "domain", "errors.ts", "json"],
   client: ["api", "domain", "errors.ts", "json", "sdk"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "people", "runs", "schema", "shares", "store"],
+  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "grounding", "keys", "models", "net", "observability", "people", "runs", "schema", "shares", "store"],
   http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "people", "runs", "schema", "server", "store"],
   cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "people", "schema", "server", "store"],
 };

@@ -68,6 +68,12 @@ const jsonSchemaValue = z
   .meta({ type: "object", description: 'A JSON Schema whose top-level type is "object", "array" or "string" (with a non-empty enum).' });
 const attachments = z.array(attachmentSchema).optional();
 const contextSlugs = z.array(slug("context")).max(100).optional();
+const grounding = z
+  .boolean({ error: "must be true or false" })
+  .optional()
+  .describe(
+    "true: after generation, each string, number, boolean and date value of the object is aligned with the input and the attachments' extracted text (no model call): `grounding` in the response and on the run, `metadata.grounding` the counts. Schemas may mark properties `\"x-grounded\": true` (checked whether or not this is set).",
+  );
 
 export const generateObjectRequest = z
   .object({
@@ -79,6 +85,7 @@ export const generateObjectRequest = z
     attachments,
     contextSlugs,
     draft: draftSchema.optional(),
+    grounding,
   })
   .strict()
   .apply(named({ id: "GenerateObjectRequest" }));
@@ -92,6 +99,10 @@ export const generateTextRequest = z
     attachments,
     contextSlugs,
     draft: draftSchema.optional(),
+    grounding: z
+      .never({ error: "is only for object runs (generate/object, stream/object): a text run's output has no values to ground" })
+      .optional()
+      .describe("Not available: grounding is for object runs."),
   })
   .strict()
   .apply(named({ id: "GenerateTextRequest" }));
@@ -105,6 +116,7 @@ export const streamObjectRequest = z
     attachments,
     contextSlugs,
     draft: draftSchema.optional(),
+    grounding,
   })
   .strict()
   .superRefine((request, ctx) => {

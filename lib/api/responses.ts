@@ -8,6 +8,7 @@ import { z } from "zod";
 import { named } from "./shape-registry";
 import type { LimitsView, Quota } from "../domain/key-limits";
 import { DECODING_MODES, RUN_OPERATIONS, RUN_STATUSES, type RunMetadata } from "../domain/run-vocabulary";
+import type { GroundedLeaf } from "../domain/grounding";
 import type { ProblemBody } from "../errors";
 import { runDraftSchema } from "./draft-shapes";
 import { projectSchema, roleSchema } from "./project-shapes";
@@ -53,11 +54,34 @@ export const metadataSchema = z
       .array(z.string())
       .optional()
       .describe("What the run tolerated or fell back from, e.g. a draft-04 `id` in a later draft's schema, or a grammar over its compile budget. Absent when nothing."),
+    grounding: z
+      .strictObject({ grounded: z.number(), total: z.number() })
+      .optional()
+      .describe("With `grounding: true`: the object's leaves found in the sources (any match but none), of all its leaves."),
   })
   .apply(named({ id: "RunMetadata" })) satisfies z.ZodType<RunMetadata>;
 
+export const groundedLeafSchema = z
+  .strictObject({
+    pointer: z.string().describe("The value's JSON Pointer in the object."),
+    match: z.enum(["exact", "normalized", "fuzzy", "none"]).describe("exact: verbatim; normalized: after folding case, spacing, punctuation, number and date formats; fuzzy: approximately (see score); none: not found."),
+    source: z.union([z.literal("input"), z.strictObject({ attachment: z.number() })]).optional().describe("The input, or the attachment (by index) the value was found in."),
+    page: z.number().optional().describe("For a PDF: the page the match starts on."),
+    start: z.number().optional().describe("Offset (UTF-16 code units) in the source's extracted text; for a PDF the whole text with its `[page n]` headers."),
+    end: z.number().optional(),
+    text: z.string().optional().describe("The source's text at [start, end)."),
+    score: z.number().optional().describe("For fuzzy matches: the similarity, 0.8 to 1."),
+    reason: z
+      .enum(["not_found", "too_short", "contradicted", "budget"])
+      .optional()
+      .describe("For none: not in any source, too short to ground (one character), a boolean the source states otherwise, or not aligned within the time and work budget."),
+  })
+  .apply(named({ id: "GroundedLeaf", description: "Where one string, number, boolean or date value of a generated object came from." })) satisfies z.ZodType<GroundedLeaf>;
+
+const groundingList = z.array(groundedLeafSchema).describe("With `grounding: true`: each leaf of the object, in document order, and where it was found.");
+
 export const generateObjectResponse = z
-  .strictObject({ object: z.unknown().describe("The generated value; it validates against the request's schema."), metadata: metadataSchema })
+  .strictObject({ object: z.unknown().describe("The generated value; it validates against the request's schema."), metadata: metadataSchema, grounding: groundingList.optional() })
   .apply(named({ id: "GenerateObjectResponse" }));
 
 export const generateTextResponse = z.strictObject({ text: z.string(), metadata: metadataSchema }).apply(named({ id: "GenerateTextResponse" }));
@@ -140,6 +164,7 @@ const deliveryAttempt = z
 
 export const runDetailSchema = runSchema
   .extend({
+    grounding: groundingList.nullable().describe("For an object run asked for `grounding: true`: where each leaf of its output was found; null otherwise."),
     deliveries: z
       .object({
         eventId: z.string(),

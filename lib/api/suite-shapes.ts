@@ -20,7 +20,7 @@ const slug = (what: string) =>
 const finite = (what: string) => z.number({ error: `must be a finite number (${what})` });
 
 /** The kinds of check an expectation may hold; each is reported on its own. */
-export const CHECK_KINDS = ["equals", "oneOf", "approx", "min", "max", "length", "matches", "contains", "absent", "present", "judge"] as const;
+export const CHECK_KINDS = ["equals", "oneOf", "approx", "min", "max", "length", "matches", "contains", "absent", "present", "grounded", "judge"] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
 
 const bounds = z
@@ -47,6 +47,10 @@ export const expectationSchema = z
     contains: z.unknown().optional().describe("A substring of a string, or an item of an array (objects: a subset of the item)."),
     absent: z.literal(true, { error: "must be true" }).optional(),
     present: z.literal(true, { error: "must be true" }).optional(),
+    grounded: z
+      .literal(true, { error: "must be true" })
+      .optional()
+      .describe("Every value at or under the field was found in the case's input or attachments (source grounding; the case's run asks for it)."),
     judge: judgeSpec.optional().describe("A criterion in words, checked by a judge workflow that answers pass or fail with a reason (not deterministic)."),
   })
   .superRefine((e, ctx) => {

@@ -124,6 +124,10 @@ export const limitsSchema = z
     attachmentElements: z.number().int().positive().default(1_000_000),
     /** Pages one PDF may have. */
     attachmentPages: z.number().int().positive().default(2_000),
+    /** Aligning one object with its sources (`grounding`) may take this long; leaves not reached are reported `budget`. */
+    groundingTimeoutMs: z.number().int().min(10).default(10_000),
+    /** ...and this much work (candidate places weighed, fuzzy comparison cells / 64). */
+    groundingWork: z.number().int().positive().default(50_000_000),
     /** A keep-alive comment is sent on an SSE stream that was silent this long. */
     streamKeepAliveMs: z.number().int().positive().default(15_000),
     /** How long a streamed run's events stay available for resuming after it ends. */

@@ -1,7 +1,8 @@
 /**
  * What a run is, independent of storage, transport and the models that execute it: the vocabulary
- * the store, the pipeline, delivery and the API shapes share. Browser-safe; it imports nothing.
+ * the store, the pipeline, delivery and the API shapes share. Browser-safe; it imports nothing but the domain's own types.
  */
+import type { GroundingSummary } from "./grounding";
 
 export type RunOperation = "generate.object" | "generate.text" | "stream.object";
 export const RUN_OPERATIONS = ["generate.object", "generate.text", "stream.object"] as const satisfies readonly RunOperation[];
@@ -32,6 +33,8 @@ export interface RunMetadata {
   outputTokens: number;
   /** What the run tolerated or fell back from (present only when there was something). */
   warnings?: string[];
+  /** For object runs asked for `grounding`: leaves found in the sources, of all leaves. */
+  grounding?: GroundingSummary;
 }
 
 /** Where a generate run's event is delivered. */

@@ -65,20 +65,22 @@ export class CaseRunner {
       history: c.history,
       model: target.model ?? undefined,
       ...(document.schema && { schema: document.schema }),
+      // A `grounded` expectation needs the run's grounding.
+      ...(target.operation === "generate.object" && Object.values(c.expect ?? {}).some((e) => e.grounded) && { grounding: true }),
     };
     const base = { caseIndex: job.caseIndex, repeat: job.repeat };
     const outcome = await this.attempt(() =>
       target.operation === "generate.object"
-        ? this.deps.runs.generateObject(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.object, metadata: r.metadata }))
-        : this.deps.runs.generateText(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.text as unknown, metadata: r.metadata })),
+        ? this.deps.runs.generateObject(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.object, metadata: r.metadata, grounding: r.grounding }))
+        : this.deps.runs.generateText(principal, request, { signal, evaluationId }).then((r) => ({ runId: r.runId, output: r.text as unknown, metadata: r.metadata, grounding: undefined })),
       signal,
     );
     if ("error" in outcome) {
       const run = outcome.runId ? await this.deps.store.runs.get(outcome.runId) : null;
       return { ...base, runId: outcome.runId, status: "error", output: null, checks: [], error: outcome.error, durationMs: run?.durationMs ?? null, inputTokens: run?.inputTokens ?? 0, outputTokens: run?.outputTokens ?? 0, cost: run?.cost ?? "0", createdAt: this.deps.now().toISOString() };
     }
-    const { runId, output, metadata } = outcome;
-    const { checks, judges } = checkOutput(output, c.expect ?? {});
+    const { runId, output, metadata, grounding } = outcome;
+    const { checks, judges } = checkOutput(output, c.expect ?? {}, grounding);
     const spent = { inputTokens: metadata.inputTokens, outputTokens: metadata.outputTokens, cost: [metadata.cost] };
     for (const judge of judges) {
       const verdict = await this.judge(evaluationId, principal, document, c.input, judge, signal);

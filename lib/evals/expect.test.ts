@@ -117,6 +117,26 @@ describe("expectations on fields", () => {
   });
 });
 
+describe("the grounded expectation", () => {
+  const grounding = [
+    { pointer: "/total", match: "normalized" as const, source: "input" as const, start: 7, end: 15, text: "1.234,50" },
+    { pointer: "/party/name", match: "exact" as const, source: "input" as const, start: 0, end: 4, text: "Acme" },
+    { pointer: "/party/city", match: "none" as const, reason: "not_found" as const },
+  ];
+  const output = { total: 1234.5, party: { name: "Acme", city: "Paris" } };
+  it("passes when every value at or under the field was found, and names those that were not", () => {
+    const { checks } = checkOutput(output, { "/total": { grounded: true }, "/party": { grounded: true }, "/gone": { grounded: true } }, grounding);
+    expect(checks.map((c) => [c.path, c.pass, c.reason])).toEqual([
+      ["/total", true, undefined],
+      ["/party", false, "not found in the input or attachments: /party/city (not_found)"],
+      ["/gone", false, "is missing"],
+    ]);
+  });
+  it("fails saying so when the run reported no grounding", () => {
+    expect(checkOutput(output, { "/total": { grounded: true } }).checks[0]!.reason).toBe("the run reported no grounding");
+  });
+});
+
 describe("the suite document's shape", () => {
   const problems = (value: unknown) => {
     const result = suiteDocumentSchema.safeParse(value);
@@ -144,8 +164,8 @@ describe("the suite document's shape", () => {
         ],
       }),
     ).toEqual([
-      "cases 0 expect /t: must hold at least one check: equals, oneOf, approx, min, max, length, matches, contains, absent, present, judge",
-      "cases 0 expect /u: must hold at least one check: equals, oneOf, approx, min, max, length, matches, contains, absent, present, judge",
+      "cases 0 expect /t: must hold at least one check: equals, oneOf, approx, min, max, length, matches, contains, absent, present, grounded, judge",
+      "cases 0 expect /u: must hold at least one check: equals, oneOf, approx, min, max, length, matches, contains, absent, present, grounded, judge",
       "cases 0 expect /u tolerance: applies to approx, which is missing",
       "cases 0 expect /v absent: cannot be combined with other checks",
       "cases 0 expect /w approx: must be a finite number (approx)",

@@ -1,6 +1,7 @@
 import "server-only";
 import { RE2JS } from "re2js";
 import type { CheckResult, Expectation } from "../api/suite-shapes";
+import type { GroundedLeaf } from "../domain/grounding";
 import { jsonEqual } from "../json/json-equal.mjs";
 import { parsePointer } from "../json/pointer";
 
@@ -132,12 +133,12 @@ export interface PendingJudge {
 }
 
 /** Every deterministic check of every field, and the judge checks left to decide. */
-export function checkOutput(output: unknown, expect: Readonly<Record<string, Expectation>>): { checks: CheckResult[]; judges: PendingJudge[] } {
+export function checkOutput(output: unknown, expect: Readonly<Record<string, Expectation>>, grounding?: readonly GroundedLeaf[]): { checks: CheckResult[]; judges: PendingJudge[] } {
   const checks: CheckResult[] = [];
   const judges: PendingJudge[] = [];
   for (const [path, expectation] of Object.entries(expect)) {
     const field = lookup(output, path);
-    checks.push(...checkField(path, field, expectation));
+    checks.push(...checkField(path, field, expectation, grounding));
     if (expectation.judge !== undefined) {
       const spec = typeof expectation.judge === "string" ? { criterion: expectation.judge } : expectation.judge;
       judges.push({ path, criterion: spec.criterion, workflow: spec.workflow, field });
@@ -147,7 +148,7 @@ export function checkOutput(output: unknown, expect: Readonly<Record<string, Exp
 }
 
 /** The deterministic checks of one field (all but judge), in the order of CHECK_KINDS. */
-export function checkField(path: string, field: Lookup, e: Expectation): CheckResult[] {
+export function checkField(path: string, field: Lookup, e: Expectation, grounding?: readonly GroundedLeaf[]): CheckResult[] {
   const out: CheckResult[] = [];
   const actual = field.found ? { actual: field.value } : {};
   const result = (check: CheckResult["check"], expected: unknown, failure: string | null): void => {
@@ -211,5 +212,16 @@ export function checkField(path: string, field: Lookup, e: Expectation): CheckRe
   }
   if (has("absent")) result("absent", true, field.found ? `is present: ${show(field.value)}` : null);
   if (has("present")) result("present", true, field.found ? null : missing);
+  if (has("grounded")) result("grounded", true, !field.found ? missing : groundedFailure(path, grounding));
   return out;
+}
+
+/** Why the values at or under `path` are not all grounded, or null when they are. */
+export function groundedFailure(path: string, grounding: readonly GroundedLeaf[] | undefined): string | null {
+  if (!grounding) return "the run reported no grounding";
+  const under = grounding.filter((leaf) => leaf.pointer === path || leaf.pointer.startsWith(`${path}/`) || path === "");
+  if (under.length === 0) return "has no string, number or boolean values to ground";
+  const missed = under.filter((leaf) => leaf.match === "none");
+  if (missed.length === 0) return null;
+  return `not found in the input or attachments: ${missed.slice(0, 5).map((leaf) => `${leaf.pointer} (${leaf.reason ?? "not_found"})`).join(", ")}${missed.length > 5 ? ` and ${missed.length - 5} more` : ""}`;
 }

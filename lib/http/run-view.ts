@@ -1,4 +1,5 @@
 import "server-only";
+import { summarizeGrounding } from "../domain/grounding";
 import type { CallbackSpec } from "../domain/run-vocabulary";
 import type { RunListBounds, RunListItem, RunRecord } from "../store/store-types";
 
@@ -78,6 +79,7 @@ function commonView(run: RunRecord | RunListItem) {
       inputTokens: run.inputTokens,
       outputTokens: run.outputTokens,
       ...(run.warnings.length > 0 && { warnings: run.warnings }),
+      ...("grounding" in run && run.grounding && { grounding: summarizeGrounding(run.grounding) }),
     },
     attempts: run.attempts,
     decoding: run.decoding,

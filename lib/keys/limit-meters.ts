@@ -157,6 +157,15 @@ export function sweepRules(now: Date): { prefix: string; before: string }[] {
   ];
 }
 
+/**
+ * What the store may forget by `now`: meters of windows long over, and (with `passwordWindowMs`)
+ * ended sessions, used or expired sign-in tokens and pending sign-ins, past windows of password attempts.
+ */
+export async function sweepStore(store: Store, now: Date, passwordWindowMs: number): Promise<void> {
+  await store.usage.sweep(sweepRules(now));
+  await store.people.sweep(new Date(now.getTime() - passwordWindowMs).toISOString());
+}
+
 /** Each limit the key has (with the configuration's default rate) as it stands at `now`. */
 export async function keyQuotas(store: Store, keyId: string, limits: KeyLimits, now: Date): Promise<Quota[]> {
   const wanted: { kind: MeterKind; limit: number }[] = [];

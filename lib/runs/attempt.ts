@@ -13,12 +13,17 @@ import { PartialValidator } from "./partial-validator";
 import { retryFeedback } from "./prompt";
 import type { TraceSpan } from "../observability/tracing";
 import type { Execution, Plan } from "./run-request";
+import type { GroundedLeaf } from "../domain/grounding";
+import type { GroundingPool } from "../grounding/grounding-pool";
+import { ungroundedProblems } from "./grounding-check";
 
 /** What a successful run produced. */
 export interface Attempted {
   value: unknown;
   /** The model id the provider reported, when it did. */
   modelId?: string;
+  /** For object runs asked for `grounding`: where each leaf of the value was found. */
+  grounding?: GroundedLeaf[];
 }
 
 /** Receives a streamed run's text as it arrives, and the start of every attempt after the first. */
@@ -45,7 +50,11 @@ type Parsed = { ok: true; value: unknown } | { ok: false; message: string };
  * records nothing (the outcome stage does) but tallies tokens and attempts on the execution.
  */
 export class Attempts {
-  constructor(private readonly schemas: SchemaCompiler) {}
+  constructor(
+    private readonly schemas: SchemaCompiler,
+    /** Aligns values with their sources; without it, runs are not grounded. */
+    private readonly grounder?: GroundingPool,
+  ) {}
 
   /** An object that validates against the plan's schema, or `output_invalid`; never an invalid value. */
   async object(run: Execution, signal: AbortSignal, streaming?: Streaming): Promise<Attempted> {
@@ -54,6 +63,8 @@ export class Attempts {
     let messages = plan.prompt.messages;
     let problems: FieldError[] = [];
     let lastText = "";
+    /** The last attempt failed only because `x-grounded` values were not in the sources. */
+    let ungrounded = false;
     const maxAttempts = plan.workflow.retries + 1;
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       // An attempt left behind at the deadline (its call ignored the abort) starts no other.
@@ -95,22 +106,53 @@ export class Attempts {
         const validation = run.span.child("validate", { "genserve.attempt": attempt });
         const check = await prepared.validate(parsed.value, { owner: plan.principal.keyId, signal }).finally(() => validation.end());
         validation.set({ "genserve.validation.valid": check.valid, ...(!check.valid && { "genserve.validation.errors": check.errors.length }) });
-        // The root's field event: judged by the whole object's validation, as nothing else can.
-        streaming?.onField?.({ pointer: "", value: parsed.value, valid: check.valid });
-        if (check.valid) return { value: parsed.value, modelId: result.modelId };
-        problems = check.errors;
+        // The root's field event: judged by the whole object's validation (and its grounding), as nothing else can.
+        if (check.valid) {
+          const grounded = await this.ground(run, parsed.value, signal);
+          streaming?.onField?.({ pointer: "", value: parsed.value, valid: grounded.problems.length === 0 });
+          if (grounded.problems.length === 0) return { value: parsed.value, modelId: result.modelId, ...(grounded.report && { grounding: grounded.report }) };
+          problems = grounded.problems;
+          ungrounded = true;
+        } else {
+          streaming?.onField?.({ pointer: "", value: parsed.value, valid: false });
+          problems = check.errors;
+          ungrounded = false;
+        }
       } else {
         problems = [{ path: "/", message: parsed.message }];
+        ungrounded = false;
       }
       run.log.warn({ attempt, problems: problems.length, finishReason: result.finishReason }, "output failed validation");
       messages = [...plan.prompt.messages, ...retryFeedback(result.text, problems)];
     }
+    const tries = `${maxAttempts} attempt${maxAttempts > 1 ? "s" : ""}`;
     throw new GenserveError("output_invalid", {
-      detail: `The model's output did not validate against the schema after ${maxAttempts} attempt${maxAttempts > 1 ? "s" : ""}.`,
+      detail: ungrounded
+        ? `The model's output had values marked x-grounded that are not in the input or attachments after ${tries}.`
+        : `The model's output did not validate against the schema after ${tries}.`,
       errors: problems.slice(0, 50),
       // What the model last returned, so a caller (and the playground) can see what failed, and where.
       extensions: { lastOutput: lastText.length > LAST_OUTPUT_CHARS ? lastText.slice(0, LAST_OUTPUT_CHARS) : lastText },
     });
+  }
+
+  /**
+   * A valid value aligned with the run's sources when it asks for grounding or has `x-grounded`
+   * properties (in the grounding worker pool, within its budget): the alignment to report, and a
+   * problem for each `x-grounded` value not found.
+   */
+  private async ground(run: Execution, value: unknown, signal: AbortSignal): Promise<{ report?: GroundedLeaf[]; problems: FieldError[] }> {
+    const grounding = run.plan.grounding;
+    if (!grounding || !this.grounder) return { problems: [] };
+    const span = run.span.child("ground");
+    try {
+      const leaves = await this.grounder.align(value, grounding.docs, { owner: run.plan.principal.keyId, signal });
+      const problems = ungroundedProblems(leaves, grounding.required);
+      span.set({ "genserve.grounding.leaves": leaves.length, "genserve.grounding.ungrounded": problems.length });
+      return { report: grounding.report ? leaves : undefined, problems };
+    } finally {
+      span.end();
+    }
   }
 
   /** The model's text; transient provider failures are retried within the budget. */

@@ -1,4 +1,5 @@
 import "server-only";
+import { summarizeGrounding } from "../domain/grounding";
 import type { Logger } from "pino";
 import type { Config } from "../config/config-types";
 import { runEvent } from "../delivery/events";
@@ -71,6 +72,7 @@ export class Outcomes {
     const finishedAt = this.deps.now();
     const ledger = ledgerOf(run);
     const metadata = this.metadata(ledger, result.modelId, finishedAt.getTime() - run.startedAt);
+    if (result.grounding) metadata.grounding = summarizeGrounding(result.grounding);
     const recorded = await this.record(
       plan.id,
       {
@@ -82,6 +84,7 @@ export class Outcomes {
         decoding: run.decoding ?? null,
         warnings: run.warnings,
         pace: run.pace?.points() ?? null,
+        grounding: result.grounding ?? null,
         inputTokens: metadata.inputTokens,
         outputTokens: metadata.outputTokens,
         cost: metadata.cost,

@@ -16,6 +16,7 @@ import type { SchemaCompiler } from "../schema/validator";
 import { assertRoom } from "../store/quotas";
 import type { Store } from "../store/store-types";
 import { resolveAttachments } from "../attachments/resolve";
+import { planGrounding } from "./grounding-check";
 import { checkWindow, fitContexts, fitHistory } from "./budget";
 import { applyDraft } from "./draft";
 import { buildPrompt, type Prompt } from "./prompt";
@@ -137,6 +138,7 @@ export class Planner {
       client,
       prepared,
       prompt,
+      grounding: operation === "generate.text" ? undefined : planGrounding(request.grounding, schema, request.input, attachments.prompt),
       callback: request.callback,
       thread: request.threadId === undefined ? undefined : { id: request.threadId, isNew: thread === null },
       record: {

@@ -10,6 +10,7 @@ import type { TraceSpan } from "../observability/tracing";
 import type { MeterState, NewRun } from "../store/store-types";
 import type { PaceRecorder } from "./pace";
 import type { Prompt } from "./prompt";
+import type { RunGrounding } from "./grounding-check";
 
 /** What a caller asks of a run, as the route hands it over (already shape-checked). */
 export interface RunRequest {
@@ -31,6 +32,8 @@ export interface RunRequest {
   history?: { role: "user" | "assistant"; content: string }[];
   /** Changes to the named workflow version, run without being saved (admin keys). */
   draft?: WorkflowDraft;
+  /** Object runs: align the output's values with the input and attachments (see lib/grounding/). */
+  grounding?: boolean;
 }
 
 /**
@@ -46,6 +49,8 @@ export interface Plan {
   /** For object operations: the caller's schema, screened and compiled. */
   prepared?: PreparedSchema;
   prompt: Prompt;
+  /** Object runs asking for grounding or with `x-grounded` properties: the sources and what must be grounded. */
+  grounding?: RunGrounding;
   callback?: CallbackSpec;
   /** The conversation this run belongs to, and whether this run starts it. */
   thread?: { id: string; isNew: boolean };

@@ -5,7 +5,7 @@ import type { RunMetadata, RunOperation } from "../domain/run-vocabulary";
 import { GenserveError, isGenserveError, toProblem } from "../errors";
 import { principalOf, type Principal } from "../keys/api-keys";
 import { NO_LIMITS } from "../domain/key-limits";
-import { refusal, sweepRules } from "../keys/limit-meters";
+import { refusal, sweepStore } from "../keys/limit-meters";
 import type { MeterState, RunRecord } from "../store/store-types";
 import type { RunStatus } from "../domain/run-vocabulary";
 import { AsyncQueue } from "./async-queue";
@@ -21,6 +21,8 @@ import { Tracing, type TraceSpan } from "../observability/tracing";
 import { RunDeadline } from "./deadline";
 import { cancelRequested, RunCancels, withPartial } from "./cancellation";
 import type { Execution, Plan, RunOrigin, RunRequest } from "./run-request";
+import type { GroundedLeaf } from "../domain/grounding";
+import type { GroundingPool } from "../grounding/grounding-pool";
 
 export interface RunServiceDeps extends PlannerDeps {
   logger: Logger;
@@ -32,6 +34,8 @@ export interface RunServiceDeps extends PlannerDeps {
   metrics?: RunMetrics;
   /** Runs' traces (OpenTelemetry); absent, only incoming trace ids are recorded. */
   tracing?: Tracing;
+  /** Aligns object runs' values with their sources (`grounding`, `x-grounded`); absent, runs are not grounded. */
+  grounding?: GroundingPool;
   now?: () => Date;
 }
 
@@ -75,7 +79,7 @@ export class RunService {
     this.tracing = deps.tracing ?? new Tracing({ headers: {}, serviceName: "genserve", sampleRatio: 1, exportDelayMs: 1_000 }, "");
     this.planner = new Planner(deps);
     this.cancels = new RunCancels({ store: deps.store, logger: deps.logger });
-    this.attempts = new Attempts(deps.schemas);
+    this.attempts = new Attempts(deps.schemas, deps.grounding);
     this.metering = new Metering({ config: deps.config, store: deps.store, now: this.now });
     this.outcomes = new Outcomes({ config: deps.config, store: deps.store, logger: deps.logger, delivery: deps.delivery, owner: deps.replicaId, metering: this.metering, metrics: deps.metrics, now: this.now });
     this.queue = new AsyncQueue({
@@ -113,10 +117,10 @@ export class RunService {
     return checkSchema(this.deps, principal, request);
   }
 
-  async generateObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; object: unknown; metadata: RunMetadata; quota: MeterState[] }> {
+  async generateObject(principal: Principal, request: ObjectRequest, origin: RunOrigin = {}): Promise<{ runId: string; object: unknown; metadata: RunMetadata; grounding?: GroundedLeaf[]; quota: MeterState[] }> {
     const run = await this.open(principal, "generate.object", request, origin, "running");
-    const { value, metadata } = await this.track(run, (signal) => this.attempts.object(run, signal), origin.signal);
-    return { runId: run.plan.id, object: value, metadata, quota: run.quota };
+    const { value, metadata, grounding } = await this.track(run, (signal) => this.attempts.object(run, signal), origin.signal);
+    return { runId: run.plan.id, object: value, metadata, ...(grounding && { grounding }), quota: run.quota };
   }
 
   async generateText(principal: Principal, request: RunRequest, origin: RunOrigin = {}): Promise<{ runId: string; text: string; metadata: RunMetadata; quota: MeterState[] }> {
@@ -174,7 +178,7 @@ export class RunService {
           onField: fields ? (field) => void (signal.aborted || writer.push({ kind: "field", attempt: run.attempts, ...field })) : undefined,
         }),
     )
-      .then(({ value, metadata }) => writer.push({ kind: "done", payload: { runId: id, object: value, metadata } }))
+      .then(({ value, metadata, grounding }) => writer.push({ kind: "done", payload: { runId: id, object: value, metadata, ...(grounding && { grounding }) } }))
       .catch((error: unknown) => writer.push({ kind: "error", problem: toProblem(error, run.log) }))
       .finally(() => writer.end());
     return { runId: id, quota: run.quota };
@@ -263,9 +267,7 @@ export class RunService {
     const now = this.now();
     if (now.getTime() - this.lastSweep > SWEEP_EVERY_MS) {
       this.lastSweep = now.getTime();
-      await this.deps.store.usage.sweep(sweepRules(now));
-      // Ended sessions, used or expired sign-in tokens and pending sign-ins, and past windows of password attempts.
-      await this.deps.store.people.sweep(new Date(now.getTime() - this.deps.config.auth.passwordWindowMs).toISOString());
+      await sweepStore(this.deps.store, now, this.deps.config.auth.passwordWindowMs);
     }
   }
 

@@ -1,4 +1,5 @@
 import "server-only";
+import type { GroundedLeaf } from "../domain/grounding";
 import type { RunMetadata } from "../domain/run-vocabulary";
 import type { ProblemBody } from "../errors";
 import type { Store, StoredStreamEvent } from "../store/store-types";
@@ -8,7 +9,7 @@ export type StreamEvent =
   | { seq: number; kind: "item"; text: string }
   | { seq: number; kind: "restart"; attempt: number }
   | { seq: number; kind: "field"; attempt: number; pointer: string; value: unknown; valid: boolean | null }
-  | { seq: number; kind: "done"; payload: { runId: string; object: unknown; metadata: RunMetadata } }
+  | { seq: number; kind: "done"; payload: { runId: string; object: unknown; metadata: RunMetadata; grounding?: GroundedLeaf[] } }
   | { seq: number; kind: "error"; problem: ProblemBody };
 
 type Body<E> = E extends StreamEvent ? Omit<E, "seq"> : never;

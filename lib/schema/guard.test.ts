@@ -27,6 +27,11 @@ describe("screenSchema", () => {
     expect(screen(map).map((e) => e.path)).toEqual(["/schema/properties/patternProperties/properties/x/pattern"]);
   });
 
+  it("allows genserve's x-grounded annotation as a boolean, and refuses any other value", () => {
+    expect(screen({ type: "object", properties: { total: { type: "number", "x-grounded": true } } })).toEqual([]);
+    expect(screen({ type: "object", properties: { total: { type: "number", "x-grounded": "yes" } } })).toEqual([{ path: "/schema/properties/total/x-grounded", message: "must be true or false" }]);
+  });
+
   it("refuses ajv's $data form of a keyword's value", () => {
     expect(screen({ type: "object", properties: { a: { const: { $data: "1/b" } } } })).toEqual([{ path: "/schema/properties/a/const/$data", message: "$data references are not supported" }]);
   });

@@ -143,6 +143,8 @@ export function screenSchema(schema: unknown, limits: SchemaLimits, options: Scr
       if (target) refTargets.push({ value: target.value, segments: target.segments, depth: depth + 1 });
     }
     if (typeof node.pattern === "string") checkPattern(node.pattern, [...segments, "pattern"]);
+    // genserve's own annotation (README: Source grounding): the values here must be found in the run's sources.
+    if ("x-grounded" in node && typeof node["x-grounded"] !== "boolean") errors.push({ path: at([...segments, "x-grounded"]), message: "must be true or false" });
     if (typeof node.id === "string") legacy?.({ keyword: "id", path: at([...segments, "id"]) });
     if (isRecord(node.definitions)) legacy?.({ keyword: "definitions", path: at([...segments, "definitions"]) });
     if (node.properties && typeof node.properties === "object" && !Array.isArray(node.properties)) properties += Object.keys(node.properties).length;

@@ -3,6 +3,7 @@ import path from "node:path";
 import type { Logger } from "pino";
 import type { Config } from "../config/config-types";
 import { DocumentExtractor, EXTRACT_WORKER_FILE } from "../attachments/extract";
+import { GroundingPool, GROUNDING_WORKER_FILE } from "../grounding/grounding-pool";
 import { Catalog } from "../catalog/workflow-catalog";
 import { DeliveryWorker } from "../delivery/worker";
 import { ModelRegistry } from "../models/model-registry";
@@ -71,6 +72,12 @@ export function createRuntime(boot: BootOptions): Runtime {
   const replicaId = `replica_${randomBytes(6).toString("hex")}`;
   const schemas = new SchemaCompiler(boot.config.limits, { workerFile: path.join(boot.appRoot, SCHEMA_WORKER_FILE) });
   const extractor = new DocumentExtractor(path.join(boot.appRoot, EXTRACT_WORKER_FILE), boot.config.limits);
+  // Grounding aligns outputs with documents of up to the same size, in as many workers as extraction.
+  const grounding = new GroundingPool(path.join(boot.appRoot, GROUNDING_WORKER_FILE), {
+    size: boot.config.limits.extractWorkers,
+    memoryMb: boot.config.limits.attachmentExtractMemoryMb,
+    budget: { timeMs: boot.config.limits.groundingTimeoutMs, work: boot.config.limits.groundingWork },
+  });
   // Grammars for local models, as many workers as for validators, started on first use (compiles are
   // cached by schema): one slow schema's compile does not hold up another's.
   const grammars = new GrammarWorkerPool(path.join(boot.appRoot, GRAMMAR_WORKER_FILE), {
@@ -117,7 +124,7 @@ export function createRuntime(boot: BootOptions): Runtime {
   delivery.start({ exclusive });
   logger.debug({ workflows: Object.keys(boot.config.workflows).length }, "runtime ready");
   const catalog = new Catalog(boot.config, store);
-  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, publicUrl: boot.publicUrl, replicaId, metrics, tracing, delivery });
+  const runs = new RunService({ config: boot.config, store, models, schemas, logger, hub, catalog, extractor, grounding, publicUrl: boot.publicUrl, replicaId, metrics, tracing, delivery });
   const evaluations = new EvaluationService({ config: boot.config, store, runs, catalog, logger, replicaId, publicUrl: boot.publicUrl, onEventQueued: () => delivery.kick() });
   // Runs a previous process left behind are failed (with their callbacks) or queued again — all of
   // them on SQLite, which this process owns alone; on PostgreSQL, those whose lease ran out — then
@@ -157,6 +164,7 @@ export function createRuntime(boot: BootOptions): Runtime {
         await delivery.stop(limits.callbackTimeoutMs + 1_000);
         await schemas.close();
         await extractor.close();
+        await grounding.close();
         await hub.close();
         await models.dispose();
         await grammars.close();

@@ -296,6 +296,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX workflow_label_moves_slug ON workflow_label_moves (project_id, slug, label, seq);
     `,
   },
+  {
+    version: 27,
+    name: "source grounding: where each value of an object run's output was found in its input and attachments (requested with grounding: true), as JSON",
+    sql: `
+      ALTER TABLE runs ADD COLUMN grounding_json TEXT;
+    `,
+  },
 ];
 
 /**

@@ -1,5 +1,6 @@
 import "server-only";
 import type { RunDraft } from "../domain/drafts";
+import type { GroundedLeaf } from "../domain/grounding";
 import type { KeyLimits } from "../domain/key-limits";
 import type { Role } from "../domain/roles";
 import { GenserveError } from "../errors";
@@ -117,6 +118,7 @@ export interface RunRow {
   workflow_label?: string | null;
   pace?: string | null;
   draft?: string | null;
+  grounding_json?: string | null;
 }
 
 export const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -205,6 +207,7 @@ export const toRun = (row: RunRow): RunRecord => ({
   workflowLabel: row.workflow_label ?? null,
   pace: parseJson<[number, number][] | null>(row.pace ?? null, null),
   draft: parseJson<RunDraft | null>(row.draft ?? null, null),
+  grounding: parseJson<GroundedLeaf[] | null>(row.grounding_json ?? null, null),
 });
 
 /** A stranded run with what reconciling it needs: its queued request, and how often it was started. */

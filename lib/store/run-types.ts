@@ -2,6 +2,7 @@
 
 import "server-only";
 import type { RunDraft } from "../domain/drafts";
+import type { GroundedLeaf } from "../domain/grounding";
 import type { AttachmentMeta, CallbackSpec, DecodingMode, RunOperation, RunStatus } from "../domain/run-vocabulary";
 import type { ProblemBody } from "../errors";
 
@@ -53,6 +54,8 @@ export interface RunRecord {
   pace: [number, number][] | null;
   /** A draft run's record: the version it started from, the definition that ran and what differs; null for other runs. */
   draft: RunDraft | null;
+  /** For an object run asked for `grounding`: where each value of its output was found; null otherwise. */
+  grounding: GroundedLeaf[] | null;
 }
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
@@ -83,7 +86,7 @@ export interface IdempotencyRecord {
   createdAt: string;
 }
 
-export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "decoding" | "warnings" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt"> & { pace?: [number, number][] | null };
+export type RunOutcome = Pick<RunRecord, "status" | "output" | "error" | "modelName" | "modelTag" | "decoding" | "warnings" | "inputTokens" | "outputTokens" | "cost" | "durationMs" | "attempts" | "finishedAt"> & { pace?: [number, number][] | null; grounding?: GroundedLeaf[] | null };
 
 export interface RunFilter {
   /** Only runs of this key; undefined lists every key's runs (admin). */

@@ -39,7 +39,7 @@ export function runWrites(db: StoreRunner): Pick<Store["runs"], "insert" | "rese
         const changed = yield* run(
           `UPDATE runs SET status = $2, output_json = $3, error_json = $4, model_name = $5, model_tag = $6, decoding = $7, input_tokens = $8,
                   output_tokens = $9, cost = $10, duration_ms = $11, attempts = $12, finished_at = $13, updated_at = $13,
-                  request_json = NULL, lease_owner = NULL, lease_until = NULL, warnings_json = $15, pace = $16
+                  request_json = NULL, lease_owner = NULL, lease_until = NULL, warnings_json = $15, pace = $16, grounding_json = $17
            WHERE id = $1 AND status IN ('running', 'queued') AND (CAST($14 AS TEXT) IS NULL OR lease_owner = $14)`,
           [
             id,
@@ -58,6 +58,7 @@ export function runWrites(db: StoreRunner): Pick<Store["runs"], "insert" | "rese
             owner ?? null,
             warningsJson(outcome.warnings),
             json(outcome.pace),
+            json(outcome.grounding),
           ],
         );
         if (changed === 0) return false;

@@ -41,3 +41,34 @@ export function makePdf(text: string | null, encrypt = false, pages = 1): Buffer
   out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R${encryption} >>\nstartxref\n${xref}\n%%EOF\n`;
   return Buffer.from(out, "latin1");
 }
+
+/** A PDF escaped string literal's body: backslashes and parentheses escaped. */
+const pdfString = (text: string) => text.replace(/[\\()]/g, (c) => `\\${c}`);
+
+/**
+ * A PDF of several pages, each of lines of text (Helvetica 10 on US Letter, one line per text
+ * operation, so pdf.js ends each with a line break). WinAnsi text only (Latin-1).
+ */
+export function makePdfPages(pages: readonly (readonly string[])[]): Buffer {
+  // Objects: 1 catalog, 2 pages, 3 font, then per page: its page object and its content stream.
+  const objects: string[] = ["<< /Type /Catalog /Pages 2 0 R >>", "", "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"];
+  const kids: string[] = [];
+  for (const lines of pages) {
+    const page = objects.length + 1;
+    const stream = `BT /F1 10 Tf 12 TL 40 750 Td ${lines.map((l) => `(${pdfString(l)}) Tj T*`).join(" ")} ET`;
+    objects.push(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${page + 1} 0 R /Resources << /Font << /F1 3 0 R >> >> >>`);
+    objects.push(`<< /Length ${Buffer.byteLength(stream, "latin1")} >>\nstream\n${stream}\nendstream`);
+    kids.push(`${page} 0 R`);
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.join(" ")}] /Count ${pages.length} >>`;
+  let out = "%PDF-1.4\n";
+  const offsets: number[] = [];
+  objects.forEach((o, i) => {
+    offsets.push(Buffer.byteLength(out, "latin1"));
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  });
+  const xref = Buffer.byteLength(out, "latin1");
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n${offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("")}`;
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}

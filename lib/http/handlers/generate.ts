@@ -40,7 +40,7 @@ async function generate(ctx: RouteContext<Record<string, string>>, operation: "g
     }
     if (body.operation === "generate.object") {
       const result = await runtime.runs.generateObject(caller, body.request, origin);
-      return reply(generateObjectResponse, { object: result.object, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId, ...quotaHeaders(result.quota) } });
+      return reply(generateObjectResponse, { object: result.object, metadata: result.metadata, ...(result.grounding && { grounding: result.grounding }) }, { headers: { "X-Run-ID": result.runId, ...quotaHeaders(result.quota) } });
     }
     const result = await runtime.runs.generateText(caller, body.request, origin);
     return reply(generateTextResponse, { text: result.text, metadata: result.metadata }, { headers: { "X-Run-ID": result.runId, ...quotaHeaders(result.quota) } });

@@ -20,7 +20,7 @@ import { chooseFormat, encoderFor, streamHeaders, streamResponse } from "../stre
 /** The final event of a run that ended, from its record (its streamed items are no longer at hand). */
 function finalFromRecord(run: RunRecord): StreamEvent {
   return run.status === "succeeded"
-    ? { seq: 0, kind: "done", payload: { runId: run.id, object: run.output, metadata: runView(run).metadata } }
+    ? { seq: 0, kind: "done", payload: { runId: run.id, object: run.output, metadata: runView(run).metadata, ...(run.grounding && { grounding: run.grounding }) } }
     : { seq: 0, kind: "error", problem: run.error ?? toProblem(new GenserveError("internal", { runId: run.id })) };
 }
 
@@ -81,6 +81,7 @@ export const endpoints = [
       const event = await runtime.services.runs.callbackEvent(run.id);
       return reply(runDetailSchema, {
         ...runView(run),
+        grounding: run.grounding,
         deliveries: event
           ? { eventId: event.id, url: maskUrl(event.url), status: event.status, attempts: event.attempts, nextAttemptAt: event.nextAttemptAt, log: event.deliveries }
           : null,
