@@ -29,6 +29,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   grammar: ["json", "regex", "workers"],
   schema: ["config", "errors.ts", "json", "regex", "workers"],
   keys: ["domain", "errors.ts", "ids.ts", "store"],
+  // The audit log: what changes record, over the store only (callers pass who they are).
+  audit: ["store"],
   catalog: ["config", "domain", "errors.ts", "json", "schema", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
   attachments: ["config", "domain", "errors.ts", "net", "workers"],
@@ -43,9 +45,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "runs", "schema", "shares", "store"],
-  http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
-  cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "server", "store"],
+  server: ["audit", "attachments", "catalog", "config", "delivery", "evals", "grammar", "keys", "models", "net", "observability", "runs", "schema", "shares", "store"],
+  http: ["audit", "api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "runs", "schema", "server", "store"],
+  cli: ["audit", "api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "server", "store"],
 };
 
 /** Modules the playground's browser bundle imports: they must never reach a server-only module. */

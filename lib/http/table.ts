@@ -1,5 +1,6 @@
 import "server-only";
 import { endpoint, handlerOf, type Endpoint, type Method } from "./endpoint";
+import { endpoints as audit } from "./handlers/audit";
 import { endpoints as catalog } from "./handlers/catalog";
 import { endpoints as evaluations } from "./handlers/evaluations";
 import { endpoints as generate } from "./handlers/generate";
@@ -42,6 +43,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     handler: async ({ runtime }) => new Response(openApiText(runtime.version), { headers: { "Content-Type": "application/json", "Cache-Control": "public, max-age=60" } }),
   }),
   ...evaluations,
+  ...audit,
 ];
 
 /** The OpenAPI document of the table. */

@@ -1,4 +1,5 @@
 import "server-only";
+import { AuditLog } from "../audit/audit-log";
 import type { Config } from "../config/config-types";
 import { InboxService } from "../delivery/inbox-service";
 import { KeyAdmin } from "../keys/key-admin";
@@ -22,6 +23,7 @@ export interface Services {
   inboxes: InboxService;
   shares: ShareLinks;
   suites: SuiteService;
+  audit: AuditLog;
 }
 
 export function createServices(deps: { store: Store; config: Config; schemas: SchemaCompiler; publicUrl: string }): Services {
@@ -35,5 +37,6 @@ export function createServices(deps: { store: Store; config: Config; schemas: Sc
     inboxes: new InboxService(store, publicUrl),
     shares: new ShareLinks(store, limits.sharesPerKey),
     suites: new SuiteService(store, schemas, limits),
+    audit: new AuditLog(store),
   };
 }

@@ -1,6 +1,5 @@
 import "server-only";
 import pg from "pg";
-import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NEXT_QUEUED_RUN, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./table-transfer";
 import { keyPatch, runEnded, THREAD_INSERT, toCatalog, toEvent, toKey, toRun, toStranded, warningsJson, type CatalogRow, type EventRow, type KeyRow, type RunRow } from "./rows";
@@ -10,7 +9,9 @@ import { catalogStore } from "./catalog-store";
 import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
-import { keysStore } from "./keys-store";
+import { keysStore, sealStoredSecrets } from "./keys-store";
+import { secretBox } from "./secret-box";
+import { auditStore } from "./audit-store";
 import { runReads } from "./runs-store";
 import { streamReads } from "./streams-store";
 import { threadsStore } from "./threads-store";
@@ -31,6 +32,8 @@ export interface PostgresOptions {
   idleTimeoutMs: number;
   /** How long to wait for a connection before answering 503 storage_unavailable. */
   connectionTimeoutMs: number;
+  /** The 32-byte key sealing signing secrets: configured (security.secretsKey), never in the database. */
+  secretsKey: Buffer;
 }
 
 /** The advisory lock key migrations run under: processes starting together migrate once. */
@@ -151,6 +154,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
   pool.on("error", () => undefined);
 
   const runner = postgresRunner(pool);
+  const box = secretBox(options.secretsKey);
   const { guard, query, transaction } = runner;
   const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
 
@@ -184,16 +188,16 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
               throw error;
             }
           }
-          for (const row of (await client.query<{ id: string }>("SELECT id FROM api_keys WHERE webhook_secret IS NULL")).rows) {
-            await client.query("UPDATE api_keys SET webhook_secret = $1 WHERE id = $2", [newWebhookSecret(), row.id]);
-          }
         } finally {
           await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => undefined);
           client.release();
         }
       });
+      // Plain-text signing secrets (and missing ones) sealed, under a lock of their own: once, whoever starts together.
+      await sealStoredSecrets(runner, box);
     },
-    keys: keysStore(runner),
+    keys: keysStore(runner, box),
+    audit: auditStore(runner),
     runs: {
       async insert(run, charges = []) {
         return transaction(async (client) => {

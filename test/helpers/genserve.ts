@@ -93,7 +93,7 @@ export async function cli(args: string[], options: { dataDir: string; configFile
   return stdout;
 }
 
-export async function createKey(name: string, options: { dataDir: string; admin?: boolean; env?: Record<string, string> }): Promise<{ id: string; key: string; admin: boolean; webhookSecret: string }> {
+export async function createKey(name: string, options: { dataDir: string; configFile?: string; admin?: boolean; env?: Record<string, string> }): Promise<{ id: string; key: string; admin: boolean; webhookSecret: string }> {
   const stdout = await cli(["keys", "create", "--name", name, "--json", ...(options.admin ? ["--admin"] : [])], options);
   return JSON.parse(stdout) as { id: string; key: string; admin: boolean; webhookSecret: string };
 }

@@ -2,6 +2,8 @@ import "server-only";
 import { contextDefinition, contextListSchema, workflowDefinition, workflowListSchema } from "../../api/responses";
 import { SLUG } from "../../domain/names";
 import { GenserveError, validationError } from "../../errors";
+import { changesBetween } from "../../audit/audit-log";
+import { audit } from "../audit-origin";
 import { readJsonBody } from "../body";
 import { endpoint, type Endpoint } from "../endpoint";
 import { reply } from "../problem";
@@ -27,7 +29,8 @@ async function getEntry(kind: "workflow" | "context", { runtime, params }: Route
 }
 
 /** Creates or changes an API-managed workflow or context; every change is a new version. */
-async function putEntry(kind: "workflow" | "context", { request, runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> {
+async function putEntry(kind: "workflow" | "context", ctx: RouteContext<{ slug: string }>): Promise<Response> {
+  const { request, runtime, principal, params } = ctx;
   const caller = await principal();
   if (!SLUG.test(params.slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
   const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
@@ -38,15 +41,29 @@ async function putEntry(kind: "workflow" | "context", { request, runtime, princi
       const check = await runtime.runs.checkSchema(caller, { schema: schema as Record<string, unknown> });
       if (!check.accepted) throw validationError(check.problems);
     }
+    const before = await runtime.catalog.workflow(params.slug);
     const { entry, created } = await runtime.catalog.putWorkflow(params.slug, body, caller.keyId);
+    await audit(ctx, "workflow.version.create", { kind: "workflow", id: params.slug }, definitionChanges(before, entry));
     return reply(workflowDefinition, entry, { status: created ? 201 : 200 });
   }
+  const before = await runtime.catalog.context(params.slug);
   const { entry, created } = await runtime.catalog.putContext(params.slug, body, caller.keyId);
+  await audit(ctx, "context.version.create", { kind: "context", id: params.slug }, definitionChanges(before, entry));
   return reply(contextDefinition, entry, { status: created ? 201 : 200 });
 }
 
-async function deleteEntry(kind: "workflow" | "context", { runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> {
+/** What a new version changed: its fields that differ from the version before (where it came from is not a change). */
+function definitionChanges(before: object | null, after: object) {
+  const { source: _was, ...was } = (before ?? {}) as Record<string, unknown>;
+  const { source: _is, ...is } = after as Record<string, unknown>;
+  return changesBetween(before ? was : null, is);
+}
+
+async function deleteEntry(kind: "workflow" | "context", ctx: RouteContext<{ slug: string }>): Promise<Response> {
+  const { runtime, principal, params } = ctx;
+  const before = kind === "workflow" ? await runtime.catalog.workflow(params.slug) : await runtime.catalog.context(params.slug);
   await runtime.catalog.delete(kind, params.slug, (await principal()).keyId);
+  await audit(ctx, `${kind}.delete`, { kind, id: params.slug }, changesBetween({ version: before?.version ?? null }, { version: null }));
   return new Response(null, { status: 204 });
 }
 

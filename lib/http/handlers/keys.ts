@@ -3,6 +3,8 @@ import { createKeyRequest, updateKeyRequest } from "../../api/requests";
 import { apiKeyDetailSchema, apiKeySchema, createdKeySchema, keyListSchema, meSchema } from "../../api/responses";
 import { limitsPatch, limitsView, NO_LIMITS } from "../../domain/key-limits";
 import type { ApiKeyRecord } from "../../store/store-types";
+import { changesBetween } from "../../audit/audit-log";
+import { audit } from "../audit-origin";
 import { endpoint } from "../endpoint";
 import { reply } from "../problem";
 
@@ -71,13 +73,15 @@ export const endpoints = [
     request: { body: createKeyRequest, required: true },
     responses: { "201": { description: "The key, with the key itself and its signing secret.", body: createdKeySchema } },
     errors: ["validation_failed", "unauthorized", "forbidden"],
-    handler: async ({ runtime, body }) => {
+    handler: async (ctx) => {
+      const { runtime, body } = ctx;
       const input = await body(createKeyRequest);
       const { record, key } = await runtime.services.keys.create({
         name: input.name,
         admin: input.admin ?? false,
         limits: { ...NO_LIMITS, ...limitsPatch(input.limits ?? {}) },
       });
+      await audit(ctx, "key.create", { kind: "key", id: record.id }, changesBetween(null, { name: record.name, admin: record.admin, limits: limitsView(record.limits) }));
       return reply(createdKeySchema, { ...keyView(record), key, webhookSecret: record.webhookSecret ?? "" }, { status: 201, headers: { Location: `/api/v1/keys/${record.id}` } });
     },
   }),
@@ -104,9 +108,16 @@ export const endpoints = [
     responses: { "200": { description: "The key.", body: apiKeySchema } },
     errors: ["validation_failed", "unauthorized", "forbidden", "not_found"],
     /** Limits apply to runs admitted from now on; runs in progress keep what they reserved. */
-    handler: async ({ runtime, params, body }) => {
+    handler: async (ctx) => {
+      const { runtime, params, body } = ctx;
       const input = await body(updateKeyRequest);
-      return reply(apiKeySchema, keyView(await runtime.services.keys.update(params.id, { name: input.name, limits: limitsPatch(input.limits ?? {}) })));
+      const before = (await runtime.services.keys.get(params.id)).record;
+      const after = await runtime.services.keys.update(params.id, { name: input.name, limits: limitsPatch(input.limits ?? {}) });
+      const subject = { kind: "key", id: after.id };
+      if (before.name !== after.name) await audit(ctx, "key.rename", subject, changesBetween({ name: before.name }, { name: after.name }));
+      const limits = changesBetween(limitsView(before.limits), limitsView(after.limits));
+      if (Object.keys(limits).length > 0) await audit(ctx, "key.limits", subject, limits);
+      return reply(apiKeySchema, keyView(after));
     },
   }),
   endpoint({
@@ -118,8 +129,11 @@ export const endpoints = [
     responses: { "204": { description: "Revoked." } },
     errors: ["unauthorized", "forbidden", "not_found", "conflict"],
     /** Revokes the key: it is refused at once. The last active admin key cannot be revoked (nobody could manage keys). */
-    handler: async ({ runtime, params }) => {
+    handler: async (ctx) => {
+      const { runtime, params } = ctx;
       await runtime.services.keys.revoke(params.id);
+      const { record } = await runtime.services.keys.get(params.id);
+      await audit(ctx, "key.revoke", { kind: "key", id: record.id }, changesBetween({ name: record.name, revokedAt: null }, { name: record.name, revokedAt: record.revokedAt }));
       return new Response(null, { status: 204 });
     },
   }),
