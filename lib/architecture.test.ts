@@ -40,7 +40,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The run pipeline, above everything it orchestrates.
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store", "workers"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
-  evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "runs", "schema", "store", "workers"],
+  evals: ["api", "audit", "catalog", "config", "delivery", "domain", "errors.ts", "ids.ts", "json", "keys", "runs", "schema", "store", "workers"],
   // Shapes of the public API (browser-safe), and the browser's client of it.
   api: ["domain", "errors.ts"],
   client: ["api", "domain", "errors.ts", "json"],

@@ -10,7 +10,7 @@ import type { AuditActor, AuditEntry, AuditEvent, AuditFilter, Store } from "../
  * Actions are stable dotted names (the page and API filters match their prefixes):
  * key.create · key.rename · key.limits · key.revoke · key.secret.rotate ·
  * workflow.version.create · workflow.delete · workflow.label.move · workflow.label.remove ·
- * workflow.label.promote · context.version.create · context.delete ·
+ * workflow.label.promote (asked for) · workflow.label.refuse (its suite did not pass) · context.version.create · context.delete ·
  * suite.create · suite.update · suite.delete · share.create · share.revoke.
  */
 
@@ -33,6 +33,9 @@ export function actorOf(principal: { keyId: string; name: string; admin: boolean
 
 /** Changes made on the host with the `genserve` command (it holds the data directory or database URL). */
 export const CLI_ORIGIN: AuditOrigin = { actor: { kind: "system", id: null, label: "genserve CLI" }, ip: null, userAgent: null, projectId: null };
+
+/** A promotion gated by a suite, decided by genserve when its evaluation ends. */
+export const PROMOTION_ORIGIN: AuditOrigin = { actor: { kind: "system", id: null, label: "gated promotion" }, ip: null, userAgent: null, projectId: null };
 
 /** Field names whose values are never written to the log, whatever the change (secrets, tokens, hashes). */
 const SECRET_FIELD = /secret|password|token|hash|^key$/i;

@@ -4,6 +4,7 @@ import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CALLBACK } from "../helpers/config";
 import { cli, createKey, get, post } from "../helpers/genserve";
+import { waitUntil } from "../helpers/receiver";
 import { useGenserve } from "../helpers/suite";
 
 // The audit log over real HTTP: each change to keys, workflows, labels, contexts, suites and shares
@@ -88,6 +89,26 @@ describe("the audit log", () => {
     expect(shareEvents[1]!.changes).toMatchObject({ kind: { after: "run" }, targetId: { after: run.json.metadata.runId }, hideFields: { after: ["/secret"] } });
     // The link's token (in its URL) is never recorded.
     expect(JSON.stringify(shareEvents)).not.toContain(new URL(share.json.url).pathname.split("/").pop());
+  });
+
+  it("records who asked for a gated promotion, and genserve's decision when its suite ends", async () => {
+    const schema = { type: "object", properties: { n: { type: "string" } }, required: ["n"] };
+    await send("PUT", "/api/v1/workflows/audit-gated", { model: "free", instructions: "v", retries: 0, schema }, ctx.key);
+    await send("PUT", "/api/v1/suites/audit-gate", { workflow: "audit-gated", cases: [{ name: "a", input: "A", expect: { "/n": { equals: "ok" } } }] }, ctx.key);
+    ctx.upstream.respondWith(() => ({ content: JSON.stringify({ n: "ok" }) }));
+    const asked = await send("POST", "/api/v1/workflows/audit-gated/labels/production", { version: "1", requireSuite: "audit-gate" }, ctx.key);
+    expect(asked.status).toBe(202);
+    await waitUntil(async () => (await log("?subject=workflow:audit-gated&action=workflow.label.move")).events.length === 1, "the promotion's decision in the audit log");
+    const [decided, requested] = (await log("?subject=workflow:audit-gated&action=workflow.label.")).events;
+    expect(requested).toMatchObject({ action: "workflow.label.promote", actor: { kind: "key", label: "admin" }, changes: { "labels.production": { after: "1" }, gate: { after: { suite: "audit-gate", evaluationId: asked.json.evaluationId } } } });
+    expect(decided).toMatchObject({ action: "workflow.label.move", actor: { kind: "system", label: "gated promotion" }, ip: null, changes: { "labels.production": { before: null, after: "1" }, gate: { after: { evaluationId: asked.json.evaluationId, passRate: 1 } } } });
+  });
+
+  it("records a label moved from the CLI as the system", async () => {
+    await send("PUT", "/api/v1/workflows/audit-cli", { model: "free", instructions: "v", retries: 0 }, ctx.key);
+    await cli(["workflows", "label", "audit-cli@1", "staging"], { dataDir: ctx.server.dataDir, configFile: ctx.server.configFile });
+    const [moved] = (await log("?subject=workflow:audit-cli&action=workflow.label.move")).events;
+    expect(moved).toMatchObject({ actor: { kind: "system", id: null, label: "genserve CLI" }, changes: { "labels.staging": { before: null, after: "1" } } });
   });
 
   it("filters by actor, action prefix and time, and pages newest first with a cursor", async () => {
