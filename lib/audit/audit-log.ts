@@ -34,6 +34,9 @@ export function actorOf(principal: { keyId: string; name: string; admin: boolean
 /** Changes made on the host with the `genserve` command (it holds the data directory or database URL). */
 export const CLI_ORIGIN: AuditOrigin = { actor: { kind: "system", id: null, label: "genserve CLI" }, ip: null, userAgent: null, projectId: null };
 
+/** The first start of an empty store, which creates the first admin key. */
+export const FIRST_START_ORIGIN: AuditOrigin = { actor: { kind: "system", id: null, label: "first start" }, ip: null, userAgent: null, projectId: null };
+
 /** A promotion gated by a suite, decided by genserve when its evaluation ends. */
 export const PROMOTION_ORIGIN: AuditOrigin = { actor: { kind: "system", id: null, label: "gated promotion" }, ip: null, userAgent: null, projectId: null };
 

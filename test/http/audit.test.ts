@@ -49,6 +49,11 @@ describe("the audit log", () => {
     expect(text).not.toContain(created.json.webhookSecret);
   });
 
+  it("records the first admin key, made by the first start", async () => {
+    const [first] = (await log(`?subject=key:${await adminId()}`)).events;
+    expect(first).toMatchObject({ action: "key.create", actor: { kind: "system", id: null, label: "first start" }, changes: { name: { after: "admin" }, admin: { after: true } } });
+  });
+
   it("records a signing secret's rotation from the CLI as the system, without the secret", async () => {
     const rotated = JSON.parse(await cli(["keys", "rotate-secret", user.id, "--json"], { dataDir: ctx.server.dataDir, configFile: ctx.server.configFile }));
     const [event] = (await log(`?action=key.secret.rotate&subject=key:${user.id}`)).events;
