@@ -20,7 +20,7 @@ import { createClient } from "redis";
 import { INVOICE_SCHEMA, testConfig } from "../test/helpers/config";
 import { startFakeUpstream } from "../test/helpers/fake-upstream";
 import { tempDir, writeConfig } from "../test/helpers/genserve";
-import { freshDatabase, postgresAvailable } from "../test/helpers/postgres";
+import { freshDatabase, postgresAvailable, TEST_SECRETS_ENV } from "../test/helpers/postgres";
 import { startReceiver } from "../test/helpers/receiver";
 import { cpuOf, percentile } from "./harness";
 
@@ -35,7 +35,8 @@ if (!(await postgresAvailable())) throw new Error("bench:replicas needs PostgreS
 
 const upstream = await startFakeUpstream();
 const receiver = await startReceiver();
-const config = testConfig(upstream.url, "network:\n  allowPrivate: true\n");
+// Replicas on PostgreSQL share the key that seals signing secrets (set for SQLite too, where it is used the same way).
+const config = testConfig(upstream.url, "network:\n  allowPrivate: true\nsecurity:\n  secretsKey:\n    env: GENSERVE_TEST_SECRETS_KEY\n");
 
 interface Server {
   url: string;
@@ -47,7 +48,7 @@ interface Server {
 async function serve(dataDir: string, databaseUrl?: string): Promise<Server> {
   const configFile = writeConfig(tempDir(), config);
   const child = spawn(process.execPath, [BIN, "serve", "--config", configFile, "--data", dataDir, "--port", "0", "--log-level", "warn"], {
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...(databaseUrl && { DATABASE_URL: databaseUrl }) },
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", ...TEST_SECRETS_ENV, ...(databaseUrl && { DATABASE_URL: databaseUrl }) },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -7,6 +7,7 @@
  * (wall time per run: round trips) and 32 in flight (row locks under contention). Results: docs/benchmarks.md.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -38,7 +39,7 @@ const postgres: Backend = async (root, label) => {
   psql(`CREATE DATABASE ${name}`);
   const url = new URL(PG_BASE);
   url.pathname = `/${name}`;
-  const store = openPostgresStore(url.href, { max: 10, idleTimeoutMs: 10_000, connectionTimeoutMs: 5_000 });
+  const store = openPostgresStore(url.href, { max: 10, idleTimeoutMs: 10_000, connectionTimeoutMs: 5_000, secretsKey: randomBytes(32) });
   await store.migrate();
   return {
     store,

@@ -1,7 +1,9 @@
 "use client";
 
+import { useQuery } from "@tanstack/react-query";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { queryKeys } from "@/lib/client/query-keys";
 import { useApiKey } from "./key-context";
 import { useTheme } from "./theme";
 import { Button } from "./ui/button";
@@ -14,12 +16,16 @@ const LINKS = [
   { href: "/contexts", label: "Contexts" },
   { href: "/usage", label: "Usage" },
   { href: "/keys", label: "Keys" },
+  { href: "/audit", label: "Audit log", admin: true },
   { href: "/docs", label: "API reference" },
 ];
 
 export function Nav() {
   const pathname = usePathname();
-  const { apiKey, session, signOut, signOutError } = useApiKey();
+  const { apiKey, client, session, signOut, signOutError } = useApiKey();
+  // Links only admin keys can use (the audit log) are shown to admin keys.
+  const me = useQuery({ queryKey: queryKeys.me(apiKey ?? ""), queryFn: ({ signal }) => client!.me(signal), enabled: client !== null, staleTime: 60_000 });
+  const admin = me.data?.admin ?? false;
   const { dark, toggle } = useTheme();
   // A share link's page is for people without a key: no way into the rest of the service.
   if (pathname.startsWith("/s/")) return null;
@@ -30,7 +36,7 @@ export function Nav() {
         {/* On a phone: the theme and sign-out beside the name, the links one row under them that
             scrolls sideways (it wrapped to three lines); from `sm` up, one line. */}
         <div className="order-last -mx-4 flex w-[calc(100%+2rem)] gap-x-4 overflow-x-auto px-4 pb-1 whitespace-nowrap sm:order-none sm:mx-0 sm:w-auto sm:gap-x-5 sm:overflow-visible sm:px-0 sm:pb-0">
-          {LINKS.map((link) => {
+          {LINKS.filter((link) => !("admin" in link) || admin).map((link) => {
             const current = link.href === "/" ? pathname === "/" : pathname.startsWith(link.href);
             return (
               <Link

@@ -29,6 +29,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   grammar: ["json", "regex", "workers"],
   schema: ["config", "errors.ts", "json", "regex", "workers"],
   keys: ["domain", "errors.ts", "ids.ts", "store"],
+  // The audit log: what changes record, over the store only (callers pass who they are).
+  audit: ["store"],
   catalog: ["config", "domain", "errors.ts", "json", "schema", "store"],
   models: ["config", "domain", "errors.ts", "grammar", "json", "net", "schema"],
   attachments: ["config", "domain", "errors.ts", "net", "workers"],
@@ -42,16 +44,16 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // The run pipeline, above everything it orchestrates.
   runs: ["attachments", "catalog", "config", "delivery", "domain", "errors.ts", "grounding", "ids.ts", "json", "keys", "models", "net", "observability", "schema", "store", "workers"],
   // Test suites: expectations, reports, and evaluations executed through the run pipeline.
-  evals: ["api", "catalog", "config", "delivery", "domain", "errors.ts", "grounding", "ids.ts", "json", "keys", "runs", "schema", "store", "workers"],
+  evals: ["api", "audit", "catalog", "config", "delivery", "domain", "errors.ts", "grounding", "ids.ts", "json", "keys", "runs", "schema", "store", "workers"],
   // Shapes of the public API (browser-safe); the TypeScript client package built on them (only
   // `fetch`: genserve/client, /react, /ai); the playground's client of the API, which runs on it.
   api: ["domain", "errors.ts"],
   sdk: ["api", "domain", "errors.ts", "json"],
   client: ["api", "domain", "errors.ts", "json", "sdk"],
   // The composition root, the HTTP layer on top of it, and the command line on top of all.
-  server: ["attachments", "catalog", "config", "delivery", "evals", "grammar", "grounding", "keys", "models", "net", "observability", "people", "runs", "schema", "shares", "store"],
-  http: ["api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "people", "runs", "schema", "server", "store"],
-  cli: ["api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "people", "schema", "server", "store"],
+  server: ["audit", "attachments", "catalog", "config", "delivery", "evals", "grammar", "grounding", "keys", "models", "net", "observability", "people", "runs", "schema", "shares", "store"],
+  http: ["audit", "api", "delivery", "domain", "errors.ts", "evals", "ids.ts", "json", "keys", "observability", "people", "runs", "schema", "server", "store"],
+  cli: ["audit", "api", "catalog", "config", "domain", "errors.ts", "evals", "http", "ids.ts", "keys", "models", "people", "schema", "server", "store"],
 };
 
 /** Modules the playground's browser bundle imports: they must never reach a server-only module. */

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig } from "../config/load";
 import type { Config } from "../config/config-types";
 import { openStore as openStoreAt, type StoreLocation } from "../store/open";
+import { SecretsKeyError } from "../store/secret-box";
 import type { Store } from "../store/store-types";
 
 /** The package root: where package.json, app/ and the .next build live. */
@@ -41,12 +42,18 @@ export function loadConfigOrExit(options: StorageOptions, env: NodeJS.ProcessEnv
 /** Where the store is: --database-url, else DATABASE_URL, else database.url, else SQLite in the data directory. */
 export function storeLocation(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string, config: Config): StoreLocation {
   const databaseUrl = options.databaseUrl ?? (env.DATABASE_URL || undefined) ?? config.database.url;
-  return { databaseUrl, dataDir: resolveDataDir(options, env, cwd), pool: config.database.pool };
+  return { databaseUrl, dataDir: resolveDataDir(options, env, cwd), pool: config.database.pool, secretsKey: config.security.secretsKey };
 }
 
 /** The configured store, migrated; exits with the reason when it cannot be reached. */
 export async function openStore(options: StorageOptions, env: NodeJS.ProcessEnv, cwd: string): Promise<Store> {
-  const store = openStoreAt(storeLocation(options, env, cwd, loadConfigOrExit(options, env, cwd)));
+  let store: Store;
+  try {
+    store = openStoreAt(storeLocation(options, env, cwd, loadConfigOrExit(options, env, cwd)));
+  } catch (error) {
+    if (error instanceof SecretsKeyError) fail(error.message, 2);
+    throw error;
+  }
   try {
     await store.migrate();
   } catch (error) {

@@ -1,4 +1,5 @@
 import "server-only";
+import { AuditLog, changesBetween, CLI_ORIGIN } from "../audit/audit-log";
 import { Catalog } from "../catalog/workflow-catalog";
 import { LABEL, parseWorkflowRef, WORKFLOW_REF } from "../domain/names";
 import { isGenserveError } from "../errors";
@@ -17,6 +18,7 @@ export async function workflowsLabel(ref: string, label: string, options: Storag
   const store = await openStore(options, env, cwd);
   try {
     const move = await new Catalog(config, store).moveLabel(slug, label, selector.version, OPERATOR);
+    if (move) await new AuditLog(store).record(CLI_ORIGIN, "workflow.label.move", { kind: "workflow", id: slug }, changesBetween({ [`labels.${label}`]: move.previous }, { [`labels.${label}`]: move.version }));
     if (options.json) process.stdout.write(`${JSON.stringify(move)}\n`);
     else process.stdout.write(`${slug}: ${label} → ${selector.version}${move?.previous ? ` (was ${move.previous})` : ""}\n`);
   } catch (error) {

@@ -9,6 +9,7 @@ import type { Role } from "../domain/roles";
 import type { z } from "zod";
 import { createClient, GenserveApiError, type RunStreamEvent } from "../sdk/client";
 import type { labelsSchema, replaySchema, shareSchema, workflowDiffSchema, workflowVersionsSchema } from "../api/lifecycle-shapes";
+import type { AuditEventView } from "../api/audit-shapes";
 import type { GenerateObjectRequest, GenerateTextRequest, StreamObjectRequest } from "../api/requests";
 import type { threadSchema } from "../api/responses";
 import type { CreateEvaluationRequest, EvaluationReport, EvaluationSummary, SuiteDocument } from "../api/suite-shapes";
@@ -213,6 +214,8 @@ export interface ApiClient {
   createInbox(signal?: AbortSignal): Promise<{ id: string; url: string }>;
   me(signal?: AbortSignal): Promise<{ keyId: string; name: string; admin: boolean; role: Role; project: { id: string; slug: string; name: string }; limits: LimitsView; quotas: Quota[] }>;
   listKeys(signal?: AbortSignal): Promise<ApiKeyView[]>;
+  /** GET /api/v1/audit (admin keys): a page of the audit log, newest first. */
+  listAudit(params: AuditFilters & { cursor?: string }, signal?: AbortSignal): Promise<{ events: AuditEventView[]; nextCursor: string | null }>;
   getKey(id: string, signal?: AbortSignal): Promise<ApiKeyView & { quotas: Quota[] }>;
   createKey(body: { name: string; role?: Role; limits?: LimitsChange }): Promise<ApiKeyView & { key: string; webhookSecret: string }>;
   updateKey(id: string, body: { name?: string; limits?: LimitsChange }): Promise<ApiKeyView>;
@@ -237,6 +240,15 @@ export interface SchemaCheck {
   warnings: string[];
   model: { alias: string; provider: string } | null;
   support: { mode: "grammar" | "provider" | "prompt"; exact: boolean; strict?: boolean; notes: string[] } | null;
+}
+
+/** The audit log's filters, as GET /api/v1/audit takes them. */
+export interface AuditFilters {
+  actor?: string;
+  action?: string;
+  subject?: string;
+  from?: string;
+  to?: string;
 }
 
 /**
@@ -310,6 +322,11 @@ export function createApiClient(credential: string | { csrfToken: string }, base
     createInbox: (signal) => postJson("/api/v1/inbox", {}, signal),
     me: (signal) => getJson("/api/v1/me", signal),
     listKeys: async (signal) => (await getJson<{ keys: ApiKeyView[] }>("/api/v1/keys", signal)).keys,
+    listAudit: (params, signal) => {
+      const query = new URLSearchParams();
+      for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== "") query.set(k, v);
+      return getJson(`/api/v1/audit?${query}`, signal);
+    },
     getKey: (id, signal) => getJson(`/api/v1/keys/${encodeURIComponent(id)}`, signal),
     createKey: (body) => postJson("/api/v1/keys", body),
     updateKey: async (id, body) => (await (await request(`/api/v1/keys/${encodeURIComponent(id)}`, { method: "PATCH", body: JSON.stringify(body) })).json()) as ApiKeyView,

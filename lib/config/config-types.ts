@@ -45,6 +45,9 @@ export interface ContextConfig {
   content: string;
 }
 
+/** Where the key sealing stored secrets comes from, resolved when the configuration is parsed (the variable read here, once). */
+export type SecretsKeySource = { kind: "file"; path: string } | { kind: "env"; name: string; value: string | undefined };
+
 /** The validated, frozen configuration every module receives explicitly. */
 export interface Config {
   /** Absolute path of the file it came from, or null when the server runs without one. */
@@ -59,4 +62,5 @@ export interface Config {
   limits: Limits;
   /** How people sign in (OpenID Connect, sessions, password attempts). */
   auth: AuthSettings;
+  security: { secretsKey: SecretsKeySource | null };
 }

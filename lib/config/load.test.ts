@@ -140,3 +140,12 @@ describe("configuration", () => {
     expect(problems("workflows:\n  w:\n    model: m\n    example: { schema: {} }\n").map((p) => p.path)).toEqual(expect.arrayContaining(["workflows.w.example.input"]));
   });
 });
+
+describe("security.secretsKey", () => {
+  it("names a file (relative to the configuration) or an environment variable, read here once; absent it is null", () => {
+    expect(parse(`${VALID}\nsecurity:\n  secretsKey: { file: keys/genserve.key }\n`, { OPENAI_API_KEY: "k" }).security.secretsKey).toEqual({ kind: "file", path: "/etc/genserve/keys/genserve.key" });
+    expect(parse(`${VALID}\nsecurity:\n  secretsKey: { env: GS_KEY }\n`, { OPENAI_API_KEY: "k", GS_KEY: "abc" }).security.secretsKey).toEqual({ kind: "env", name: "GS_KEY", value: "abc" });
+    expect(parse(VALID, { OPENAI_API_KEY: "k" }).security.secretsKey).toBeNull();
+    expect(problems(`${VALID}\nsecurity:\n  secretsKey: { env: "not a name" }\n`, { OPENAI_API_KEY: "k" })).toContainEqual({ path: "security.secretsKey.env", message: "must be an environment variable's name" });
+  });
+});

@@ -67,7 +67,7 @@ export function loadConfig(options: LoadConfigOptions): Config {
     if (explicit) throw new ConfigError(file, [{ path: "", message: "file not found" }]);
     const parsed = fileConfigSchema.safeParse(withLocalModel({}, modelOption(options), true), { reportInput: true });
     if (!parsed.success) throw new ConfigError("(defaults)", zodProblems(parsed.error));
-    return buildConfig(null, parsed.data, options.cwd);
+    return buildConfig(null, parsed.data, options.cwd, options.env);
   }
   let text: string;
   try {
@@ -92,10 +92,10 @@ export function parseConfigText(text: string, file: string, env: LoadConfigOptio
 
   const parsed = fileConfigSchema.safeParse(withLocalModel(interpolated as Record<string, unknown>, model, false), { reportInput: true });
   if (!parsed.success) throw new ConfigError(file, zodProblems(parsed.error));
-  return buildConfig(file, parsed.data, path.dirname(file));
+  return buildConfig(file, parsed.data, path.dirname(file), env);
 }
 
-function buildConfig(file: string | null, data: FileConfig, baseDir: string): Config {
+function buildConfig(file: string | null, data: FileConfig, baseDir: string, env: LoadConfigOptions["env"]): Config {
   const problems: { path: string; message: string }[] = [];
 
   const models = lookupTable<ModelConfig>();
@@ -147,7 +147,12 @@ function buildConfig(file: string | null, data: FileConfig, baseDir: string): Co
   }
 
   if (problems.length > 0) throw new ConfigError(file ?? "(defaults)", problems);
-  return deepFreeze({ file, models, workflows, contexts, network: data.network, server: data.server, database: data.database, observability: data.observability, limits: data.limits, auth: data.auth });
+  return deepFreeze({ file, models, workflows, contexts, network: data.network, server: data.server, database: data.database, observability: data.observability, limits: data.limits, auth: data.auth, security: { secretsKey: secretsKeySource(data.security.secretsKey, baseDir, env) } });
+}
+
+function secretsKeySource(setting: FileConfig["security"]["secretsKey"], baseDir: string, env: LoadConfigOptions["env"]): Config["security"]["secretsKey"] {
+  if (!setting) return null;
+  return "file" in setting ? { kind: "file", path: path.resolve(baseDir, setting.file) } : { kind: "env", name: setting.env, value: env[setting.env] };
 }
 
 function hint(known: string[]): string {

@@ -380,6 +380,17 @@ export const authSchema = z
   .strict()
   .refine((a) => a.sessionIdleMs <= a.sessionMaxMs, { path: ["sessionIdleMs"], message: "must not be longer than sessionMaxMs" });
 
+export const securitySchema = z
+  .object({
+    /**
+     * The 32-byte key (base64 or hex) that seals stored callback signing secrets (AES-256-GCM), kept
+     * outside the database: `{file: PATH}` (relative to this file) or `{env: NAME}`. Absent: with
+     * SQLite a key file generated in the data directory; with PostgreSQL it must be set.
+     */
+    secretsKey: z.union([z.object({ file: z.string().min(1) }).strict(), z.object({ env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "must be an environment variable's name") }).strict()]).optional(),
+  })
+  .strict();
+
 /** A section left empty in YAML (`server:` with every setting commented out) is null: its defaults apply. */
 const section = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === null ? undefined : value), schema);
 
@@ -396,6 +407,7 @@ export const fileConfigSchema = z
     observability: section(observabilitySchema.default(observabilitySchema.parse({}))),
     limits: section(limitsSchema.default(limitsSchema.parse({}))),
     auth: section(authSchema.default(authSchema.parse({}))),
+    security: section(securitySchema.default({})),
   })
   .strict();
 

@@ -2,6 +2,7 @@ import "server-only";
 import { DEFAULT_PROJECT_ID } from "../domain/roles";
 import { ownerProject } from "../keys/owner-access";
 import type { Logger } from "pino";
+import { AuditLog, changesBetween, PROMOTION_ORIGIN } from "../audit/audit-log";
 import type { CreateEvaluationRequest, EvaluationTarget, EvaluationTotals } from "../api/suite-shapes";
 import type { Catalog } from "../catalog/workflow-catalog";
 import type { Principal } from "../keys/api-keys";
@@ -42,7 +43,15 @@ export class Promotions {
     // The label is the project's of the key that asked for the promotion.
     const projectId = (await ownerProject(this.deps.store, evaluation.keyId)) ?? DEFAULT_PROJECT_ID;
     const move = await this.deps.catalog.forProject(projectId).moveLabel(promotion.slug, promotion.label, promotion.version, evaluation.keyId, { evaluationId: evaluation.id, passRate, passed });
-    if (move) this.deps.logger.info({ evaluationId: evaluation.id, workflow: promotion.slug, label: promotion.label, version: promotion.version, passRate, moved: passed }, "promotion decided");
+    if (!move) return;
+    this.deps.logger.info({ evaluationId: evaluation.id, workflow: promotion.slug, label: promotion.label, version: promotion.version, passRate, moved: passed }, "promotion decided");
+    // Decided by genserve on the suite's result (the key that asked is recorded with workflow.label.promote).
+    const field = `labels.${promotion.label}`;
+    const gate = { gate: { after: { evaluationId: evaluation.id, passRate, minPass: promotion.minPass } } };
+    await new AuditLog(this.deps.store).record(PROMOTION_ORIGIN, passed ? "workflow.label.move" : "workflow.label.refuse", { kind: "workflow", id: promotion.slug }, {
+      ...(passed ? changesBetween({ [field]: move.previous }, { [field]: move.version }) : { requested: { after: promotion.version } }),
+      ...gate,
+    });
   }
 
   /** Promotions whose evaluation ended while the process deciding them died: decided now (once, by the evaluation's id). */

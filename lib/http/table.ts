@@ -1,5 +1,6 @@
 import "server-only";
 import { endpoint, handlerOf, type Endpoint, type Method } from "./endpoint";
+import { endpoints as audit } from "./handlers/audit";
 import { endpoints as catalog } from "./handlers/catalog";
 import { endpoints as evaluations } from "./handlers/evaluations";
 import { endpoints as generate } from "./handlers/generate";
@@ -49,6 +50,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...evaluations,
   // OpenAI's paths and conventions (/v1, bearer key, its error shape): any OpenAI client runs workflows.
   ...openai,
+  ...audit,
 ];
 
 /** The OpenAPI document of the table. */

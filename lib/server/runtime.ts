@@ -66,6 +66,7 @@ export function createRuntime(boot: BootOptions): Runtime {
     databaseUrl: boot.databaseUrl,
     dataDir: boot.dataDir,
     pool: boot.config.database.pool,
+    secretsKey: boot.config.security.secretsKey,
     checkpointWorker: path.join(boot.appRoot, CHECKPOINT_WORKER_FILE),
   });
   // This process among others sharing the storage: the owner of the runs and deliveries it takes.

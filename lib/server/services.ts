@@ -1,4 +1,5 @@
 import "server-only";
+import { AuditLog } from "../audit/audit-log";
 import type { Config } from "../config/config-types";
 import { InboxService } from "../delivery/inbox-service";
 import { KeyAdmin } from "../keys/key-admin";
@@ -27,6 +28,8 @@ export interface Services {
   suites: SuiteService;
   /** People: sign-in (local accounts, OpenID Connect) and sessions. */
   people: People;
+  /** The audit log: who changed what, when, from where. */
+  audit: AuditLog;
 }
 
 export function createServices(deps: { store: Store; config: Config; schemas: SchemaCompiler; publicUrl: string }): Services {
@@ -42,5 +45,6 @@ export function createServices(deps: { store: Store; config: Config; schemas: Sc
     shares: new ShareLinks(store, limits.sharesPerKey),
     suites: new SuiteService(store, schemas, limits),
     people: new People(store, config, publicUrl),
+    audit: new AuditLog(store),
   };
 }

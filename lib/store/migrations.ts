@@ -297,6 +297,29 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 26,
+    name: "the audit log: who changed what, when and from where; no foreign keys, so an entry outlives its subject",
+    sql: `
+      CREATE TABLE audit_events (
+        seq INTEGER PRIMARY KEY,
+        at TEXT NOT NULL,
+        project_id TEXT,
+        actor_kind TEXT NOT NULL,
+        actor_id TEXT,
+        actor_label TEXT NOT NULL,
+        ip TEXT,
+        user_agent TEXT,
+        action TEXT NOT NULL,
+        subject_kind TEXT NOT NULL,
+        subject_id TEXT NOT NULL,
+        changes TEXT NOT NULL
+      );
+      CREATE INDEX audit_events_at ON audit_events (at, seq);
+      CREATE INDEX audit_events_subject ON audit_events (subject_kind, subject_id, seq);
+      CREATE INDEX audit_events_actor ON audit_events (actor_id, seq);
+    `,
+  },
+  {
     version: 27,
     name: "source grounding: where each value of an object run's output was found in its input and attachments (requested with grounding: true), as JSON",
     sql: `
@@ -331,6 +354,7 @@ export const TRANSFER_TABLES = [
   "evaluation_items",
   "workflow_label_moves",
   "shares",
+  "audit_events",
 ] as const;
 export type TransferTable = (typeof TRANSFER_TABLES)[number];
 
@@ -353,7 +377,7 @@ WHERE r.status = 'queued' AND (k.concurrency IS NULL OR
 ORDER BY COALESCE(b.n, 0), COALESCE(k.queue_served_at, ''), r.id`;
 
 /** Tables whose `seq` column numbers rows itself (an import continues after the highest). */
-export const NUMBERED_TABLES: readonly TransferTable[] = ["thread_messages", "deliveries", "inbox_events", "evaluation_items", "workflow_label_moves"];
+export const NUMBERED_TABLES: readonly TransferTable[] = ["thread_messages", "deliveries", "inbox_events", "evaluation_items", "workflow_label_moves", "audit_events"];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */
 export function forPostgres(sql: string): string {

@@ -1,7 +1,8 @@
 import "server-only";
-import { KEY_INSERT, keyValues } from "./keys-store";
+import { KEY_INSERT, keyValues, openKey } from "./keys-store";
+import type { SecretBox } from "./secret-box";
 import type { PeopleStore, PendingLogin, SessionRecord, UserRecord } from "./people-types";
-import { toKey, type KeyRow } from "./rows";
+import type { KeyRow } from "./rows";
 import { all, run, type StoreRunner } from "./runner";
 
 interface UserRow {
@@ -55,7 +56,8 @@ const toSession = (r: SessionRow): SessionRecord => ({
 const toLogin = (r: LoginRow): PendingLogin => ({ id: r.id, verifier: r.verifier, nonce: r.nonce, returnTo: r.return_to, createdAt: r.created_at, expiresAt: r.expires_at });
 
 /** People, their identities, sign-in tokens and sessions, written once for both backends (see runner.ts). */
-export function peopleStore(db: StoreRunner): PeopleStore {
+export function peopleStore(db: StoreRunner, box: SecretBox): PeopleStore {
+  const toKey = (row: KeyRow) => openKey(row, box);
   const oneUser = async (sql: string, params: unknown[]) => {
     const [row] = await db.all<UserRow>(sql, params);
     return row ? toUser(row) : null;
@@ -73,7 +75,7 @@ export function peopleStore(db: StoreRunner): PeopleStore {
           user.createdAt,
           user.disabledAt,
         ]);
-        yield* run(KEY_INSERT, keyValues(key));
+        yield* run(KEY_INSERT, keyValues(key, box));
         yield* run("UPDATE api_keys SET user_id = $1 WHERE id = $2", [user.id, key.id]);
         return true;
       }, { lock: "users" });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freshDatabase, postgresAvailable } from "../../test/helpers/postgres";
+import { TEST_SECRETS_KEY, freshDatabase, postgresAvailable } from "../../test/helpers/postgres";
 import { storeContract } from "./contract";
 import { evaluationContract } from "./contract-evaluations";
 import { projectContract } from "./contract-projects";
@@ -10,7 +10,7 @@ import type { Store } from "./store-types";
 // The storage contract on a real PostgreSQL server: a fresh database per test; the second handle is
 // another pool on the same database, as another replica would have.
 const available = await postgresAvailable();
-const POOL = { max: 5, idleTimeoutMs: 1_000, connectionTimeoutMs: 3_000 };
+const POOL = { max: 5, idleTimeoutMs: 1_000, connectionTimeoutMs: 3_000, secretsKey: TEST_SECRETS_KEY };
 
 describe.runIf(available)("PostgreSQL", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;

@@ -1,13 +1,14 @@
 import "server-only";
 import pg from "pg";
-import { newWebhookSecret } from "../ids";
 import { forPostgres, MIGRATIONS, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./table-transfer";
 import { catalogStore } from "./catalog-store";
 import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
-import { keysStore } from "./keys-store";
+import { keysStore, sealStoredSecrets } from "./keys-store";
+import { secretBox } from "./secret-box";
+import { auditStore } from "./audit-store";
 import { peopleStore } from "./people-store";
 import { runsStore } from "./runs-store";
 import { streamsStore } from "./streams-store";
@@ -29,6 +30,8 @@ export interface PostgresOptions {
   idleTimeoutMs: number;
   /** How long to wait for a connection before answering 503 storage_unavailable. */
   connectionTimeoutMs: number;
+  /** The 32-byte key sealing signing secrets: configured (security.secretsKey), never in the database. */
+  secretsKey: Buffer;
 }
 
 /** The advisory lock key migrations run under: processes starting together migrate once. */
@@ -56,6 +59,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
   pool.on("error", () => undefined);
 
   const runner = postgresRunner(pool, url);
+  const box = secretBox(options.secretsKey);
   const { guard, query, transaction } = runner;
 
   const evaluations = evaluationStore(runner);
@@ -88,17 +92,17 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
               throw error;
             }
           }
-          for (const row of (await client.query<{ id: string }>("SELECT id FROM api_keys WHERE webhook_secret IS NULL")).rows) {
-            await client.query("UPDATE api_keys SET webhook_secret = $1 WHERE id = $2", [newWebhookSecret(), row.id]);
-          }
         } finally {
           await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => undefined);
           client.release();
         }
       });
+      // Plain-text signing secrets (and missing ones) sealed, under a lock of their own: once, whoever starts together.
+      await sealStoredSecrets(runner, box);
     },
-    keys: keysStore(runner),
-    people: peopleStore(runner),
+    keys: keysStore(runner, box),
+    audit: auditStore(runner),
+    people: peopleStore(runner, box),
     runs: runsStore(runner),
     projects: projectsStore(runner),
     events: eventsStore(runner),

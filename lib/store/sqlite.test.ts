@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, statSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
@@ -8,6 +8,7 @@ import { evaluationContract } from "./contract-evaluations";
 import { projectContract } from "./contract-projects";
 import { NO_LIMITS } from "../domain/key-limits";
 import { MIGRATIONS } from "./migrations";
+import { parseSecretsKey, SECRETS_KEY_FILE } from "./secrets-key";
 import { CHECKPOINT_WORKER_FILE, openSqliteStore, SQLITE_FILE } from "./sqlite";
 import type { Store } from "./store-types";
 
@@ -17,7 +18,8 @@ let dir = "";
 const stores = {
   first: async () => openSqliteStore((dir = mkdtempSync(path.join(os.tmpdir(), "genserve-store-")))),
   second: async () => openSqliteStore(dir),
-  another: async () => openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-store-"))),
+  // An export moves sealed secrets as they are: the store it is imported into has the same key.
+  another: async () => openSqliteStore(mkdtempSync(path.join(os.tmpdir(), "genserve-store-")), { secretsKey: parseSecretsKey(readFileSync(path.join(dir, SECRETS_KEY_FILE), "utf8"), "the test's key") }),
   upgraded: async (version: number, seed: readonly string[]) => {
     // An install of an older version: its migrations applied as the store applies them, its rows, then the store opened (migrating the rest).
     const dataDir = mkdtempSync(path.join(os.tmpdir(), "genserve-store-"));

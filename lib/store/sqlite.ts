@@ -3,14 +3,16 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
-import { newWebhookSecret } from "../ids";
 import { MIGRATIONS } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./table-transfer";
 import { catalogStore } from "./catalog-store";
 import { eventsStore } from "./events-store";
 import { storeHealth } from "./health-store";
 import { idempotencyStore } from "./idempotency-store";
-import { keysStore } from "./keys-store";
+import { keysStore, sealStoredSecrets } from "./keys-store";
+import { secretBox } from "./secret-box";
+import { loadSecretsKey } from "./secrets-key";
+import { auditStore } from "./audit-store";
 import { peopleStore } from "./people-store";
 import { runsStore } from "./runs-store";
 import { streamsStore } from "./streams-store";
@@ -34,6 +36,8 @@ export const CHECKPOINT_WORKER_FILE = path.join("lib", "store", "checkpoint-work
 export interface SqliteOptions {
   /** The checkpoint worker's file (`CHECKPOINT_WORKER_FILE` under the package): a server passes it, short CLI commands need not. */
   checkpointWorker?: string;
+  /** The key sealing signing secrets (secrets-key.ts); absent, the key file in `dataDir` (made on first start). */
+  secretsKey?: Buffer;
 }
 
 /** SQLite's own default: a commit that leaves the WAL longer than this many pages checkpoints it. */
@@ -61,10 +65,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
   db.pragma("foreign_keys = ON");
   migrate(db);
   const checkpointer = options.checkpointWorker ? checkpointInThread(db, file, options.checkpointWorker) : null;
-  // Keys created before callback signing existed get their secret when the store opens.
-  for (const row of db.prepare<[], { id: string }>("SELECT id FROM api_keys WHERE webhook_secret IS NULL").all()) {
-    db.prepare("UPDATE api_keys SET webhook_secret = ? WHERE id = ?").run(newWebhookSecret(), row.id);
-  }
+  const box = secretBox(options.secretsKey ?? loadSecretsKey(null, { postgres: false, dataDir }));
 
   // The writes every run makes (admission, its end, its callback's attempts, its stream) share commits under load.
   const commits = groupCommit(db);
@@ -76,10 +77,14 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     kind: "sqlite",
     ...evaluations,
     ...lifecycle,
-    // Applied when the store opened: SQLite's write lock serialises processes that open it together.
-    async migrate() {},
-    keys: keysStore(runner),
-    people: peopleStore(runner),
+    // Applied when the store opened (SQLite's write lock serialises processes that open it together);
+    // what is left is sealing signing secrets stored in plain text (a synchronous transaction too).
+    async migrate() {
+      await sealStoredSecrets(runner, box);
+    },
+    keys: keysStore(runner, box),
+    audit: auditStore(runner),
+    people: peopleStore(runner, box),
     runs: runsStore(runner),
     projects: projectsStore(runner),
     events: eventsStore(runner),

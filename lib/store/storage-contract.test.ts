@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe } from "vitest";
-import { freshDatabase, postgresAvailable } from "../../test/helpers/postgres";
+import { freshDatabase, postgresAvailable, TEST_SECRETS_KEY } from "../../test/helpers/postgres";
 import { storageContract } from "./contract-storage";
 import { openPostgresStore } from "./postgres";
 import { openSqliteStore } from "./sqlite";
@@ -24,7 +24,7 @@ describe.runIf(available)("PostgreSQL", () => {
   let database: Awaited<ReturnType<typeof freshDatabase>> | undefined;
   const opened: Store[] = [];
   const openOne = async () => {
-    const store = openPostgresStore(database!.url, { max: 5, idleTimeoutMs: 1_000, connectionTimeoutMs: 3_000 });
+    const store = openPostgresStore(database!.url, { max: 5, idleTimeoutMs: 1_000, connectionTimeoutMs: 3_000, secretsKey: TEST_SECRETS_KEY });
     opened.push(store);
     await store.migrate();
     return store;

@@ -25,6 +25,8 @@ import type { CatalogKind, CatalogVersion, LabelMove, ShareRecord } from "./cata
 export type { CatalogKind, CatalogVersion, LabelMove, ShareRecord } from "./catalog-types";
 import type { EvaluationFilter, EvaluationItemRecord, EvaluationRecord, EvaluationStatus, NewEvaluation, SuiteRecord, SuiteSnapshot } from "./evaluation-types";
 export type { EvaluationFilter, EvaluationItemRecord, EvaluationRecord, EvaluationStatus, NewEvaluation, SuiteRecord, SuiteSnapshot } from "./evaluation-types";
+import type { AuditEntry, AuditEvent, AuditFilter } from "./audit-types";
+export type { AuditActor, AuditEntry, AuditEvent, AuditFilter } from "./audit-types";
 import type { UsageQuery, UsageReport } from "./usage-types";
 import type { PeopleStore } from "./people-types";
 export type { PeopleStore, PendingLogin, SessionRecord, UserRecord } from "./people-types";
@@ -291,6 +293,12 @@ export interface Store {
     usage(keyId: string, at: string): Promise<Record<QuotaResource, number>>;
     /** How many of one resource the key holds now. */
     count(keyId: string, resource: QuotaResource, at: string): Promise<number>;
+  };
+  /** Who changed what, when and from where: appended after each change, kept when the subject is deleted. */
+  audit: {
+    append(entry: AuditEntry): Promise<void>;
+    /** Newest first, at most `filter.limit`. */
+    list(filter: AuditFilter): Promise<AuditEvent[]>;
   };
   /** What the metrics read when scraped: backlogs, and the connection pool where there is one. */
   stats(): Promise<{ pendingEvents: number; queuedRuns: number }>;

@@ -26,6 +26,7 @@ const KEYS: Record<TransferTable, readonly string[]> = {
   evaluation_items: ["seq"],
   workflow_label_moves: ["seq"],
   shares: ["id"],
+  audit_events: ["seq"],
 };
 
 const PAGE = 500;

@@ -95,7 +95,7 @@ export async function cli(args: string[], options: { dataDir: string; configFile
 
 export async function createKey(
   name: string,
-  options: { dataDir: string; admin?: boolean; role?: "viewer" | "editor" | "admin"; project?: string; env?: Record<string, string> },
+  options: { dataDir: string; configFile?: string; admin?: boolean; role?: "viewer" | "editor" | "admin"; project?: string; env?: Record<string, string> },
 ): Promise<{ id: string; key: string; admin: boolean; role: string; projectId: string; webhookSecret: string }> {
   const flags = [...(options.admin ? ["--admin"] : []), ...(options.role ? ["--role", options.role] : []), ...(options.project ? ["--project", options.project] : [])];
   const stdout = await cli(["keys", "create", "--name", name, "--json", ...flags], options);

@@ -8,6 +8,11 @@ export const POSTGRES_URL = process.env.GENSERVE_TEST_POSTGRES_URL ?? "postgres:
  * Whether PostgreSQL can be reached. In CI (CI=1, set by .ci/run) an unreachable server fails the
  * suite; elsewhere the suite is skipped, and says why.
  */
+/** The key sealing signing secrets in test databases (every store of one test must share it, as replicas do). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
+/** The same key as genserve.yaml's security.secretsKey takes it from a variable: `{env: GENSERVE_TEST_SECRETS_KEY}`. */
+export const TEST_SECRETS_ENV = { GENSERVE_TEST_SECRETS_KEY: TEST_SECRETS_KEY.toString("base64") };
+
 export async function postgresAvailable(): Promise<boolean> {
   const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3_000 });
   try {

@@ -61,13 +61,17 @@ describe.runIf(available)("moving from SQLite to PostgreSQL", () => {
     expect(lines[0]).toMatchObject({ genserve: "export", format: 1, source: "sqlite" });
     expect(lines.filter((l) => l.table === "runs")).toHaveLength(2);
 
+    // Signing secrets move sealed, as they are: the key moves with them (the SQLite store's key file, named in the configuration).
     const env = { DATABASE_URL: database.url };
-    await cli(["import", file], { dataDir: tempDir(), configFile, env });
+    const movedConfig = writeConfig(tempDir(), testConfig(upstream.url, `${CONFIG}security:\n  secretsKey:\n    file: ${path.join(dataDir, "secrets.key")}\n`));
+    await cli(["import", file], { dataDir: tempDir(), configFile: movedConfig, env });
     // An import never lands on data: a second one is refused and writes nothing.
-    await expect(cli(["import", file], { dataDir: tempDir(), configFile, env })).rejects.toThrow(/already holds keys or runs/);
+    await expect(cli(["import", file], { dataDir: tempDir(), configFile: movedConfig, env })).rejects.toThrow(/already holds keys or runs/);
+    // Without the key, PostgreSQL refuses to start, saying what to set.
+    await expect(cli(["keys", "list"], { dataDir: tempDir(), configFile, env })).rejects.toThrow(/security\.secretsKey/);
 
     receiver.reset();
-    const postgres = await startGenserve({ configFile, dataDir: path.join(tempDir(), "data"), env });
+    const postgres = await startGenserve({ configFile: movedConfig, dataDir: path.join(tempDir(), "data"), env });
     try {
       expect(postgres.adminKey).toBeNull(); // the imported admin key is the admin key
       expect((await get(postgres, "/readyz", null)).json).toMatchObject({ storage: "postgres" });

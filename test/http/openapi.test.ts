@@ -182,6 +182,12 @@ describe("responses follow the published OpenAPI document", () => {
     if (limited.status !== 200) expect(limited.status).toBe(429); // (200 only when a new minute began in between)
     expect((await call("PATCH", `/api/v1/keys/${made.json.id}`, { body: { limits: { rpm: null, workflows: null, budgetDailyUsd: "0.000000001" } } })).status).toBe(200);
     expect((await call("POST", "/api/v1/generate/object", { key: made.json.key, body: { ...body, schema: INVOICE_SCHEMA, workflowSlug: "extract-invoice" } })).status).toBe(402);
+    // The audit log recorded those changes; its page matches the document, its refusals too.
+    const audit = await call("GET", `/api/v1/audit?subject=key:${made.json.id}&limit=2`);
+    expect(audit.json.events.map((e: { action: string }) => e.action)).toEqual(["key.limits", "key.limits"]);
+    expect((await call("GET", `/api/v1/audit?cursor=${audit.json.nextCursor}&action=key.`)).status).toBe(200);
+    expect((await call("GET", "/api/v1/audit?from=yesterday")).status).toBe(400);
+    expect((await call("GET", "/api/v1/audit", { key: user })).status).toBe(403);
     expect((await call("GET", "/api/v1/usage?groupBy=model")).status).toBe(200);
     expect((await call("GET", "/api/v1/usage?groupBy=nope")).status).toBe(400);
     expect((await call("GET", "/api/v1/usage", { key: made.json.key })).status).toBe(200);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { INVOICE_SCHEMA, testConfig } from "../helpers/config";
 import { startFakeUpstream, type FakeUpstream } from "../helpers/fake-upstream";
 import { get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
-import { freshDatabase, postgresAvailable } from "../helpers/postgres";
+import { freshDatabase, postgresAvailable, TEST_SECRETS_ENV } from "../helpers/postgres";
 import { waitUntil } from "../helpers/receiver";
 import { streamRequest } from "../helpers/streams";
 
@@ -13,6 +13,9 @@ import { streamRequest } from "../helpers/streams";
 const available = await postgresAvailable();
 
 const CONFIG = `
+security:
+  secretsKey:
+    env: GENSERVE_TEST_SECRETS_KEY
 limits:
   runLeaseMs: 60000
 `;
@@ -28,7 +31,7 @@ describe.runIf(available)("cancel across replicas on one PostgreSQL database", (
     upstream = await startFakeUpstream();
     database = await freshDatabase();
     const configFile = writeConfig(tempDir(), testConfig(upstream.url, CONFIG));
-    const replica = () => startGenserve({ configFile, dataDir: `${tempDir()}/data`, env: { DATABASE_URL: database.url } });
+    const replica = () => startGenserve({ configFile, dataDir: `${tempDir()}/data`, env: { DATABASE_URL: database.url, ...TEST_SECRETS_ENV } });
     a = await replica();
     b = await replica();
     key = a.adminKey!;

@@ -3,7 +3,7 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { INVOICE_SCHEMA, testConfig } from "../helpers/config";
 import { startFakeUpstream, type FakeReply, type FakeUpstream } from "../helpers/fake-upstream";
 import { cli, createKey, get, post, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
-import { freshDatabase, POSTGRES_URL, postgresAvailable } from "../helpers/postgres";
+import { freshDatabase, POSTGRES_URL, postgresAvailable, TEST_SECRETS_ENV } from "../helpers/postgres";
 import { startReceiver, waitUntil } from "../helpers/receiver";
 import { readSse, streamRequest } from "../helpers/streams";
 import { startTcpProxy } from "../helpers/tcp-proxy";
@@ -29,6 +29,10 @@ async function readSome(response: Response, count: number): Promise<EventSourceM
 }
 
 const CONFIG = `
+# Replicas share the key that seals signing secrets (PostgreSQL needs one configured).
+security:
+  secretsKey:
+    env: GENSERVE_TEST_SECRETS_KEY
 network:
   allowPrivate: true
 limits:
@@ -52,7 +56,7 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
   let key: string;
   const extra: GenserveServer[] = [];
 
-  const replica = (url = database.url) => startGenserve({ configFile, dataDir: `${tempDir()}/data`, env: { DATABASE_URL: url } });
+  const replica = (url = database.url) => startGenserve({ configFile, dataDir: `${tempDir()}/data`, env: { DATABASE_URL: url, ...TEST_SECRETS_ENV } });
 
   beforeAll(async () => {
     upstream = await startFakeUpstream();
@@ -79,7 +83,7 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
   });
 
   it("share keys and runs: a key made on one replica works on the other, a run made on one is read on the other", async () => {
-    const made = await createKey("team", { dataDir: tempDir(), env: { DATABASE_URL: database.url } });
+    const made = await createKey("team", { dataDir: tempDir(), configFile, env: { DATABASE_URL: database.url, ...TEST_SECRETS_ENV } });
     const res = await post(b, "/api/v1/generate/text", { input: "hello", type: "event", workflowSlug: "no-retry", callback: sink() }, made.key);
     expect(res.status).toBe(200);
     const run = await get(a, `/api/v1/runs/${res.json.metadata.runId}`, made.key);
@@ -122,7 +126,7 @@ describe.runIf(available)("replicas on one PostgreSQL database", () => {
   it("hold a key's budget across replicas: 50 concurrent runs against 10 runs' worth never spend more than the budget", async () => {
     // Each run costs 0.00045 USD (1000 prompt + 500 output tokens at 0.15 / 0.60 per million) and
     // reserves its worst case (the prompt estimate + 1024 output tokens, ~0.00063) while it runs.
-    const made = JSON.parse(await cli(["keys", "create", "--name", "budgeted", "--budget-daily", "0.0045", "--json"], { dataDir: tempDir(), env: { DATABASE_URL: database.url } }));
+    const made = JSON.parse(await cli(["keys", "create", "--name", "budgeted", "--budget-daily", "0.0045", "--json"], { dataDir: tempDir(), configFile, env: { DATABASE_URL: database.url, ...TEST_SECRETS_ENV } }));
     upstream.reply(...Array.from({ length: 50 }, () => ({ delayMs: 300, usage: { prompt_tokens: 1000, completion_tokens: 500 } })));
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => post(i % 2 ? a : b, "/api/v1/generate/text", { input: `order ${i}`, type: "event", workflowSlug: "extract-invoice", callback: sink() }, made.key)),

@@ -2,6 +2,8 @@ import "server-only";
 import { contextDefinition, contextListSchema, workflowDefinition, workflowListSchema } from "../../api/responses";
 import { SLUG } from "../../domain/names";
 import { GenserveError, validationError } from "../../errors";
+import { changesBetween } from "../../audit/audit-log";
+import { audit } from "../audit-origin";
 import { readJsonBody } from "../body";
 import { EDITOR, endpoint, VIEWER, type Endpoint } from "../endpoint";
 import { reply } from "../problem";
@@ -28,7 +30,8 @@ async function getEntry(kind: "workflow" | "context", { runtime, params, princip
 }
 
 /** Creates or changes an API-managed workflow or context; every change is a new version. */
-async function putEntry(kind: "workflow" | "context", { request, runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> {
+async function putEntry(kind: "workflow" | "context", ctx: RouteContext<{ slug: string }>): Promise<Response> {
+  const { request, runtime, principal, params } = ctx;
   const caller = await principal();
   if (!SLUG.test(params.slug)) throw validationError([{ path: "slug", message: "must be 1-128 characters of letters, digits, '.', '_' or '-'" }]);
   const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
@@ -39,16 +42,33 @@ async function putEntry(kind: "workflow" | "context", { request, runtime, princi
       const check = await runtime.runs.checkSchema(caller, { schema: schema as Record<string, unknown> });
       if (!check.accepted) throw validationError(check.problems);
     }
-    const { entry, created } = await runtime.catalog.forProject(caller.projectId).putWorkflow(params.slug, body, caller.keyId);
+    const catalog = runtime.catalog.forProject(caller.projectId);
+    const before = await catalog.workflow(params.slug);
+    const { entry, created } = await catalog.putWorkflow(params.slug, body, caller.keyId);
+    await audit(ctx, "workflow.version.create", { kind: "workflow", id: params.slug }, definitionChanges(before, entry));
     return reply(workflowDefinition, entry, { status: created ? 201 : 200 });
   }
-  const { entry, created } = await runtime.catalog.forProject(caller.projectId).putContext(params.slug, body, caller.keyId);
+  const catalog = runtime.catalog.forProject(caller.projectId);
+  const before = await catalog.context(params.slug);
+  const { entry, created } = await catalog.putContext(params.slug, body, caller.keyId);
+  await audit(ctx, "context.version.create", { kind: "context", id: params.slug }, definitionChanges(before, entry));
   return reply(contextDefinition, entry, { status: created ? 201 : 200 });
 }
 
-async function deleteEntry(kind: "workflow" | "context", { runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> {
+/** What a new version changed: its fields that differ from the version before (where it came from is not a change). */
+function definitionChanges(before: object | null, after: object) {
+  const { source: _was, ...was } = (before ?? {}) as Record<string, unknown>;
+  const { source: _is, ...is } = after as Record<string, unknown>;
+  return changesBetween(before ? was : null, is);
+}
+
+async function deleteEntry(kind: "workflow" | "context", ctx: RouteContext<{ slug: string }>): Promise<Response> {
+  const { runtime, principal, params } = ctx;
   const caller = await principal();
-  await runtime.catalog.forProject(caller.projectId).delete(kind, params.slug, caller.keyId);
+  const catalog = runtime.catalog.forProject(caller.projectId);
+  const before = kind === "workflow" ? await catalog.workflow(params.slug) : await catalog.context(params.slug);
+  await catalog.delete(kind, params.slug, caller.keyId);
+  await audit(ctx, `${kind}.delete`, { kind, id: params.slug }, changesBetween({ version: before?.version ?? null }, { version: null }));
   return new Response(null, { status: 204 });
 }
 

@@ -19,6 +19,8 @@ import { SLUG } from "../../domain/names";
 import { validationError } from "../../errors";
 import type { EvaluationRecord, EvaluationStatus, SuiteRecord } from "../../store/store-types";
 import type { EvaluationService } from "../../evals/evaluation-service";
+import { changesBetween } from "../../audit/audit-log";
+import { audit } from "../audit-origin";
 import { readJsonBody } from "../body";
 import { EVALUATION_LOCATION } from "../doc-parts";
 import { listScope } from "../../keys/owner-access";
@@ -70,15 +72,24 @@ const listSuites = async ({ runtime, principal }: RouteContext<Record<string, st
 /** GET, PUT and DELETE /api/v1/suites/{slug}: suites belong to the key that created them (admin keys reach all). */
 const getSuite = async ({ runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> =>
   reply(suiteSchema, suiteView(await runtime.services.suites.readable(await principal(), params.slug)));
-const putSuiteEntry = async ({ request, runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
+const putSuiteEntry = async (ctx: RouteContext<{ slug: string }>): Promise<Response> => {
+    const { request, runtime, principal, params } = ctx;
     const caller = await principal();
     checkSlug(params.slug);
     const body = await readJsonBody(request, runtime.config.limits.bodyBytes, runtime.config.limits.jsonDepth);
+    const before = await runtime.services.suites.readable(caller, params.slug).catch(() => null);
     const { suite, created } = await runtime.services.suites.put(caller, params.slug, body, new Date());
+    // The definition's fields that changed (cases, judges, …), with the version each is.
+    const fields = (s: SuiteRecord | null) => (s ? { version: s.version, ...s.document } : null);
+    await audit(ctx, created ? "suite.create" : "suite.update", { kind: "suite", id: suite.slug }, changesBetween(created ? null : fields(before), fields(suite)));
     return reply(suiteSchema, suiteView(suite), { status: created ? 201 : 200 });
 };
-const deleteSuiteEntry = async ({ runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
-    await runtime.services.suites.delete(await principal(), params.slug);
+const deleteSuiteEntry = async (ctx: RouteContext<{ slug: string }>): Promise<Response> => {
+    const { runtime, principal, params } = ctx;
+    const caller = await principal();
+    const before = await runtime.services.suites.readable(caller, params.slug).catch(() => null);
+    await runtime.services.suites.delete(caller, params.slug);
+    await audit(ctx, "suite.delete", { kind: "suite", id: params.slug }, changesBetween({ version: before?.version ?? null }, { version: null }));
     return new Response(null, { status: 204 });
 };
 

@@ -3,6 +3,8 @@ import { createKeyRequest, updateKeyRequest } from "../../api/requests";
 import { apiKeyDetailSchema, apiKeySchema, createdKeySchema, keyListSchema, meSchema } from "../../api/responses";
 import { limitsPatch, limitsView, NO_LIMITS } from "../../domain/key-limits";
 import type { ApiKeyRecord } from "../../store/store-types";
+import { changesBetween } from "../../audit/audit-log";
+import { audit } from "../audit-origin";
 import { ADMIN, endpoint, VIEWER } from "../endpoint";
 import { reply } from "../problem";
 
@@ -75,7 +77,8 @@ export const endpoints = [
     request: { body: createKeyRequest, required: true },
     responses: { "201": { description: "The key, with the key itself and its signing secret.", body: createdKeySchema } },
     errors: ["validation_failed", "unauthorized", "forbidden", "not_found"],
-    handler: async ({ runtime, body, principal }) => {
+    handler: async (ctx) => {
+      const { runtime, body, principal } = ctx;
       const input = await body(createKeyRequest);
       const { record, key } = await runtime.services.keys.create(await principal(), {
         name: input.name,
@@ -84,6 +87,7 @@ export const endpoints = [
         project: input.project,
         limits: { ...NO_LIMITS, ...limitsPatch(input.limits ?? {}) },
       });
+      await audit(ctx, "key.create", { kind: "key", id: record.id }, changesBetween(null, { name: record.name, role: record.role, project: record.projectId, limits: limitsView(record.limits) }));
       return reply(createdKeySchema, { ...keyView(record), key, webhookSecret: record.webhookSecret ?? "" }, { status: 201, headers: { Location: `/api/v1/keys/${record.id}` } });
     },
   }),
@@ -110,9 +114,17 @@ export const endpoints = [
     responses: { "200": { description: "The key.", body: apiKeySchema } },
     errors: ["validation_failed", "unauthorized", "forbidden", "not_found"],
     /** Limits apply to runs admitted from now on; runs in progress keep what they reserved. */
-    handler: async ({ runtime, params, body, principal }) => {
+    handler: async (ctx) => {
+      const { runtime, params, body, principal } = ctx;
+      const caller = await principal();
       const input = await body(updateKeyRequest);
-      return reply(apiKeySchema, keyView(await runtime.services.keys.update(await principal(), params.id, { name: input.name, limits: limitsPatch(input.limits ?? {}) })));
+      const before = (await runtime.services.keys.get(caller, params.id)).record;
+      const after = await runtime.services.keys.update(caller, params.id, { name: input.name, limits: limitsPatch(input.limits ?? {}) });
+      const subject = { kind: "key", id: after.id };
+      if (before.name !== after.name) await audit(ctx, "key.rename", subject, changesBetween({ name: before.name }, { name: after.name }));
+      const limits = changesBetween(limitsView(before.limits), limitsView(after.limits));
+      if (Object.keys(limits).length > 0) await audit(ctx, "key.limits", subject, limits);
+      return reply(apiKeySchema, keyView(after));
     },
   }),
   endpoint({
@@ -124,8 +136,12 @@ export const endpoints = [
     responses: { "204": { description: "Revoked." } },
     errors: ["unauthorized", "forbidden", "not_found", "conflict"],
     /** Revokes the key: it is refused at once. The last active admin key cannot be revoked (nobody could manage keys). */
-    handler: async ({ runtime, params, principal }) => {
-      await runtime.services.keys.revoke(await principal(), params.id);
+    handler: async (ctx) => {
+      const { runtime, params, principal } = ctx;
+      const caller = await principal();
+      await runtime.services.keys.revoke(caller, params.id);
+      const { record } = await runtime.services.keys.get(caller, params.id);
+      await audit(ctx, "key.revoke", { kind: "key", id: record.id }, changesBetween({ name: record.name, revokedAt: null }, { name: record.name, revokedAt: record.revokedAt }));
       return new Response(null, { status: 204 });
     },
   }),

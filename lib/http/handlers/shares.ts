@@ -6,6 +6,8 @@ import { parsePointer } from "../../json/pointer";
 import type { Principal } from "../../keys/api-keys";
 import type { Runtime } from "../../server/runtime";
 import type { RunRecord, ShareRecord } from "../../store/store-types";
+import { changesBetween } from "../../audit/audit-log";
+import { audit } from "../audit-origin";
 import { EDITOR, endpoint, VIEWER } from "../endpoint";
 
 const SHARE = EDITOR("Only editor and admin keys may make or revoke share links.");
@@ -52,7 +54,8 @@ export function masked(value: unknown, pointers: readonly string[]): unknown {
 
 /** A share link's creation, for a run or an evaluation the caller may read. */
 function createShare(kind: ShareRecord["kind"], read: (ctx: { runtime: Runtime; caller: Principal; id: string }) => Promise<unknown>) {
-  return async ({ request, runtime, principal, params, body }: RouteContext<{ id: string }>): Promise<Response> => {
+  return async (ctx: RouteContext<{ id: string }>): Promise<Response> => {
+    const { request, runtime, principal, params, body } = ctx;
     const caller = await principal();
     await read({ runtime, caller, id: params.id });
     const input = await body(createShareRequest, { optional: true });
@@ -60,6 +63,8 @@ function createShare(kind: ShareRecord["kind"], read: (ctx: { runtime: Runtime; 
     const hideFields = [...new Set(input.hideFields ?? [])];
     const { share, token } = await runtime.services.shares.create(caller, { kind, targetId: params.id, hideFields, expiresAt: expiry(input.expiresIn ?? "7d", now) }, now);
     const url = new URL(`/s/${token}`, runtime.publicUrl === "" ? new URL(request.url).origin : runtime.publicUrl).toString();
+    // Never the link's URL: it holds the token.
+    await audit(ctx, "share.create", { kind: "share", id: share.id }, changesBetween(null, { kind: share.kind, targetId: share.targetId, hideFields: share.hideFields, expiresAt: share.expiresAt }));
     return reply(shareSchema, shareView(share, url), { status: 201, headers: { Location: `/api/v1/shares/${share.id}` } });
   };
 }
@@ -77,8 +82,10 @@ const listShares = async ({ runtime, principal }: RouteContext<Record<string, st
 };
 
 /** DELETE /api/v1/shares/{id}: revokes a link (by the key that made it, or an admin); it answers 404 from then on. */
-const revokeShare = async ({ runtime, principal, params }: RouteContext<{ id: string }>): Promise<Response> => {
+const revokeShare = async (ctx: RouteContext<{ id: string }>): Promise<Response> => {
+  const { runtime, principal, params } = ctx;
   await runtime.services.shares.revoke(await principal(), params.id);
+  await audit(ctx, "share.revoke", { kind: "share", id: params.id }, changesBetween({ revokedAt: null }, { revokedAt: new Date().toISOString() }));
   return new Response(null, { status: 204 });
 };
 

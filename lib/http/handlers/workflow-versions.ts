@@ -5,6 +5,8 @@ import { PROTECTED_LABEL } from "../../domain/roles";
 import type { Principal } from "../../keys/api-keys";
 import { GenserveError, validationError, zodFieldErrors } from "../../errors";
 import type { LabelMove } from "../../store/store-types";
+import { changesBetween } from "../../audit/audit-log";
+import { audit } from "../audit-origin";
 import { EVALUATION_LOCATION } from "../doc-parts";
 import { EDITOR, endpoint, VIEWER } from "../endpoint";
 import { reply } from "../problem";
@@ -69,12 +71,14 @@ const listLabels = async ({ runtime, principal, params }: RouteContext<{ slug: s
 };
 
 /** PUT …/labels/{label} `{version}`: moves the label at once (editor keys; production: admin keys). Rollback is moving it back. */
-const putLabel = async ({ runtime, principal, params, body }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
+const putLabel = async (ctx: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
+  const { runtime, principal, params, body } = ctx;
   const caller = await principal();
   const label = checkNames(params)!;
   assertMayMove(caller, label);
   const { version } = await body(moveLabelRequest);
   const move = await runtime.catalog.forProject(caller.projectId).moveLabel(params.slug, label, version, caller.keyId);
+  await auditMove(ctx, "workflow.label.move", move!);
   return reply(labelMoveSchema, moveView(move!));
 };
 
@@ -84,7 +88,8 @@ const putLabel = async ({ runtime, principal, params, body }: RouteContext<{ slu
  * the label moves when the evaluation ends with the pass rate reached, and the history records the
  * evaluation either way.
  */
-const promoteLabel = async ({ runtime, principal, params, body }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
+const promoteLabel = async (ctx: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
+  const { runtime, principal, params, body } = ctx;
   const caller = await principal();
   const label = checkNames(params)!;
   assertMayMove(caller, label);
@@ -92,9 +97,15 @@ const promoteLabel = async ({ runtime, principal, params, body }: RouteContext<{
   if (requireSuite === undefined) {
     if (minPass !== undefined) throw validationError([{ path: "/minPass", message: "needs requireSuite" }]);
     const move = await runtime.catalog.forProject(caller.projectId).moveLabel(params.slug, label, version, caller.keyId);
+    await auditMove(ctx, "workflow.label.move", move!);
     return reply(labelMoveSchema, moveView(move!));
   }
   const evaluation = await runtime.evaluations.promote(caller, { slug: params.slug, label, version, minPass: minPass ?? 1, suite: requireSuite });
+  // The move itself is decided by the evaluation (the label's history records it); this records who asked.
+  await audit(ctx, "workflow.label.promote", { kind: "workflow", id: params.slug }, {
+    [`labels.${label}`]: { after: version },
+    gate: { after: { suite: requireSuite, minPass: minPass ?? 1, evaluationId: evaluation.id } },
+  });
   return reply(
     promotionStartedSchema,
     { status: "pending", evaluationId: evaluation.id, label, version, minPass: minPass ?? 1 },
@@ -103,13 +114,19 @@ const promoteLabel = async ({ runtime, principal, params, body }: RouteContext<{
 };
 
 /** DELETE …/labels/{label}: removes the label (a plain slug then resolves to the latest version if it was `production`). */
-const deleteLabel = async ({ runtime, principal, params }: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
+const deleteLabel = async (ctx: RouteContext<{ slug: string; label: string }>): Promise<Response> => {
+  const { runtime, principal, params } = ctx;
   const caller = await principal();
   const label = checkNames(params)!;
   assertMayMove(caller, label);
-  await runtime.catalog.forProject(caller.projectId).removeLabel(params.slug, label, caller.keyId);
+  const move = await runtime.catalog.forProject(caller.projectId).removeLabel(params.slug, label, caller.keyId);
+  await auditMove(ctx, "workflow.label.remove", move);
   return new Response(null, { status: 204 });
 };
+
+/** A label's move in the audit log: the workflow as the subject, `labels.<name>` the version it pointed at before and after. */
+const auditMove = (ctx: RouteContext<{ slug: string; label: string }>, action: string, move: LabelMove) =>
+  audit(ctx, action, { kind: "workflow", id: move.slug }, changesBetween({ [`labels.${move.label}`]: move.previous }, { [`labels.${move.label}`]: move.version }));
 
 /** GET /api/v1/workflows/{slug}/diff?from=3&to=5: instructions, parameters, contexts and the default schema, classified. */
 const diffVersions = async ({ request, runtime, principal, params }: RouteContext<{ slug: string }>): Promise<Response> => {
