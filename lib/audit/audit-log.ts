@@ -27,7 +27,9 @@ export interface AuditOrigin {
  * The actor a caller is recorded as — the one place that maps a caller to the log (people and
  * projects add their fields here).
  */
-export function actorOf(principal: { keyId: string; name: string; admin: boolean }): AuditActor {
+export function actorOf(principal: { keyId: string; name: string; userId?: string; via?: "key" | "session" }): AuditActor {
+  // A person signed in acts through their personal key, named by their email.
+  if (principal.via === "session" && principal.userId) return { kind: "person", id: principal.userId, label: principal.name };
   return { kind: "key", id: principal.keyId, label: principal.name };
 }
 

@@ -6,7 +6,6 @@ import { pathToFileURL } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { GenserveError } from "../errors";
-import { rememberClientAddress } from "../http/client-address";
 import { directWriterOf } from "../http/direct";
 import { problemResponse } from "../http/problem";
 import { peekRuntime } from "../server/runtime";
@@ -151,7 +150,6 @@ export async function loadApiRoutes(appDir: string, options: { prefixes: string[
   const listen = getRequestListener(
     async (request, env) => {
       let response: Response;
-      rememberClientAddress(request, (env.incoming as IncomingMessage).socket.remoteAddress);
       try {
         response = await dispatch(request);
       } catch (error) {

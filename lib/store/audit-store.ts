@@ -1,4 +1,5 @@
 import "server-only";
+import { DEFAULT_PROJECT_ID } from "../domain/roles";
 import type { AuditEvent } from "./audit-types";
 import type { StoreRunner } from "./runner";
 import type { Store } from "./store-types";
@@ -39,6 +40,7 @@ export function auditStore(db: StoreRunner): Store["audit"] {
         params.push(value);
         where.push(sql(`$${params.length}`));
       };
+      if (filter.projectId !== undefined) add((p) => `(project_id = ${p}${filter.projectId === DEFAULT_PROJECT_ID ? " OR project_id IS NULL" : ""})`, filter.projectId);
       if (filter.actorId !== undefined) add((p) => `actor_id = ${p}`, filter.actorId);
       if (filter.actionPrefix !== undefined) add((p) => db.dialect.startsWith("action", p), filter.actionPrefix);
       if (filter.subjectKind !== undefined) add((p) => `subject_kind = ${p}`, filter.subjectKind);

@@ -30,6 +30,8 @@ export interface AuditEntry {
 export type AuditEvent = AuditEntry & { seq: number };
 
 export interface AuditFilter {
+  /** Only this project's entries; the default project's also holds those of no project (the CLI, the first start). */
+  projectId?: string;
   actorId?: string;
   /** `key.` matches `key.create`, `key.revoke`…; a whole name matches itself. */
   actionPrefix?: string;

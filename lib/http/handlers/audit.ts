@@ -24,7 +24,7 @@ export const endpoints = [
     ],
     responses: { "200": { description: "A page of the log.", body: auditPageSchema } },
     errors: ["validation_failed", "unauthorized", "forbidden"],
-    handler: async ({ request, runtime }) => {
+    handler: async ({ request, runtime, principal }) => {
       const parsed = auditQuery.safeParse(Object.fromEntries(new URL(request.url).searchParams), { reportInput: true });
       if (!parsed.success) throw validationError(zodFieldErrors(parsed.error).map((e) => ({ ...e, path: `?${e.path.slice(1)}` })));
       const { actor, action, subject, from, to, limit, cursor } = parsed.data;
@@ -35,6 +35,7 @@ export const endpoints = [
       }
       const [subjectKind, ...rest] = subject?.split(":") ?? [];
       const events = await runtime.services.audit.list({
+        projectId: (await principal()).projectId,
         actorId: actor,
         actionPrefix: action,
         subjectKind,
