@@ -20,6 +20,12 @@ export interface StreamEncoder {
   encode(event: StreamEvent): string;
   /** A keep-alive line, or null where the format has none. */
   ping(): string | null;
+  /**
+   * True once the encoder has written its last event though the run goes on (OpenAI's chunks end
+   * at a restart): the response is then closed at once, without keep-alives, and the run is not
+   * cancelled. Formats that follow the run to its final event leave it out.
+   */
+  ended?(): boolean;
 }
 
 const itemJson = (text: string) => JSON.stringify({ type: "object", object: { text } });
@@ -128,11 +134,19 @@ function follow(hub: StreamHub, runId: string, afterSeq: number, encoder: Stream
   void (async () => {
     try {
       let last: StreamEvent | undefined;
+      let over = false;
       for await (const batch of hub.followBatches(runId, afterSeq, signal)) {
         await write(encodeBatch(encoder, batch));
         last = batch[batch.length - 1];
+        if (encoder.ended?.()) {
+          // The format has said its last word (the run goes on): stop pinging and close now, or a
+          // client that reads to the end would wait for the run.
+          over = true;
+          clearInterval(keepalive);
+          break;
+        }
       }
-      if (!signal.aborted && last?.kind !== "done" && last?.kind !== "error" && options.ending) {
+      if (!over && !signal.aborted && last?.kind !== "done" && last?.kind !== "error" && options.ending) {
         const final = await options.ending();
         if (final && !signal.aborted) await write(encoder.encode({ ...final, seq: Math.max(last?.seq ?? afterSeq, afterSeq) + 1 }));
       }

@@ -140,6 +140,27 @@ describe("POST /v1/chat/completions with the openai client", () => {
     expect((await get(server, `/api/v1/runs/${id}`, key)).json).toMatchObject({ output: invoice, attempts: 2 });
   });
 
+  it("ends the raw body right after the output_restarted error, while the run's retry is still held", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    upstream.reply({ content: JSON.stringify({ number: "INV-7", total: -1, currency: "EUR" }), chunkSize: 4 }, { content: JSON.stringify(invoice), waitFor: held });
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: "extract-invoice", messages: [{ role: "user", content: "Invoice" }], response_format: invoiceFormat, stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const id = res.headers.get("x-run-id")!;
+    // The whole body, read to its end while the second attempt cannot answer: it ends at the error.
+    const body = await res.text();
+    const events = body.trimEnd().split("\n\n");
+    expect(events.at(-1)).toMatch(/^data: \{"error":\{.*"code":"output_restarted"/);
+    expect(body).not.toContain(": ping");
+    expect((await get(server, `/api/v1/runs/${id}`, key)).json.status).toBe("running");
+    release();
+    await waitUntil(async () => (await get(server, `/api/v1/runs/${id}`, key)).json.status === "succeeded", "the run to succeed on its retry");
+  });
+
   it("refuses parameters genserve does not honour, naming each, in OpenAI's error shape", async () => {
     const base = { model: "extract-invoice", messages: [{ role: "user" as const, content: "hi" }] };
     const cases: [Record<string, unknown>, string][] = [

@@ -97,6 +97,7 @@ export function chatChunkEncoder(head: CompletionHead, options: { includeUsage: 
       }
     },
     ping: () => ": ping\n\n",
+    ended: () => ended,
   };
 }
 
