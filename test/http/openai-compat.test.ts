@@ -161,6 +161,17 @@ describe("POST /v1/chat/completions with the openai client", () => {
     await waitUntil(async () => (await get(server, `/api/v1/runs/${id}`, key)).json.status === "succeeded", "the run to succeed on its retry");
   });
 
+  it("tells the client not to retry a run that failed (it ran and was charged): one run, not three", async () => {
+    // The client's default: two retries of what X-Should-Retry allows (or of every 5xx without it).
+    const retrying = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key });
+    upstream.reply({ content: JSON.stringify({ number: 7, total: 1, currency: "EUR" }) });
+    const failure = await retrying.chat.completions.create({ model: "no-retry", messages: [{ role: "user", content: "Invoice" }], response_format: invoiceFormat }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(failure).toMatchObject({ status: 502, code: "output_invalid" });
+    expect((failure as InstanceType<typeof OpenAI.APIError>).headers?.get("x-should-retry")).toBe("false");
+    expect(upstream.requests).toHaveLength(1);
+  });
+
   it("refuses parameters genserve does not honour, naming each, in OpenAI's error shape", async () => {
     const base = { model: "extract-invoice", messages: [{ role: "user" as const, content: "hi" }] };
     const cases: [Record<string, unknown>, string][] = [

@@ -96,4 +96,13 @@ describe("toOpenAiError: genserve's errors in OpenAI's shape", () => {
     // An unknown error is internal, and says nothing of itself.
     expect(toOpenAiError(new Error("secret detail")).body.error).toMatchObject({ type: "server_error", code: "internal", message: "An internal error occurred." });
   });
+
+  it("lets a client retry by itself only a refusal before any run exists, never a run that ran (it was charged) nor an unexpected error", () => {
+    for (const code of ["rate_limited", "run_queue_full", "storage_unavailable", "model_busy"] as const) expect(toOpenAiError(new GenserveError(code)).retryable, code).toBe(true);
+    for (const code of ["output_invalid", "model_error", "model_timeout", "interrupted"] as const) {
+      expect(toOpenAiError(new GenserveError(code, { runId: "run_1" })).retryable, code).toBe(false);
+    }
+    expect(toOpenAiError(new Error("boom")).retryable).toBe(false);
+    expect(toOpenAiError(new GenserveError("internal")).retryable).toBe(false);
+  });
 });
