@@ -52,6 +52,7 @@ export const metadataSchema = z
       .array(z.string())
       .optional()
       .describe("What the run tolerated or fell back from, e.g. a draft-04 `id` in a later draft's schema, or a grammar over its compile budget. Absent when nothing."),
+    finishReason: z.string().optional().describe("Why the model stopped, when not the ordinary stop: `length` (it reached its output limit; a text run's text is cut), `content-filter`…"),
   })
   .apply(named({ id: "RunMetadata" })) satisfies z.ZodType<RunMetadata>;
 

@@ -32,6 +32,8 @@ export interface RunMetadata {
   outputTokens: number;
   /** What the run tolerated or fell back from (present only when there was something). */
   warnings?: string[];
+  /** Why the model stopped, when not the ordinary `stop`: `length` (its output limit), `content-filter`… */
+  finishReason?: string;
 }
 
 /** Where a generate run's event is delivered. */

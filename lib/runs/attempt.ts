@@ -18,6 +18,8 @@ export interface Attempted {
   value: unknown;
   /** The model id the provider reported, when it did. */
   modelId?: string;
+  /** Why the model stopped (`stop`, `length`…), as its client reported it. */
+  finishReason?: string;
 }
 
 /** Receives a streamed run's text as it arrives, and the start of every attempt after the first. */
@@ -92,7 +94,7 @@ export class Attempts {
         const validation = run.span.child("validate", { "genserve.attempt": attempt });
         const check = await prepared.validate(parsed.value, { owner: plan.principal.keyId, signal }).finally(() => validation.end());
         validation.set({ "genserve.validation.valid": check.valid, ...(!check.valid && { "genserve.validation.errors": check.errors.length }) });
-        if (check.valid) return { value: parsed.value, modelId: result.modelId };
+        if (check.valid) return { value: parsed.value, modelId: result.modelId, finishReason: result.finishReason };
         problems = check.errors;
       } else {
         problems = [{ path: "/", message: parsed.message }];
@@ -119,7 +121,7 @@ export class Attempts {
         const result = await run.plan.client.generate(modelRequest(run.plan, run.plan.prompt.messages, signal));
         endCall(call, result);
         tally(run, result);
-        return { value: result.text, modelId: result.modelId };
+        return { value: result.text, modelId: result.modelId, finishReason: result.finishReason };
       } catch (error) {
         endCall(call, error);
         await this.beforeRetry(run, error, attempt, signal);

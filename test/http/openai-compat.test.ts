@@ -172,6 +172,19 @@ describe("POST /v1/chat/completions with the openai client", () => {
     expect(upstream.requests).toHaveLength(1);
   });
 
+  it("says finish_reason length when the model reached its output limit, and so does the run's metadata", async () => {
+    upstream.reply({ content: "Once upon a", finishReason: "length" });
+    const completion = await client.chat.completions.create({ model: "extract-invoice", messages: [{ role: "user", content: "Tell a story." }] });
+    expect(completion.choices[0]!.finish_reason).toBe("length");
+    expect((completion as unknown as { genserve: { finishReason?: string } }).genserve.finishReason).toBe("length");
+
+    upstream.reply({ content: "Once upon a", finishReason: "length" });
+    const stream = await client.chat.completions.create({ model: "extract-invoice", messages: [{ role: "user", content: "Tell a story." }], stream: true });
+    let finish: string | null = null;
+    for await (const chunk of stream) finish = chunk.choices[0]?.finish_reason ?? finish;
+    expect(finish).toBe("length");
+  });
+
   it("refuses parameters genserve does not honour, naming each, in OpenAI's error shape", async () => {
     const base = { model: "extract-invoice", messages: [{ role: "user" as const, content: "hi" }] };
     const cases: [Record<string, unknown>, string][] = [
