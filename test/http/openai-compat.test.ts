@@ -185,6 +185,16 @@ describe("POST /v1/chat/completions with the openai client", () => {
     expect(finish).toBe("length");
   });
 
+  it("refuses earlier messages that do not fit the model's window with context_length_exceeded, dropping none", async () => {
+    const long = "An earlier turn that goes on and on. ".repeat(250);
+    const refused = await client.chat.completions
+      .create({ model: "small-window", messages: [{ role: "user", content: long }, { role: "assistant", content: "Noted." }, { role: "user", content: "And now?" }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused).toMatchObject({ status: 400, code: "context_length_exceeded", param: "messages", type: "invalid_request_error" });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
   it("refuses parameters genserve does not honour, naming each, in OpenAI's error shape", async () => {
     const base = { model: "extract-invoice", messages: [{ role: "user" as const, content: "hi" }] };
     const cases: [Record<string, unknown>, string][] = [

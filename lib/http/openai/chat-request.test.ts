@@ -105,4 +105,14 @@ describe("toOpenAiError: genserve's errors in OpenAI's shape", () => {
     expect(toOpenAiError(new Error("boom")).retryable).toBe(false);
     expect(toOpenAiError(new GenserveError("internal")).retryable).toBe(false);
   });
+
+  it("answers history that does not fit the window as OpenAI's context_length_exceeded (400), a too large body as 413", () => {
+    const history = new GenserveError("payload_too_large", { detail: "The history does not fit.", errors: [{ path: "/history", message: "too long" }] });
+    expect(toOpenAiError(history)).toEqual({
+      status: 400,
+      retryable: false,
+      body: { error: { message: "The history does not fit.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } },
+    });
+    expect(toOpenAiError(new GenserveError("payload_too_large", { detail: "Too big." }))).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
+  });
 });

@@ -71,6 +71,10 @@ function shouldRetry(error: unknown): boolean {
 /** The body and status of an error in OpenAI's shape. */
 export function toOpenAiError(error: unknown, log?: ErrorLog, paramOf: ParamOf = paramMapper(0)): { status: number; body: OpenAiErrorBody; retryable: boolean } {
   const problem = toProblem(error, log);
+  // Earlier messages that do not fit the model's window: OpenAI's own refusal, which its clients know.
+  if (problem.code === "payload_too_large" && problem.errors?.some((e) => e.path === "/history")) {
+    return { status: 400, retryable: false, body: { error: { message: messageOf({ ...problem, errors: undefined }, paramOf), type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } } };
+  }
   // `param` names a parameter of the request: a refused one's, or `model` for the workflow.
   const first = problem.errors?.[0]?.path;
   const param = problem.code === "validation_failed" && first !== undefined ? paramOf(first) : ["workflow_not_found", "forbidden"].includes(problem.code) ? "model" : null;
