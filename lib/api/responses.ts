@@ -123,6 +123,10 @@ const deliveryAttempt = z
 
 export const runDetailSchema = runSchema
   .extend({
+    history: z
+      .array(z.strictObject({ role: z.enum(["user", "assistant"]), content: z.string() }))
+      .nullable()
+      .describe("The earlier messages the request itself gave (OpenAI's chat completions, a suite case), oldest first, as the model was sent them before the input; a replay sends them again. Null when none (a thread's history is in the thread)."),
     deliveries: z
       .object({
         eventId: z.string(),

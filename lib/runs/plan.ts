@@ -149,6 +149,8 @@ export class Planner {
         workflowVersion: workflow.version,
         workflowLabel: workflow.label ?? null,
         draft: drafted?.record ?? null,
+        // The request's own earlier messages, as sent (a thread's are in the thread).
+        history: thread ? null : (request.history ?? null),
         contextVersions: Object.fromEntries(resolved.map((c) => [c.slug, c.version])),
         promptHash: promptHash(prompt),
         schemaHash: prepared?.hash,

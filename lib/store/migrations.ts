@@ -196,6 +196,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN cancel_requested_at TEXT;
     `,
   },
+  {
+    version: 24,
+    name: "a run's own history: the earlier messages its request gave (OpenAI's chat completions, a suite case's), as JSON, so that it is shown and replayed",
+    sql: `
+      ALTER TABLE runs ADD COLUMN history TEXT;
+    `,
+  },
 ];
 
 /** A migration's SQL for PostgreSQL: SQLite's auto-numbered integer keys become identity columns. */

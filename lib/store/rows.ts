@@ -2,7 +2,7 @@ import "server-only";
 import type { RunDraft } from "../domain/drafts";
 import type { KeyLimits } from "../domain/key-limits";
 import { GenserveError } from "../errors";
-import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./store-types";
+import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunHistory, RunRecord, StrandedRun } from "./store-types";
 
 /**
  * The tables' rows as the drivers return them (better-sqlite3, pg), and their mapping to the store's
@@ -114,6 +114,7 @@ export interface RunRow {
   workflow_label?: string | null;
   pace?: string | null;
   draft?: string | null;
+  history?: string | null;
 }
 
 export const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -200,6 +201,7 @@ export const toRun = (row: RunRow): RunRecord => ({
   workflowLabel: row.workflow_label ?? null,
   pace: parseJson<[number, number][] | null>(row.pace ?? null, null),
   draft: parseJson<RunDraft | null>(row.draft ?? null, null),
+  history: parseJson<RunHistory | null>(row.history ?? null, null),
 });
 
 /** A stranded run with what reconciling it needs: its queued request, and how often it was started. */

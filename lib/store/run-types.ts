@@ -53,13 +53,19 @@ export interface RunRecord {
   pace: [number, number][] | null;
   /** A draft run's record: the version it started from, the definition that ran and what differs; null for other runs. */
   draft: RunDraft | null;
+  /** The earlier messages the request itself gave (not a thread's), oldest first; null when none. */
+  history: RunHistory | null;
 }
+
+/** Earlier messages of a run's own request, as the model was sent them. */
+export type RunHistory = { role: "user" | "assistant"; content: string }[];
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
   contextChunks?: string[];
   workflowVersion?: string;
   workflowLabel?: string | null;
   draft?: RunDraft | null;
+  history?: RunHistory | null;
   contextVersions?: Record<string, string>;
   promptHash?: string;
   schemaHash?: string;

@@ -54,6 +54,13 @@ describe("POST /v1/chat/completions with the openai client", () => {
     ]);
     const run = await get(server, `/api/v1/runs/${completion.id}`, key);
     expect(run.json).toMatchObject({ id: completion.id, operation: "generate.text", status: "succeeded", output: "Forty-two." });
+    // The earlier turns are stored with the run's request, and a replay sends them again.
+    expect(run.json.history).toEqual(sent.slice(1, 3));
+    upstream.reply({ content: "Forty-two." });
+    const replay = await post(server, `/api/v1/runs/${completion.id}/replay`, {}, key);
+    expect(replay.status, JSON.stringify(replay.json)).toBe(201);
+    expect(upstream.requests[1]!.body.messages.slice(1)).toEqual(sent.slice(1));
+    expect((await get(server, `/api/v1/runs/${replay.json.runId}`, key)).json.history).toEqual(sent.slice(1, 3));
   });
 
   it("streams a text run in chat.completion.chunk events, with usage when asked", async () => {
