@@ -1,3 +1,5 @@
+import "server-only";
+
 /**
  * Why the model stopped, as the run's metadata tells it. The providers' reasons are unified by the
  * model clients (`stop`, `length`, `content-filter`, …; lib/models/model-client.ts); a run's
