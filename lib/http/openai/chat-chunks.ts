@@ -3,7 +3,7 @@ import type { OpenAiChatCompletion } from "../../api/openai-shapes";
 import type { RunMetadata } from "../../domain/run-vocabulary";
 import { GenserveError, type ProblemBody } from "../../errors";
 import type { StreamEncoder } from "../stream-format";
-import { toOpenAiError } from "./openai-errors";
+import { toOpenAiError, type ParamOf } from "./openai-errors";
 
 /**
  * A run's answer in OpenAI's chat-completion shapes: the whole completion, and a run's stream as
@@ -51,7 +51,7 @@ const sse = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
  * there with the error `output_restarted`, naming the run, which goes on and is recorded; its
  * result is at GET /api/v1/runs/{id}. Stateful: one encoder per response.
  */
-export function chatChunkEncoder(head: CompletionHead, options: { includeUsage: boolean }): StreamEncoder {
+export function chatChunkEncoder(head: CompletionHead, options: { includeUsage: boolean; paramOf?: ParamOf }): StreamEncoder {
   let started = false;
   let ended = false;
   const chunk = (delta: Record<string, unknown>, finish: "stop" | "length" | null, extra: Record<string, unknown> = {}) =>
@@ -96,7 +96,7 @@ export function chatChunkEncoder(head: CompletionHead, options: { includeUsage: 
         }
         case "error":
           ended = true;
-          return sse(toOpenAiError(problemError(event.problem)).body);
+          return sse(toOpenAiError(problemError(event.problem), undefined, options.paramOf).body);
       }
     },
     ping: () => ": ping\n\n",

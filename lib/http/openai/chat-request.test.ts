@@ -39,7 +39,12 @@ describe("chatRunOf: an OpenAI chat request as a run request", () => {
     expect(chatRunOf({ ...base, response_format: { type: "json_object" } }).format).toBe("json_object");
     expect(chatRunOf({ ...base, response_format: { type: "text" } }).format).toBe("text");
     expect(chatRunOf({ ...base, stream: true, stream_options: { include_usage: true } })).toMatchObject({ stream: true, includeUsage: true });
-    expect(chatRunOf({ ...base, stream: false, stream_options: { include_usage: true } }).includeUsage).toBe(false);
+    expect(chatRunOf({ ...base, store: true }).request.input).toBe("x");
+  });
+
+  it("takes a last user message of images alone as the input, its images the attachments", () => {
+    const chat = chatRunOf({ model: "w", messages: [user([{ type: "image_url", image_url: { url: "https://e.com/a.png" } }])] });
+    expect(chat.request).toMatchObject({ input: "", attachments: [{ file: "https://e.com/a.png" }] });
   });
 
   it("refuses what it cannot honour, naming the parameter as OpenAI's API does", () => {
@@ -61,6 +66,10 @@ describe("chatRunOf: an OpenAI chat request as a run request", () => {
       [{ messages: [user([{ type: "image_url", image_url: { url: "https://e.com/a.png" } }]), { role: "assistant", content: "k" }, user("y")] }, "messages[0].content[0]", /last user message/],
       [{ messages: [user([{ type: "input_audio", input_audio: {} }])] }, "messages[0].content[0].type", /not supported/],
       [{ messages: [user("   ")] }, "messages[0].content", /must not be empty/],
+      [{ messages: [user([])] }, "messages[0].content", /must not be empty/],
+      [{ store: false }, "store", /every genserve run is stored/],
+      [{ stream_options: { include_usage: true } }, "stream_options", /only allowed with stream: true/],
+      [{ stream: false, stream_options: { include_usage: true } }, "stream_options", /only allowed with stream: true/],
       [{ response_format: { type: "yaml" } }, "response_format.type", /json_schema/],
       [{ response_format: { type: "json_schema", json_schema: { name: "n", schema: [] } } }, "response_format.json_schema.schema", /JSON Schema object/],
     ];
