@@ -202,6 +202,45 @@ describe("POST /v1/chat/completions with the openai client", () => {
     expect(upstream.requests).toHaveLength(0);
   });
 
+  it("answers a streamed text run's head at once and cancels the run when the client closes the stream", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    upstream.reply({ content: "Never sent.", waitFor: held });
+    const abort = new AbortController();
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: "extract-invoice", messages: [{ role: "user", content: "Say something." }], stream: true }),
+      signal: abort.signal,
+    });
+    // The head came while the model is held: the run's id, the stream's type.
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const id = res.headers.get("x-run-id")!;
+    expect(id).toMatch(/^run_/);
+    await waitUntil(async () => upstream.requests.length === 1, "the model to be called");
+    abort.abort();
+    await waitUntil(async () => (await get(server, `/api/v1/runs/${id}`, key)).json.status === "cancelled", "the run to be cancelled");
+    release();
+  });
+
+  it("takes a last user message of images alone as the run's input", async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).toString("base64");
+    upstream.reply({ content: "A picture." });
+    const completion = await client.chat.completions.create({ model: "look", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }] }] });
+    expect(completion.choices[0]!.message.content).toBe("A picture.");
+    const sent = upstream.requests[0]!.body.messages.at(-1)!;
+    expect(JSON.stringify(sent.content)).toContain("data:image/png;base64,");
+  });
+
+  it("answers paths under /v1 it does not serve with a 404 in OpenAI's shape", async () => {
+    const retrieved = await client.models.retrieve("extract-invoice").catch((e: unknown) => e);
+    expect(retrieved).toBeInstanceOf(OpenAI.NotFoundError);
+    const raw = await post(server, "/v1/embeddings", { model: "extract-invoice", input: "hi" }, key);
+    expect(raw.status).toBe(404);
+    expect(raw.json).toEqual({ error: { message: expect.stringContaining("POST /v1/embeddings"), type: "not_found_error", param: null, code: "not_found" } });
+  });
+
   it("refuses parameters genserve does not honour, naming each, in OpenAI's error shape", async () => {
     const base = { model: "extract-invoice", messages: [{ role: "user" as const, content: "hi" }] };
     const cases: [Record<string, unknown>, string][] = [
@@ -209,6 +248,8 @@ describe("POST /v1/chat/completions with the openai client", () => {
       [{ n: 2 }, "n"],
       [{ logprobs: true }, "logprobs"],
       [{ temperature: 0.3 }, "temperature"],
+      [{ store: false }, "store"],
+      [{ stream_options: { include_usage: true } }, "stream_options"],
       [{ messages: [{ role: "system", content: "Be terse." }, { role: "user", content: "hi" }] }, "messages[0].role"],
       [{ response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "nope" } } } } } }, "response_format.json_schema.schema.properties.a.type"],
     ];
