@@ -109,6 +109,7 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
       <div className="mt-4 grid gap-4 md:grid-cols-2">
         <Panel aria-label="Input" className="min-w-0">
           <h2 className="text-lg font-semibold">Input</h2>
+          {r.history && r.history.length > 0 ? <EarlierMessages history={r.history} /> : null}
           <pre className={`mt-2 max-h-[32rem] ${block}`}>{r.input}</pre>
           {r.contextSlugs.length > 0 ? <p className="mt-2 text-xs text-zinc-600 dark:text-zinc-400">With contexts: {r.contextSlugs.join(", ")}</p> : null}
         </Panel>
@@ -121,6 +122,25 @@ function RunDetail({ client, apiKey, id }: { client: ApiClient; apiKey: string; 
       {r.status === "succeeded" ? <SaveAsCase client={client} apiKey={apiKey} run={r} /> : null}
       {r.status === "succeeded" || r.status === "failed" || r.status === "cancelled" ? <RunActions client={client} run={r} /> : null}
     </Page>
+  );
+}
+
+/** The earlier messages the request gave, sent to the model before the input (collapsed: they can be long). */
+function EarlierMessages({ history }: { history: NonNullable<RunSummary["history"]> }) {
+  return (
+    <details className="mt-2 text-sm">
+      <summary className="cursor-pointer text-zinc-700 dark:text-zinc-300">
+        {history.length} earlier message{history.length === 1 ? "" : "s"} before the input
+      </summary>
+      <ol aria-label="Earlier messages" className="mt-2 space-y-2">
+        {history.map((m, i) => (
+          <li key={i}>
+            <span className="text-xs font-medium text-zinc-600 dark:text-zinc-400">{m.role}</span>
+            <pre className="mt-1 max-h-48 overflow-auto rounded bg-zinc-50 p-2 text-xs whitespace-pre-wrap dark:bg-zinc-900">{m.content}</pre>
+          </li>
+        ))}
+      </ol>
+    </details>
   );
 }
 

@@ -17,6 +17,7 @@ const runMetadata = z
     inputTokens: z.number(),
     outputTokens: z.number(),
     warnings: z.array(z.string()).optional(),
+    finishReason: z.string().optional(),
   })
   .describe("genserve's metadata of the run (not part of OpenAI's shape; clients ignore it).");
 
@@ -32,7 +33,7 @@ export const openAiChatCompletion = z
       z.object({
         index: z.literal(0),
         message: z.object({ role: z.literal("assistant"), content: z.string(), refusal: z.null() }),
-        finish_reason: z.literal("stop"),
+        finish_reason: z.enum(["stop", "length"]).describe("`length` when the model reached its output limit (the text is cut), else `stop`."),
         logprobs: z.null(),
       }),
     ),

@@ -58,6 +58,7 @@ export const metadataSchema = z
       .strictObject({ grounded: z.number(), total: z.number() })
       .optional()
       .describe("With `grounding: true`: the object's leaves found in the sources (any match but none), of all its leaves."),
+    finishReason: z.string().optional().describe("Why the model stopped, when not the ordinary stop: `length` (it reached its output limit; a text run's text is cut), `content-filter`…"),
   })
   .apply(named({ id: "RunMetadata" })) satisfies z.ZodType<RunMetadata>;
 
@@ -165,6 +166,10 @@ const deliveryAttempt = z
 export const runDetailSchema = runSchema
   .extend({
     grounding: groundingList.nullable().describe("For an object run asked for `grounding: true`: where each leaf of its output was found; null otherwise."),
+    history: z
+      .array(z.strictObject({ role: z.enum(["user", "assistant"]), content: z.string() }))
+      .nullable()
+      .describe("The earlier messages the request itself gave (OpenAI's chat completions, a suite case), oldest first, as the model was sent them before the input; a replay sends them again. Null when none (a thread's history is in the thread)."),
     deliveries: z
       .object({
         eventId: z.string(),

@@ -33,6 +33,13 @@ const TREE = {
   required: ["name"],
   $defs: { node: { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/$defs/node" } } }, required: ["name", "children"], additionalProperties: false } },
 };
+/** $defs names that make the same identifier, and an enum with an object member. */
+const ODD = {
+  type: "object",
+  properties: { a: { $ref: "#/$defs/foo-bar" }, b: { $ref: "#/$defs/foo_bar" }, mixed: { enum: ["x", { y: 1 }] }, fixed: { const: [1, 2] } },
+  required: ["a", "b", "mixed"],
+  $defs: { "foo-bar": { type: "string" }, foo_bar: { type: "number" } },
+};
 const CHOICE = { anyOf: [{ type: "object", properties: { kind: { const: "a" }, n: { type: "integer" } }, required: ["kind", "n"] }, { type: "string", enum: ["none"] }] };
 
 const USAGE = `
@@ -60,9 +67,13 @@ const depth: string | undefined = tree.children?.[0]?.children[0]?.name;
 const choice = generate("choice", "x");
 const kind: "a" | "none" = typeof choice === "string" ? choice : choice.kind;
 const free: unknown = generate("free@config", "x");
+const odd = generate("odd", "x");
+const oddA: string = odd.a;
+const oddB: number = odd.b;
+const mixed: unknown = odd.mixed;
 const parsed = workflowSchemas["extract-invoice"].parse({});
 const n: string = parsed.number;
-export { total, currency, first, paid, due, tag, wrong, extra, depth, kind, free, n };
+export { total, currency, first, paid, due, tag, wrong, extra, depth, kind, free, n, oddA, oddB, mixed };
 `;
 
 describe("genserve types", () => {
@@ -73,6 +84,7 @@ describe("genserve types", () => {
       { slug: "tree", version: "config", schema: TREE },
       { slug: "choice", version: "3", schema: CHOICE },
       { slug: "free", version: "config" },
+      { slug: "odd", version: "1", schema: ODD },
     ],
     [
       { ref: "extract-invoice", slug: "extract-invoice", version: "2" },
@@ -80,6 +92,7 @@ describe("genserve types", () => {
       { ref: "choice", slug: "choice", version: "3" },
       { ref: "free", slug: "free", version: "config" },
       { ref: "tree", slug: "tree", version: "config" },
+      { ref: "odd", slug: "odd", version: "1" },
     ],
     "2026-11-26T00:00:00.000Z",
   );
@@ -115,5 +128,8 @@ describe("genserve types", () => {
     expect(tree.safeParse({ name: "a", children: [{ name: "b", children: [{ name: "c" }] }] }).success).toBe(false);
     expect(workflowSchemas["choice"]!.safeParse("none").success).toBe(true);
     expect(workflowSchemas["choice"]!.safeParse({ kind: "a", n: 1.5 }).success).toBe(false);
+    const odd = workflowSchemas["odd"]!;
+    expect(odd.safeParse({ a: "s", b: 1, mixed: { y: 1 }, fixed: [1, 2] }).success).toBe(true);
+    expect(odd.safeParse({ a: 1, b: 1, mixed: "x" }).success).toBe(false);
   });
 });

@@ -112,6 +112,8 @@ export interface RunSummary {
   draft?: RunDraft | null;
   status: RunStatus;
   input: string;
+  /** On GET /runs/{id}: the earlier messages the request itself gave, oldest first; null when none. */
+  history?: { role: "user" | "assistant"; content: string }[] | null;
   schema: unknown;
   contextSlugs: string[];
   attachments: Record<string, unknown>[];

@@ -35,6 +35,8 @@ export interface RunMetadata {
   warnings?: string[];
   /** For object runs asked for `grounding`: leaves found in the sources, of all leaves. */
   grounding?: GroundingSummary;
+  /** Why the model stopped, when not the ordinary `stop`: `length` (its output limit), `content-filter`… */
+  finishReason?: string;
 }
 
 /** Where a generate run's event is delivered. */

@@ -33,7 +33,7 @@ export function maskCallback(callback: CallbackSpec): CallbackSpec {
 
 /** A stored run as the API, the playground and the CLI show it: secrets masked. */
 export function runView(run: RunRecord) {
-  return { ...commonView(run), input: run.input, schema: run.schema, callback: run.callback && maskCallback(run.callback), output: run.output };
+  return { ...commonView(run), input: run.input, history: run.history, schema: run.schema, callback: run.callback && maskCallback(run.callback), output: run.output };
 }
 
 /** A listed run (previews and sizes; the run itself has them whole), as `runView` shows a run. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { StreamHub } from "../runs/stream-hub";
+import { chatChunkEncoder } from "./openai/chat-chunks";
 import { encodeBatch, ndjsonEncoder, sseEncoder, streamResponse } from "./stream-format";
 
 const metadata = { runId: "run_1", cost: "0", model: { name: "m", tag: "t" }, durationInMs: 1, inputTokens: 1, outputTokens: 1 };
@@ -111,6 +112,22 @@ describe("stream framing", () => {
     writer.end();
     await following;
     expect(got).toEqual([["["], ["1", ",", "2", "]", "done"]]);
+    hub.close();
+  });
+
+  it("closes the response when the encoder has ended though the run goes on (OpenAI's chunks at a restart)", async () => {
+    const hub = new StreamHub({ retainMs: 60_000 });
+    const writer = hub.open("run_3", "key_1");
+    const encoder = chatChunkEncoder({ id: "run_3", model: "m", created: 1 }, { includeUsage: false });
+    const res = streamResponse(hub, "run_3", { accept: null, encoder, keepAliveMs: 30 });
+    writer.push({ kind: "item", text: "{" });
+    writer.push({ kind: "restart", attempt: 2 });
+    // The run is still live (no final event, the writer open): the body must end all the same,
+    // right after the error, without keep-alive comments.
+    const text = await res.text();
+    expect(text.trimEnd().split("\n\n").at(-1)).toMatch(/^data: \{"error":\{.*"code":"output_restarted"/);
+    expect(text).not.toContain(": ping");
+    writer.end();
     hub.close();
   });
 });

@@ -21,6 +21,12 @@ export interface StreamEncoder {
   encode(event: StreamEvent): string;
   /** A keep-alive line, or null where the format has none. */
   ping(): string | null;
+  /**
+   * True once the encoder has written its last event though the run goes on (OpenAI's chunks end
+   * at a restart): the response is then closed at once, without keep-alives, and the run is not
+   * cancelled. Formats that follow the run to its final event leave it out.
+   */
+  ended?(): boolean;
 }
 
 const itemJson = (text: string) => JSON.stringify({ type: "object", object: { text } });
@@ -112,12 +118,15 @@ interface FollowOptions {
   ending?: StreamEnding;
 }
 
+/** Where a response's events come from: batches of a run's stream, until its final event. */
+export type EventSource = (signal: AbortSignal) => AsyncIterable<readonly StreamEvent[]>;
+
 /**
- * Writes a run's stream into `sink`: events after `afterSeq` from the hub, then live ones to the
- * final event, with keep-alive comments while the model is silent; until `signal` aborts (the
- * client went away).
+ * Writes a run's stream into `sink`: its events (after `afterSeq`, from the hub or another source)
+ * to the final event, with keep-alive comments while the model is silent; until `signal` aborts
+ * (the client went away).
  */
-function follow(hub: StreamHub, runId: string, afterSeq: number, encoder: StreamEncoder, options: FollowOptions, sink: EventSink, signal: AbortSignal): void {
+function follow(source: EventSource, afterSeq: number, encoder: StreamEncoder, options: FollowOptions, sink: EventSink, signal: AbortSignal): void {
   let lastWrite = Date.now();
   const write = (text: string) => {
     lastWrite = Date.now();
@@ -135,11 +144,19 @@ function follow(hub: StreamHub, runId: string, afterSeq: number, encoder: Stream
   void (async () => {
     try {
       let last: StreamEvent | undefined;
-      for await (const batch of hub.followBatches(runId, afterSeq, signal)) {
+      let over = false;
+      for await (const batch of source(signal)) {
         await write(encodeBatch(encoder, batch));
         last = batch[batch.length - 1];
+        if (encoder.ended?.()) {
+          // The format has said its last word (the run goes on): stop pinging and close now, or a
+          // client that reads to the end would wait for the run.
+          over = true;
+          clearInterval(keepalive);
+          break;
+        }
       }
-      if (!signal.aborted && last?.kind !== "done" && last?.kind !== "error" && options.ending) {
+      if (!over && !signal.aborted && last?.kind !== "done" && last?.kind !== "error" && options.ending) {
         const final = await options.ending();
         if (final && !signal.aborted) await write(encoder.encode({ ...final, seq: Math.max(last?.seq ?? afterSeq, afterSeq) + 1 }));
       }
@@ -188,27 +205,35 @@ export function streamHeaders(contentType: string, runId: string): Record<string
   return { "Content-Type": contentType, "Cache-Control": "no-cache, no-transform", "X-Accel-Buffering": "no", "X-Run-ID": runId };
 }
 
+interface StreamResponseOptions {
+  accept: string | null;
+  /** Another framing than the two Accept chooses from (OpenAI's chat-completion chunks). */
+  encoder?: StreamEncoder;
+  afterSeq?: number;
+  keepAliveMs: number;
+  onDisconnect?: () => void;
+  ending?: StreamEnding;
+  headers?: Record<string, string>;
+}
+
 /**
  * A run's stream as an HTTP response, in the format the client's Accept asks for: the events after
  * `afterSeq` from the hub, then live ones to the final event, with keep-alive comments.
  */
-export function streamResponse(
-  hub: StreamHub,
-  runId: string,
-  options: {
-    accept: string | null;
-    /** Another framing than the two Accept chooses from (OpenAI's chat-completion chunks). */
-    encoder?: StreamEncoder;
-    afterSeq?: number;
-    keepAliveMs: number;
-    onDisconnect?: () => void;
-    ending?: StreamEnding;
-    headers?: Record<string, string>;
-  },
-): Response {
+export function streamResponse(hub: StreamHub, runId: string, options: StreamResponseOptions): Response {
+  return eventsResponse(runId, (signal) => hub.followBatches(runId, options.afterSeq ?? 0, signal), options);
+}
+
+/**
+ * A run's events from `source` as a streamed HTTP response, as `streamResponse` sends a hub's: the
+ * head at once (X-Run-ID), keep-alive comments while nothing comes, `onDisconnect` when the client
+ * goes. A run that is not streamed through the hub (a text run answered in a stream's format) gives
+ * its events when it ends.
+ */
+export function eventsResponse(runId: string, source: EventSource, options: StreamResponseOptions): Response {
   const encoder = options.encoder ?? encoderFor(chooseFormat(options.accept));
   const start = (sink: EventSink, signal: AbortSignal) =>
-    follow(hub, runId, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, ending: options.ending }, sink, signal);
+    follow(source, options.afterSeq ?? 0, encoder, { keepAliveMs: options.keepAliveMs, ending: options.ending }, sink, signal);
   const response = new Response(eventStream(start, options.onDisconnect), { headers: { ...options.headers, ...streamHeaders(encoder.contentType, runId) } });
   // Written straight to the connection by the API's server: event by event, without the web stream.
   return writableDirectly(response, (res, status, headers) => {

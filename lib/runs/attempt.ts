@@ -24,6 +24,8 @@ export interface Attempted {
   modelId?: string;
   /** For object runs asked for `grounding`: where each leaf of the value was found. */
   grounding?: GroundedLeaf[];
+  /** Why the model stopped (`stop`, `length`…), as its client reported it. */
+  finishReason?: string;
 }
 
 /** Receives a streamed run's text as it arrives, and the start of every attempt after the first. */
@@ -110,7 +112,7 @@ export class Attempts {
         if (check.valid) {
           const grounded = await this.ground(run, parsed.value, signal);
           streaming?.onField?.({ pointer: "", value: parsed.value, valid: grounded.problems.length === 0 });
-          if (grounded.problems.length === 0) return { value: parsed.value, modelId: result.modelId, ...(grounded.report && { grounding: grounded.report }) };
+          if (grounded.problems.length === 0) return { value: parsed.value, modelId: result.modelId, finishReason: result.finishReason, ...(grounded.report && { grounding: grounded.report }) };
           problems = grounded.problems;
           ungrounded = true;
         } else {
@@ -166,7 +168,7 @@ export class Attempts {
         const result = await run.plan.client.generate(modelRequest(run.plan, run.plan.prompt.messages, signal));
         endCall(call, result);
         tally(run, result);
-        return { value: result.text, modelId: result.modelId };
+        return { value: result.text, modelId: result.modelId, finishReason: result.finishReason };
       } catch (error) {
         endCall(call, error);
         await this.beforeRetry(run, error, attempt, signal);

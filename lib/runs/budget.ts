@@ -78,3 +78,23 @@ export function fitHistory(messages: readonly ThreadMessage[], prompt: Prompt, m
   }
   return kept;
 }
+
+/**
+ * A request's own history (`history`, OpenAI's earlier messages), kept whole: it is what the caller
+ * sent and what the run records, so a turn is never dropped silently to fit the window. When it
+ * does not fit next to the prompt (the same budget as a thread's history), the run is refused at
+ * `/history` with the numbers.
+ */
+export function wholeHistory(messages: readonly ChatMessage[], prompt: Prompt, model: ModelConfig, workflow: WorkflowConfig): ChatMessage[] {
+  const window = model.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  const output = workflow.maxOutputTokens ?? 1024;
+  const rest = estimatePromptTokens(prompt);
+  const cost = messages.reduce((n, m) => n + estimateTokens(messageText(m.content)), 0);
+  if (cost > window - output - rest) {
+    throw new GenserveError("payload_too_large", {
+      detail: `The history (${messages.length} messages, about ${cost} tokens) does not fit model "${model.alias}"'s ${window}-token window next to the prompt (about ${rest} tokens) and ${output} tokens kept for the output; send fewer or shorter earlier messages.`,
+      errors: [{ path: "/history", message: `about ${cost} tokens; at most about ${Math.max(0, window - output - rest)} fit` }],
+    });
+  }
+  return messages.map((m) => ({ role: m.role, content: m.content }));
+}

@@ -15,6 +15,7 @@ import type { Metering } from "./metering";
 import type { RunMetrics } from "../observability/metrics";
 import type { TraceSpan } from "../observability/tracing";
 import type { Execution } from "./run-request";
+import { finishNote } from "./finish-reason";
 
 /**
  * What recording a run's end needs: which run, whose, on which model, and its tallies. A run being
@@ -71,7 +72,7 @@ export class Outcomes {
     const { plan } = run;
     const finishedAt = this.deps.now();
     const ledger = ledgerOf(run);
-    const metadata = this.metadata(ledger, result.modelId, finishedAt.getTime() - run.startedAt);
+    const metadata = { ...this.metadata(ledger, result.modelId, finishedAt.getTime() - run.startedAt), ...finishNote(result.finishReason) };
     if (result.grounding) metadata.grounding = summarizeGrounding(result.grounding);
     const recorded = await this.record(
       plan.id,

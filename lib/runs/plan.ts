@@ -17,7 +17,7 @@ import { assertRoom } from "../store/quotas";
 import type { Store } from "../store/store-types";
 import { resolveAttachments } from "../attachments/resolve";
 import { planGrounding } from "./grounding-check";
-import { checkWindow, fitContexts, fitHistory } from "./budget";
+import { checkWindow, fitContexts, fitHistory, wholeHistory } from "./budget";
 import { applyDraft } from "./draft";
 import { buildPrompt, type Prompt } from "./prompt";
 import { assertThreadRoom, historyBytes } from "./thread-bounds";
@@ -112,10 +112,10 @@ export class Planner {
       input: request.input,
       output: prepared && { schema: prepared.schema, inPrompt: !client.capabilities.nativeStructuredOutput },
     };
-    const given = request.history?.map((m) => ({ ...m, runId: null, createdAt: "" }));
-    // The thread's newest messages within what the window could take: never the whole thread.
-    const earlier = thread ? await store.threads.history(principal.keyId, thread.id, historyBytes(model, config.limits)) : given;
-    const history = earlier ? fitHistory(earlier, buildPrompt(parts), model, workflow) : [];
+    // The thread's newest messages within what the window could take: never the whole thread. A
+    // request's own history is kept whole (it is recorded with the run), or the run is refused.
+    const earlier = thread ? await store.threads.history(principal.keyId, thread.id, historyBytes(model, config.limits)) : null;
+    const history = earlier ? fitHistory(earlier, buildPrompt(parts), model, workflow) : request.history ? wholeHistory(request.history, buildPrompt(parts), model, workflow) : [];
     const prompt = buildPrompt({ ...parts, history });
     // The model's own check: a schema no value satisfies is refused, and engines that count tokens
     // exactly (the local one) refuse a prompt that leaves no room for the output; for the others
@@ -153,6 +153,8 @@ export class Planner {
         workflowVersion: workflow.version,
         workflowLabel: workflow.label ?? null,
         draft: drafted?.record ?? null,
+        // The request's own earlier messages, as sent (a thread's are in the thread).
+        history: thread ? null : (request.history ?? null),
         contextVersions: Object.fromEntries(resolved.map((c) => [c.slug, c.version])),
         promptHash: promptHash(prompt),
         schemaHash: prepared?.hash,

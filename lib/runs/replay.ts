@@ -71,6 +71,8 @@ export async function replayRun(deps: { catalog: Catalog; runs: RunService }, ca
       attachmentHashes: original.attachments.map((a) => a.sha256),
     }),
     ...(draft && { draft }),
+    // The request's own earlier messages (OpenAI's, a suite case's); a thread's are not replayed.
+    ...(original.history && { history: original.history }),
     // The model the original ran on, when it was not its workflow's (an evaluation's override).
     ...(same && !draft && originalWorkflow && original.modelTag && original.modelTag !== originalWorkflow.model && { model: original.modelTag }),
   };

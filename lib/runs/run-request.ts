@@ -96,4 +96,6 @@ export interface RunOrigin {
   signal?: AbortSignal;
   /** The evaluation the run is made for: recorded with the run, which stays an ordinary one. */
   evaluationId?: string;
+  /** Told the run's id once it is admitted and stored, before the model is called (a caller that answers before the run ends). */
+  onStarted?: (runId: string, quota: MeterState[]) => void;
 }

@@ -125,6 +125,7 @@ export class RunService {
 
   async generateText(principal: Principal, request: RunRequest, origin: RunOrigin = {}): Promise<{ runId: string; text: string; metadata: RunMetadata; quota: MeterState[] }> {
     const run = await this.open(principal, "generate.text", request, origin, "running");
+    origin.onStarted?.(run.plan.id, run.quota);
     const { value, metadata } = await this.track(run, (signal) => this.attempts.text(run, signal), origin.signal);
     return { runId: run.plan.id, text: value, metadata, quota: run.quota };
   }

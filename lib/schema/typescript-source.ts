@@ -12,13 +12,16 @@ import "server-only";
  * - not covered, typed more loosely than validated (genserve's runs still validate them):
  *   `pattern` and `format` (plain strings), `prefixItems`, `contains`, `multipleOf`, `not`,
  *   `if`/`then`/`else`, `dependentSchemas`, `patternProperties`, `unevaluated*`, remote `$ref`s
- *   (`unknown`), `oneOf`'s exclusivity (a plain union).
+ *   (`unknown`), `oneOf`'s exclusivity (a plain union), objects and arrays in `enum` / `const`
+ *   (`unknown`). `$defs` names that make the same identifier (`foo-bar`, `foo_bar`) are numbered.
  */
 
 type Schema = Record<string, unknown> | boolean;
 
 const isObject = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+/** A value a literal type (and `z.literal`) can name; an object or array in `enum`/`const` is typed `unknown` instead. */
+const isPrimitive = (value: unknown) => value === null || typeof value !== "object";
 const key = (name: string) => (IDENTIFIER.test(name) ? name : JSON.stringify(name));
 
 /** A name usable as a TypeScript identifier, in PascalCase: `extract-invoice` → `ExtractInvoice`. */
@@ -38,8 +41,16 @@ export interface SchemaSource {
 /** The type and zod schema of `schema`, named `typeName` / `constName`; its `$defs` become `typeName_Def` types. */
 export function schemaSource(schema: Record<string, unknown>, typeName: string, constName: string): SchemaSource {
   const defs = { ...(isObject(schema.definitions) ? schema.definitions : {}), ...(isObject(schema.$defs) ? schema.$defs : {}) };
-  const defType = (name: string) => `${typeName}_${pascalName(name)}`;
-  const defConst = (name: string) => `${constName}_${pascalName(name)}`;
+  // Names that become the same identifier (`foo-bar`, `foo_bar`) are numbered: FooBar, FooBar2…
+  const defIds = new Map<string, string>();
+  for (const name of Object.keys(defs)) {
+    const base = pascalName(name);
+    let id = base;
+    for (let n = 2; [...defIds.values()].includes(id); n++) id = `${base}${n}`;
+    defIds.set(name, id);
+  }
+  const defType = (name: string) => `${typeName}_${defIds.get(name)!}`;
+  const defConst = (name: string) => `${constName}_${defIds.get(name)!}`;
   const refName = (ref: unknown): string | null => {
     const match = typeof ref === "string" ? /^#\/(?:\$defs|definitions)\/([^/]+)$/.exec(ref) : null;
     const name = match ? decodeURIComponent(match[1]!).replaceAll("~1", "/").replaceAll("~0", "~") : null;
@@ -53,8 +64,8 @@ export function schemaSource(schema: Record<string, unknown>, typeName: string, 
       const name = refName(s.$ref);
       return name === null ? "unknown" : defType(name);
     }
-    if (s.const !== undefined) return JSON.stringify(s.const);
-    if (Array.isArray(s.enum)) return s.enum.map((v) => JSON.stringify(v)).join(" | ") || "never";
+    if (s.const !== undefined) return isPrimitive(s.const) ? JSON.stringify(s.const) : "unknown";
+    if (Array.isArray(s.enum)) return s.enum.every(isPrimitive) ? s.enum.map((v) => JSON.stringify(v)).join(" | ") || "never" : "unknown";
     const parts = (list: unknown) => (Array.isArray(list) ? list.filter((x): x is Schema => isObject(x) || typeof x === "boolean") : []);
     if (Array.isArray(s.anyOf) || Array.isArray(s.oneOf)) return parts(s.anyOf ?? s.oneOf).map((x) => `(${ts(x, indent)})`).join(" | ") || "never";
     if (Array.isArray(s.allOf)) return parts(s.allOf).map((x) => `(${ts(x, indent)})`).join(" & ") || "unknown";
@@ -89,7 +100,8 @@ export function schemaSource(schema: Record<string, unknown>, typeName: string, 
       const name = refName(s.$ref);
       return name === null ? "z.unknown()" : defConst(name);
     }
-    if (s.const !== undefined) return `z.literal(${JSON.stringify(s.const)})`;
+    if (s.const !== undefined) return isPrimitive(s.const) ? `z.literal(${JSON.stringify(s.const)})` : "z.unknown()";
+    if (Array.isArray(s.enum) && !s.enum.every(isPrimitive)) return "z.unknown()";
     if (Array.isArray(s.enum)) {
       const values = s.enum.map((v) => `z.literal(${JSON.stringify(v)})`);
       return values.length === 0 ? "z.never()" : values.length === 1 ? values[0]! : `z.union([${values.join(", ")}])`;

@@ -67,6 +67,18 @@ export function storeContract(name: string, open: { first(): Promise<Store>; sec
       expect((await store.runs.list({ limit: 10 }, BOUNDS)).runs.map((r) => [r.id, r.draft])).toEqual([["run_01E", null], ["run_01D", draft]]);
     });
 
+    it("keeps a run's own history, oldest first; other runs and lists have none", async () => {
+      const history = [
+        { role: "user" as const, content: "What is six times seven?" },
+        { role: "assistant" as const, content: "Let me think." },
+      ];
+      await store.runs.insert(run("run_01F", { history }));
+      await store.runs.insert(run("run_01G"));
+      expect((await store.runs.get("run_01F"))!.history).toEqual(history);
+      expect((await store.runs.get("run_01G"))!.history).toBeNull();
+      expect((await store.runs.list({ limit: 10 }, BOUNDS)).runs.every((r) => !("history" in r))).toBe(true);
+    });
+
     it("finds runs by a part of their input, ignoring case, or by their id", async () => {
       await store.runs.insert(run("run_01S1", { input: "Invoice INV-77 from Lampworks" }));
       await store.runs.insert(run("run_01S2", { input: "A receipt for 3 lamps" }));

@@ -326,6 +326,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN grounding_json TEXT;
     `,
   },
+  {
+    version: 28,
+    name: "a run's own history: the earlier messages its request gave (OpenAI's chat completions, a suite case's), as JSON, so that it is shown and replayed",
+    sql: `
+      ALTER TABLE runs ADD COLUMN history TEXT;
+    `,
+  },
 ];
 
 /**

@@ -17,7 +17,7 @@ export interface RunListBounds {
 }
 
 /** A run as a list shows it: large texts cut to previews, sizes given (`runs.get` has them whole). */
-export type RunListItem = Omit<RunRecord, "input" | "schema" | "output" | "callback" | "pace" | "draft" | "grounding"> & {
+export type RunListItem = Omit<RunRecord, "input" | "schema" | "output" | "callback" | "pace" | "draft" | "grounding" | "history"> & {
   /** The input's first `previewChars` characters. */
   input: string;
   /** The whole input's size in UTF-8 bytes. */

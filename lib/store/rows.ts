@@ -4,7 +4,7 @@ import type { GroundedLeaf } from "../domain/grounding";
 import type { KeyLimits } from "../domain/key-limits";
 import type { Role } from "../domain/roles";
 import { GenserveError } from "../errors";
-import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunRecord, StrandedRun } from "./store-types";
+import type { ApiKeyRecord, CatalogKind, CatalogVersion, EventRecord, RunHistory, RunRecord, StrandedRun } from "./store-types";
 
 /**
  * The tables' rows as the drivers return them (better-sqlite3, pg), and their mapping to the store's
@@ -119,6 +119,7 @@ export interface RunRow {
   pace?: string | null;
   draft?: string | null;
   grounding_json?: string | null;
+  history?: string | null;
 }
 
 export const toKey = (row: KeyRow): ApiKeyRecord => ({
@@ -208,6 +209,7 @@ export const toRun = (row: RunRow): RunRecord => ({
   pace: parseJson<[number, number][] | null>(row.pace ?? null, null),
   draft: parseJson<RunDraft | null>(row.draft ?? null, null),
   grounding: parseJson<GroundedLeaf[] | null>(row.grounding_json ?? null, null),
+  history: parseJson<RunHistory | null>(row.history ?? null, null),
 });
 
 /** A stranded run with what reconciling it needs: its queued request, and how often it was started. */

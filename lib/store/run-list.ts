@@ -75,7 +75,7 @@ function stringPreview(json: string): string {
 
 function toItem(row: PreviewRow): RunListItem {
   const whole = (text: string | null, bytes: number | string | null) => text !== null && Buffer.byteLength(text, "utf8") === Number(bytes);
-  const { pace: _pace, input: _input, schema: _schema, output: _output, callback: _callback, grounding: _grounding, ...rest } = toRun({ ...row, schema_json: null, output_json: null, callback: null, pace: null, draft: null });
+  const { pace: _pace, input: _input, schema: _schema, output: _output, callback: _callback, grounding: _grounding, history: _history, ...rest } = toRun({ ...row, schema_json: null, output_json: null, callback: null, pace: null, draft: null });
   const truncated: RunListItem["truncated"] = [];
   const cut = <T>(field: RunListItem["truncated"][number], text: string | null, bytes: number | string | null): T | null => {
     if (text === null) return null;

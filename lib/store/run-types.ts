@@ -56,13 +56,19 @@ export interface RunRecord {
   draft: RunDraft | null;
   /** For an object run asked for `grounding`: where each value of its output was found; null otherwise. */
   grounding: GroundedLeaf[] | null;
+  /** The earlier messages the request itself gave (not a thread's), oldest first; null when none. */
+  history: RunHistory | null;
 }
+
+/** Earlier messages of a run's own request, as the model was sent them. */
+export type RunHistory = { role: "user" | "assistant"; content: string }[];
 
 export type NewRun = Pick<RunRecord, "id" | "operation" | "workflowSlug" | "keyId" | "input" | "schema" | "contextSlugs" | "attachments" | "callback" | "modelTag" | "createdAt"> & {
   contextChunks?: string[];
   workflowVersion?: string;
   workflowLabel?: string | null;
   draft?: RunDraft | null;
+  history?: RunHistory | null;
   contextVersions?: Record<string, string>;
   promptHash?: string;
   schemaHash?: string;

@@ -115,8 +115,8 @@ export function runWrites(db: StoreRunner): Pick<Store["runs"], "insert" | "rese
 
 const INSERT_RUN = `INSERT INTO runs (id, operation, workflow_slug, key_id, status, input, schema_json, context_slugs, attachments, callback, model_tag,
                    created_at, updated_at, request_json, context_chunks, workflow_version, context_versions, prompt_hash, schema_hash,
-                   prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent, evaluation_id, workflow_label, draft)
- VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)`;
+                   prompt_tokens, output_token_limit, lease_owner, lease_until, traceparent, evaluation_id, workflow_label, draft, history)
+ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27)`;
 
 function runParams(r: NewRun): unknown[] {
   return [
@@ -146,6 +146,7 @@ function runParams(r: NewRun): unknown[] {
     r.evaluationId ?? null,
     r.workflowLabel ?? null,
     r.draft ? JSON.stringify(r.draft) : null,
+    r.history && r.history.length > 0 ? JSON.stringify(r.history) : null,
   ];
 }
 

@@ -18,7 +18,7 @@ export type { TransferTable };
 import type { Admission, ApiKeyRecord, MeterCharge, MeterState, OwnerScope, ProjectRecord, Settlement } from "./key-types";
 export type { Admission, ApiKeyRecord, MeterCharge, MeterState, OwnerScope, ProjectRecord, Settlement } from "./key-types";
 import type { IdempotencyRecord, Lease, NewRun, RunFilter, RunOutcome, RunRecord, StoredStreamEvent, StrandedRun, ThreadMessage, ThreadRecord } from "./run-types";
-export type { IdempotencyRecord, Lease, NewRun, RunFilter, RunOutcome, RunRecord, StoredStreamEvent, StrandedRun, ThreadMessage, ThreadRecord } from "./run-types";
+export type { IdempotencyRecord, Lease, NewRun, RunFilter, RunHistory, RunOutcome, RunRecord, StoredStreamEvent, StrandedRun, ThreadMessage, ThreadRecord } from "./run-types";
 import type { DeliveryAttempt, EventRecord, InboxBounds, InboxEvent, InboxPage, InboxRecord, NewEvent, StoredInboxEvent, WebhookSecrets } from "./event-types";
 export type { DeliveryAttempt, EventRecord, InboxBounds, InboxEvent, InboxPage, InboxRecord, NewEvent, StoredInboxEvent, WebhookSecrets } from "./event-types";
 import type { CatalogKind, CatalogVersion, LabelMove, ShareRecord } from "./catalog-types";

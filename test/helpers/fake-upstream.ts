@@ -13,6 +13,8 @@ export interface FakeReply {
   /** With `status`: the error message in the body (providers echo credentials and internals there). */
   errorMessage?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** The reason the model stopped (default "stop"; "length": it reached its output limit). */
+  finishReason?: string;
   model?: string;
   delayMs?: number;
   /** Answer only once this settles: a test holds the model until what it checks is in place, instead of guessing a delay. */
@@ -185,7 +187,7 @@ export async function startFakeUpstream(
         JSON.stringify({
           ...base,
           object: "chat.completion",
-          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+          choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: reply.finishReason ?? "stop" }],
           usage: usageBody,
         }),
       );
@@ -224,7 +226,7 @@ export async function startFakeUpstream(
       if (pause) await new Promise((r) => setTimeout(r, pause));
       if (res.destroyed) return;
     }
-    send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+    send({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: reply.finishReason ?? "stop" }] });
     send({ ...base, object: "chat.completion.chunk", choices: [], usage: usageBody });
     res.end("data: [DONE]\n\n");
   });

@@ -54,6 +54,13 @@ describe("POST /v1/chat/completions with the openai client", () => {
     ]);
     const run = await get(server, `/api/v1/runs/${completion.id}`, key);
     expect(run.json).toMatchObject({ id: completion.id, operation: "generate.text", status: "succeeded", output: "Forty-two." });
+    // The earlier turns are stored with the run's request, and a replay sends them again.
+    expect(run.json.history).toEqual(sent.slice(1, 3));
+    upstream.reply({ content: "Forty-two." });
+    const replay = await post(server, `/api/v1/runs/${completion.id}/replay`, {}, key);
+    expect(replay.status, JSON.stringify(replay.json)).toBe(201);
+    expect(upstream.requests[1]!.body.messages.slice(1)).toEqual(sent.slice(1));
+    expect((await get(server, `/api/v1/runs/${replay.json.runId}`, key)).json.history).toEqual(sent.slice(1, 3));
   });
 
   it("streams a text run in chat.completion.chunk events, with usage when asked", async () => {
@@ -140,6 +147,100 @@ describe("POST /v1/chat/completions with the openai client", () => {
     expect((await get(server, `/api/v1/runs/${id}`, key)).json).toMatchObject({ output: invoice, attempts: 2 });
   });
 
+  it("ends the raw body right after the output_restarted error, while the run's retry is still held", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    upstream.reply({ content: JSON.stringify({ number: "INV-7", total: -1, currency: "EUR" }), chunkSize: 4 }, { content: JSON.stringify(invoice), waitFor: held });
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: "extract-invoice", messages: [{ role: "user", content: "Invoice" }], response_format: invoiceFormat, stream: true }),
+    });
+    expect(res.status).toBe(200);
+    const id = res.headers.get("x-run-id")!;
+    // The whole body, read to its end while the second attempt cannot answer: it ends at the error.
+    const body = await res.text();
+    const events = body.trimEnd().split("\n\n");
+    expect(events.at(-1)).toMatch(/^data: \{"error":\{.*"code":"output_restarted"/);
+    expect(body).not.toContain(": ping");
+    expect((await get(server, `/api/v1/runs/${id}`, key)).json.status).toBe("running");
+    release();
+    await waitUntil(async () => (await get(server, `/api/v1/runs/${id}`, key)).json.status === "succeeded", "the run to succeed on its retry");
+  });
+
+  it("tells the client not to retry a run that failed (it ran and was charged): one run, not three", async () => {
+    // The client's default: two retries of what X-Should-Retry allows (or of every 5xx without it).
+    const retrying = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: key });
+    upstream.reply({ content: JSON.stringify({ number: 7, total: 1, currency: "EUR" }) });
+    const failure = await retrying.chat.completions.create({ model: "no-retry", messages: [{ role: "user", content: "Invoice" }], response_format: invoiceFormat }).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(failure).toMatchObject({ status: 502, code: "output_invalid" });
+    expect((failure as InstanceType<typeof OpenAI.APIError>).headers?.get("x-should-retry")).toBe("false");
+    expect(upstream.requests).toHaveLength(1);
+  });
+
+  it("says finish_reason length when the model reached its output limit, and so does the run's metadata", async () => {
+    upstream.reply({ content: "Once upon a", finishReason: "length" });
+    const completion = await client.chat.completions.create({ model: "extract-invoice", messages: [{ role: "user", content: "Tell a story." }] });
+    expect(completion.choices[0]!.finish_reason).toBe("length");
+    expect((completion as unknown as { genserve: { finishReason?: string } }).genserve.finishReason).toBe("length");
+
+    upstream.reply({ content: "Once upon a", finishReason: "length" });
+    const stream = await client.chat.completions.create({ model: "extract-invoice", messages: [{ role: "user", content: "Tell a story." }], stream: true });
+    let finish: string | null = null;
+    for await (const chunk of stream) finish = chunk.choices[0]?.finish_reason ?? finish;
+    expect(finish).toBe("length");
+  });
+
+  it("refuses earlier messages that do not fit the model's window with context_length_exceeded, dropping none", async () => {
+    const long = "An earlier turn that goes on and on. ".repeat(250);
+    const refused = await client.chat.completions
+      .create({ model: "small-window", messages: [{ role: "user", content: long }, { role: "assistant", content: "Noted." }, { role: "user", content: "And now?" }] })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect(refused).toMatchObject({ status: 400, code: "context_length_exceeded", param: "messages", type: "invalid_request_error" });
+    expect(upstream.requests).toHaveLength(0);
+  });
+
+  it("answers a streamed text run's head at once and cancels the run when the client closes the stream", async () => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    upstream.reply({ content: "Never sent.", waitFor: held });
+    const abort = new AbortController();
+    const res = await fetch(`${server.url}/v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${key}` },
+      body: JSON.stringify({ model: "extract-invoice", messages: [{ role: "user", content: "Say something." }], stream: true }),
+      signal: abort.signal,
+    });
+    // The head came while the model is held: the run's id, the stream's type.
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    const id = res.headers.get("x-run-id")!;
+    expect(id).toMatch(/^run_/);
+    await waitUntil(async () => upstream.requests.length === 1, "the model to be called");
+    abort.abort();
+    await waitUntil(async () => (await get(server, `/api/v1/runs/${id}`, key)).json.status === "cancelled", "the run to be cancelled");
+    release();
+  });
+
+  it("takes a last user message of images alone as the run's input", async () => {
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]).toString("base64");
+    upstream.reply({ content: "A picture." });
+    const completion = await client.chat.completions.create({ model: "look", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: `data:image/png;base64,${png}` } }] }] });
+    expect(completion.choices[0]!.message.content).toBe("A picture.");
+    const sent = upstream.requests[0]!.body.messages.at(-1)!;
+    expect(JSON.stringify(sent.content)).toContain("data:image/png;base64,");
+  });
+
+  it("answers paths under /v1 it does not serve with a 404 in OpenAI's shape", async () => {
+    const retrieved = await client.models.retrieve("extract-invoice").catch((e: unknown) => e);
+    expect(retrieved).toBeInstanceOf(OpenAI.NotFoundError);
+    const raw = await post(server, "/v1/embeddings", { model: "extract-invoice", input: "hi" }, key);
+    expect(raw.status).toBe(404);
+    expect(raw.json).toEqual({ error: { message: expect.stringContaining("POST /v1/embeddings"), type: "not_found_error", param: null, code: "not_found" } });
+  });
+
   it("refuses parameters genserve does not honour, naming each, in OpenAI's error shape", async () => {
     const base = { model: "extract-invoice", messages: [{ role: "user" as const, content: "hi" }] };
     const cases: [Record<string, unknown>, string][] = [
@@ -147,6 +248,8 @@ describe("POST /v1/chat/completions with the openai client", () => {
       [{ n: 2 }, "n"],
       [{ logprobs: true }, "logprobs"],
       [{ temperature: 0.3 }, "temperature"],
+      [{ store: false }, "store"],
+      [{ stream_options: { include_usage: true } }, "stream_options"],
       [{ messages: [{ role: "system", content: "Be terse." }, { role: "user", content: "hi" }] }, "messages[0].role"],
       [{ response_format: { type: "json_schema", json_schema: { name: "x", schema: { type: "object", properties: { a: { type: "nope" } } } } } }, "response_format.json_schema.schema.properties.a.type"],
     ];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { RunMetadata } from "../../domain/run-vocabulary";
-import { chatChunkEncoder } from "./chat-chunks";
+import { chatChunkEncoder, completionOf } from "./chat-chunks";
+import { paramMapper } from "./openai-errors";
 
 const head = { id: "run_1", model: "invoice@2", created: 1_800_000_000 };
 const metadata: RunMetadata = { runId: "run_1", cost: "0.01", model: { name: "m", tag: "fast" }, durationInMs: 5, inputTokens: 7, outputTokens: 3 };
@@ -61,5 +62,19 @@ describe("chatChunkEncoder: a run's stream as chat.completion.chunk events", () 
     expect(events(failed.encode({ seq: 1, kind: "error", problem }))).toEqual([
       { error: { message: "No answer in 60 s. (run run_1)", type: "server_error", param: null, code: "model_timeout" } },
     ]);
+
+    // A refusal in the stream names the request's own parameters (the input was messages[2]).
+    const named = chatChunkEncoder(head, { includeUsage: false, paramOf: paramMapper(2) });
+    const refused = { type: "/docs#error-validation_failed", title: "t", status: 400, detail: "d", code: "validation_failed", errors: [{ path: "/input", message: "too long" }] };
+    expect(events(named.encode({ seq: 1, kind: "error", problem: refused }))[0]).toMatchObject({ error: { param: "messages[2].content", message: "messages[2].content: too long" } });
+  });
+
+  it("says length, in the completion and the stream, when the model reached its output limit", () => {
+    const cut = { ...metadata, finishReason: "length" };
+    expect(completionOf(head, "Once upon a", cut).choices[0]!.finish_reason).toBe("length");
+    expect(completionOf(head, "Done.", metadata).choices[0]!.finish_reason).toBe("stop");
+    const encoder = chatChunkEncoder(head, { includeUsage: false });
+    const out = events(encoder.encode({ seq: 1, kind: "item", text: "Once upon a" }) + encoder.encode({ seq: 2, kind: "done", payload: { runId: "run_1", object: "Once upon a", metadata: cut } }));
+    expect(out.map((e) => (e === "[DONE]" ? e : e.choices[0]?.finish_reason))).toEqual([null, null, "length", "[DONE]"]);
   });
 });

@@ -3,7 +3,7 @@ import type { OpenAiChatCompletion } from "../../api/openai-shapes";
 import type { RunMetadata } from "../../domain/run-vocabulary";
 import { GenserveError, type ProblemBody } from "../../errors";
 import type { StreamEncoder } from "../stream-format";
-import { toOpenAiError } from "./openai-errors";
+import { toOpenAiError, type ParamOf } from "./openai-errors";
 
 /**
  * A run's answer in OpenAI's chat-completion shapes: the whole completion, and a run's stream as
@@ -19,6 +19,9 @@ export interface CompletionHead {
   created: number;
 }
 
+/** OpenAI's finish reason of a run: `length` when the model reached its output limit, else `stop`. */
+const finishOf = (m: RunMetadata): "stop" | "length" => (m.finishReason === "length" ? "length" : "stop");
+
 const usageOf = (m: RunMetadata) => ({ prompt_tokens: m.inputTokens, completion_tokens: m.outputTokens, total_tokens: m.inputTokens + m.outputTokens });
 
 /** The finished run as a chat completion; `content` is the text, or the object's JSON text. */
@@ -28,7 +31,7 @@ export function completionOf(head: CompletionHead, content: string, metadata: Ru
     object: "chat.completion",
     created: head.created,
     model: head.model,
-    choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null }],
+    choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: finishOf(metadata), logprobs: null }],
     usage: usageOf(metadata),
     system_fingerprint: null,
     genserve: metadata,
@@ -40,7 +43,7 @@ const sse = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
 /**
  * A run's stream events as chat-completion chunks: the first text piece after a chunk giving the
  * role, each text piece a `delta.content`, the end a chunk with `finish_reason: "stop"` (and
- * genserve's metadata), then with `includeUsage` a chunk of `usage` and no choices, then `[DONE]`.
+ * genserve's metadata; `length` instead when the model reached its output limit), then with `includeUsage` a chunk of `usage` and no choices, then `[DONE]`.
  * An error ends the stream with `data: {error}` in OpenAI's shape, as OpenAI's own streams do.
  *
  * A `restart` (the model's output failed validation and genserve retries) cannot be told in
@@ -48,10 +51,10 @@ const sse = (value: unknown) => `data: ${JSON.stringify(value)}\n\n`;
  * there with the error `output_restarted`, naming the run, which goes on and is recorded; its
  * result is at GET /api/v1/runs/{id}. Stateful: one encoder per response.
  */
-export function chatChunkEncoder(head: CompletionHead, options: { includeUsage: boolean }): StreamEncoder {
+export function chatChunkEncoder(head: CompletionHead, options: { includeUsage: boolean; paramOf?: ParamOf }): StreamEncoder {
   let started = false;
   let ended = false;
-  const chunk = (delta: Record<string, unknown>, finish: "stop" | null, extra: Record<string, unknown> = {}) =>
+  const chunk = (delta: Record<string, unknown>, finish: "stop" | "length" | null, extra: Record<string, unknown> = {}) =>
     sse({
       id: head.id,
       object: "chat.completion.chunk",
@@ -89,16 +92,17 @@ export function chatChunkEncoder(head: CompletionHead, options: { includeUsage: 
         case "done": {
           ended = true;
           const metadata = event.payload.metadata;
-          let out = start() + chunk({}, "stop", { genserve: metadata });
+          let out = start() + chunk({}, finishOf(metadata), { genserve: metadata });
           if (options.includeUsage) out += sse({ id: head.id, object: "chat.completion.chunk", created: head.created, model: head.model, system_fingerprint: null, choices: [], usage: usageOf(metadata) });
           return `${out}data: [DONE]\n\n`;
         }
         case "error":
           ended = true;
-          return sse(toOpenAiError(problemError(event.problem)).body);
+          return sse(toOpenAiError(problemError(event.problem), undefined, options.paramOf).body);
       }
     },
     ping: () => ": ping\n\n",
+    ended: () => ended,
   };
 }
 

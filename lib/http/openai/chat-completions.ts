@@ -1,11 +1,13 @@
 import "server-only";
 import { openAiChatCompletion, openAiModelList } from "../../api/openai-shapes";
-import { GenserveError, validationError } from "../../errors";
+import { GenserveError, toProblem, validationError } from "../../errors";
 import type { Principal } from "../../keys/api-keys";
 import { readJsonBody } from "../body";
 import { reply } from "../problem";
 import { quotaHeaders, type RouteContext, type RouteDialect } from "../route";
-import { streamHeaders, streamResponse } from "../stream-format";
+import { eventsResponse, streamResponse } from "../stream-format";
+import type { StreamEvent } from "../../runs/stream-hub";
+import type { MeterState } from "../../store/store-types";
 import { chatChunkEncoder, completionOf, type CompletionHead } from "./chat-chunks";
 import { chatRunOf, type ChatRun } from "./chat-request";
 import { openAiErrorResponse } from "./openai-errors";
@@ -62,7 +64,7 @@ async function answer({ request, runtime }: Ctx, caller: Principal, chat: ChatRu
     const { runId, quota } = await runtime.runs.streamObject(caller, run, origin);
     return streamResponse(runtime.hub, runId, {
       accept: null,
-      encoder: chatChunkEncoder(head(runId), { includeUsage: chat.includeUsage }),
+      encoder: chatChunkEncoder(head(runId), { includeUsage: chat.includeUsage, paramOf: chat.paramOf }),
       keepAliveMs: runtime.config.limits.streamKeepAliveMs,
       onDisconnect: () => runtime.runs.clientGone(runId, false),
       headers: quotaHeaders(quota),
@@ -73,16 +75,48 @@ async function answer({ request, runtime }: Ctx, caller: Principal, chat: ChatRu
     const body = completionOf(head(result.runId), JSON.stringify(result.object), result.metadata);
     return reply(openAiChatCompletion, body, { headers: { "X-Run-ID": result.runId, ...quotaHeaders(result.quota) } });
   }
-  const result = await runtime.runs.generateText(caller, run, origin);
   if (!chat.stream) {
+    const result = await runtime.runs.generateText(caller, run, origin);
     return reply(openAiChatCompletion, completionOf(head(result.runId), result.text, result.metadata), { headers: { "X-Run-ID": result.runId, ...quotaHeaders(result.quota) } });
   }
-  // Text runs are not streamed by genserve's pipeline: the finished text is sent as one chunk, in
-  // the same format, so that a streaming client works unchanged (README, "Any OpenAI client").
-  const encoder = chatChunkEncoder(head(result.runId), { includeUsage: chat.includeUsage });
-  const text =
-    encoder.encode({ seq: 1, kind: "item", text: result.text }) + encoder.encode({ seq: 2, kind: "done", payload: { runId: result.runId, object: result.text, metadata: result.metadata } });
-  return new Response(text, { headers: { ...quotaHeaders(result.quota), ...streamHeaders(encoder.contentType, result.runId) } });
+  return streamedText(runtime, caller, chat, origin, head);
+}
+
+/**
+ * A streamed text run. Text runs are not streamed by genserve's pipeline: the finished text comes
+ * as one chunk, in the same format, so that a streaming client works unchanged (README, "Any OpenAI
+ * client"). The response starts once the run is admitted — a refusal before that is an ordinary
+ * error response with its status — and then keeps the connection alive with comments while the
+ * model works. A client that goes away cancels the run, as OpenAI stops generating for a closed
+ * stream (the native routes' `cancelOnDisconnect`).
+ */
+async function streamedText(runtime: Ctx["runtime"], caller: Principal, chat: ChatRun, origin: { traceparent: string | null }, head: (id: string) => CompletionHead): Promise<Response> {
+  const cancel = new AbortController();
+  let started!: (value: { runId: string; quota: MeterState[] }) => void;
+  const admitted = new Promise<{ runId: string; quota: MeterState[] }>((resolve) => (started = resolve));
+  const result = runtime.runs.generateText(caller, chat.request, { ...origin, signal: cancel.signal, onStarted: (runId, quota) => started({ runId, quota }) });
+  const { runId, quota } = await Promise.race([admitted, result]);
+  const events = result.then(
+    (r): StreamEvent[] => [
+      { seq: 1, kind: "item", text: r.text },
+      { seq: 2, kind: "done", payload: { runId, object: r.text, metadata: r.metadata } },
+    ],
+    (error: unknown): StreamEvent[] => [{ seq: 1, kind: "error", problem: toProblem(error, runtime.logger) }],
+  );
+  return eventsResponse(
+    runId,
+    async function* whenDone(signal) {
+      const batch = await events;
+      if (!signal.aborted) yield batch;
+    },
+    {
+      accept: null,
+      encoder: chatChunkEncoder(head(runId), { includeUsage: chat.includeUsage, paramOf: chat.paramOf }),
+      keepAliveMs: runtime.config.limits.streamKeepAliveMs,
+      onDisconnect: () => cancel.abort(new GenserveError("cancelled", { detail: "The client closed the stream: the run was cancelled." })),
+      headers: quotaHeaders(quota),
+    },
+  );
 }
 
 /** GET /v1/models: the workflows this key may run, and each label that points at a version. */

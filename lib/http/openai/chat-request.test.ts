@@ -39,7 +39,12 @@ describe("chatRunOf: an OpenAI chat request as a run request", () => {
     expect(chatRunOf({ ...base, response_format: { type: "json_object" } }).format).toBe("json_object");
     expect(chatRunOf({ ...base, response_format: { type: "text" } }).format).toBe("text");
     expect(chatRunOf({ ...base, stream: true, stream_options: { include_usage: true } })).toMatchObject({ stream: true, includeUsage: true });
-    expect(chatRunOf({ ...base, stream: false, stream_options: { include_usage: true } }).includeUsage).toBe(false);
+    expect(chatRunOf({ ...base, store: true }).request.input).toBe("x");
+  });
+
+  it("takes a last user message of images alone as the input, its images the attachments", () => {
+    const chat = chatRunOf({ model: "w", messages: [user([{ type: "image_url", image_url: { url: "https://e.com/a.png" } }])] });
+    expect(chat.request).toMatchObject({ input: "", attachments: [{ file: "https://e.com/a.png" }] });
   });
 
   it("refuses what it cannot honour, naming the parameter as OpenAI's API does", () => {
@@ -61,6 +66,10 @@ describe("chatRunOf: an OpenAI chat request as a run request", () => {
       [{ messages: [user([{ type: "image_url", image_url: { url: "https://e.com/a.png" } }]), { role: "assistant", content: "k" }, user("y")] }, "messages[0].content[0]", /last user message/],
       [{ messages: [user([{ type: "input_audio", input_audio: {} }])] }, "messages[0].content[0].type", /not supported/],
       [{ messages: [user("   ")] }, "messages[0].content", /must not be empty/],
+      [{ messages: [user([])] }, "messages[0].content", /must not be empty/],
+      [{ store: false }, "store", /every genserve run is stored/],
+      [{ stream_options: { include_usage: true } }, "stream_options", /only allowed with stream: true/],
+      [{ stream: false, stream_options: { include_usage: true } }, "stream_options", /only allowed with stream: true/],
       [{ response_format: { type: "yaml" } }, "response_format.type", /json_schema/],
       [{ response_format: { type: "json_schema", json_schema: { name: "n", schema: [] } } }, "response_format.json_schema.schema", /JSON Schema object/],
     ];
@@ -95,5 +104,24 @@ describe("toOpenAiError: genserve's errors in OpenAI's shape", () => {
     expect(failed).toMatchObject({ status: 502, body: { error: { type: "server_error", message: "Invalid. (run run_1)" } } });
     // An unknown error is internal, and says nothing of itself.
     expect(toOpenAiError(new Error("secret detail")).body.error).toMatchObject({ type: "server_error", code: "internal", message: "An internal error occurred." });
+  });
+
+  it("lets a client retry by itself only a refusal before any run exists, never a run that ran (it was charged) nor an unexpected error", () => {
+    for (const code of ["rate_limited", "run_queue_full", "storage_unavailable", "model_busy"] as const) expect(toOpenAiError(new GenserveError(code)).retryable, code).toBe(true);
+    for (const code of ["output_invalid", "model_error", "model_timeout", "interrupted"] as const) {
+      expect(toOpenAiError(new GenserveError(code, { runId: "run_1" })).retryable, code).toBe(false);
+    }
+    expect(toOpenAiError(new Error("boom")).retryable).toBe(false);
+    expect(toOpenAiError(new GenserveError("internal")).retryable).toBe(false);
+  });
+
+  it("answers history that does not fit the window as OpenAI's context_length_exceeded (400), a too large body as 413", () => {
+    const history = new GenserveError("payload_too_large", { detail: "The history does not fit.", errors: [{ path: "/history", message: "too long" }] });
+    expect(toOpenAiError(history)).toEqual({
+      status: 400,
+      retryable: false,
+      body: { error: { message: "The history does not fit.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } },
+    });
+    expect(toOpenAiError(new GenserveError("payload_too_large", { detail: "Too big." }))).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
   });
 });

@@ -33,7 +33,7 @@ export interface ChatRun {
   paramOf: ParamOf;
 }
 
-/** Accepted and honoured, or accepted because genserve does what they ask anyway (`store`: every run is stored). */
+/** Accepted and honoured, or accepted because genserve does what they ask anyway (`store: true`: every run is stored; `store: false` is refused). */
 const ACCEPTED = new Set(["model", "messages", "response_format", "stream", "stream_options", "n", "user", "store", "logprobs"]);
 
 /** Parameters genserve does not honour, and why (the refusal's message). */
@@ -73,10 +73,12 @@ export function chatRunOf(body: unknown): ChatRun {
   if (b.logprobs != null && b.logprobs !== false) refuse("logprobs", "is not supported: genserve does not return log probabilities");
   if (b.stream != null && typeof b.stream !== "boolean") refuse("stream", "must be a boolean");
   if (b.user != null && typeof b.user !== "string") refuse("user", "must be a string");
+  if (b.store != null && b.store !== true) refuse("store", "must be true or absent: every genserve run is stored (its id is the completion's id)");
   const streamOptions = b.stream_options;
   if (streamOptions != null && (!isObject(streamOptions) || (streamOptions.include_usage != null && typeof streamOptions.include_usage !== "boolean"))) {
     refuse("stream_options", "must be an object such as {include_usage: true}");
   }
+  if (streamOptions != null && b.stream !== true) refuse("stream_options", "is only allowed with stream: true");
 
   if (typeof b.model !== "string" || !WORKFLOW_REF.test(b.model)) refuse("model", "must be a genserve workflow reference: slug, slug@version or slug@label (GET /v1/models lists them)");
   const model = b.model as string;
@@ -156,7 +158,8 @@ function messagesOf(value: unknown): { input: string; history: NonNullable<RunRe
     if (i === last) input = text;
     else history.push({ role: role as "user" | "assistant", content: text });
   }
-  if (input.trim() === "") refuse(`messages[${last}].content`, "must not be empty: it is the run's input");
+  // Images alone are an input too (the model reads them); text alone, or both, as usual.
+  if (input.trim() === "" && attachments.length === 0) refuse(`messages[${last}].content`, "must not be empty: it is the run's input (text, images or both)");
   return { input, history, attachments, lastUser: last };
 }
 

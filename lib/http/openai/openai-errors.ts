@@ -7,8 +7,12 @@ import { json } from "../problem";
  * genserve's errors in OpenAI's shape, for the OpenAI-compatible endpoints: `{error: {message,
  * type, param, code}}`. The status is genserve's own (a 404 for an unknown workflow, a 429 for a
  * key's rate limit…), the `code` genserve's stable code, except where OpenAI's clients know one of
- * their own (`invalid_api_key`, `model_not_found`). `X-Should-Retry` carries genserve's
- * `retryable`: the official clients obey it instead of retrying every 409 and 5xx by status.
+ * their own (`invalid_api_key`, `model_not_found`). `X-Should-Retry` is what the official clients
+ * obey instead of retrying every 409 and 5xx by status (twice, by default): it is `true` only for a
+ * retryable refusal before any run exists (rate_limited, run_queue_full, storage_unavailable…).
+ * An error that names a run (the run ran and was charged: output_invalid, model_error,
+ * model_timeout, interrupted) or an unexpected one says `false`: a retry would be another charged
+ * run, which the caller should decide on, not its client library.
  */
 
 /** OpenAI's error type for a status. */
@@ -58,15 +62,25 @@ function messageOf(problem: ProblemBody, paramOf: ParamOf): string {
   return `${problem.detail}${fields ? ` ${fields}` : ""}${run}`;
 }
 
+/** Whether a client library may send the request again by itself (see the header comment). */
+function shouldRetry(error: unknown): boolean {
+  if (!isGenserveError(error)) return false;
+  return error.retryable && error.runId === undefined && error.code !== "internal";
+}
+
 /** The body and status of an error in OpenAI's shape. */
 export function toOpenAiError(error: unknown, log?: ErrorLog, paramOf: ParamOf = paramMapper(0)): { status: number; body: OpenAiErrorBody; retryable: boolean } {
   const problem = toProblem(error, log);
+  // Earlier messages that do not fit the model's window: OpenAI's own refusal, which its clients know.
+  if (problem.code === "payload_too_large" && problem.errors?.some((e) => e.path === "/history")) {
+    return { status: 400, retryable: false, body: { error: { message: messageOf({ ...problem, errors: undefined }, paramOf), type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } } };
+  }
   // `param` names a parameter of the request: a refused one's, or `model` for the workflow.
   const first = problem.errors?.[0]?.path;
   const param = problem.code === "validation_failed" && first !== undefined ? paramOf(first) : ["workflow_not_found", "forbidden"].includes(problem.code) ? "model" : null;
   return {
     status: problem.status === 499 ? 400 : problem.status,
-    retryable: isGenserveError(error) ? error.retryable : true,
+    retryable: shouldRetry(error),
     body: { error: { message: messageOf(problem, paramOf), type: typeOf(problem.status), param, code: OWN_CODES[problem.code] ?? problem.code } },
   };
 }
