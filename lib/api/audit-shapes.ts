@@ -35,7 +35,7 @@ export const auditEventSchema = z
       id: z.string().nullable(),
       label: z.string(),
     }),
-    ip: z.string().nullable().describe("The client's address as the server's socket saw it (no proxy header is trusted)."),
+    ip: z.string().nullable().describe("The client's address: the socket's, or X-Forwarded-For from a proxy in server.trustedProxies."),
     userAgent: z.string().nullable(),
     action: z.string().describe("A stable dotted name: key.create, key.limits, workflow.label.move, share.revoke, …"),
     subject: z.strictObject({ kind: z.string(), id: z.string() }),

@@ -50,7 +50,7 @@ export async function keysCreate(options: StorageOptions & LimitFlags & { name: 
     const project = options.project === undefined ? null : await store.projects.bySlug(options.project);
     if (options.project !== undefined && !project) fail(`--project: no project "${options.project}" (genserve projects list)`, 2);
     const { record, key } = await createKey(store, { name: options.name, role, projectId: project?.id ?? DEFAULT_PROJECT_ID, limits });
-    await new AuditLog(store).record(CLI_ORIGIN, "key.create", { kind: "key", id: record.id }, changesBetween(null, { name: record.name, role: record.role, project: record.projectId, limits: limitsView(record.limits) }));
+    await new AuditLog(store).record({ ...CLI_ORIGIN, projectId: record.projectId }, "key.create", { kind: "key", id: record.id }, changesBetween(null, { name: record.name, role: record.role, project: record.projectId, limits: limitsView(record.limits) }));
     if (options.json) {
       process.stdout.write(`${JSON.stringify({ id: record.id, name: record.name, key, admin: record.admin, role: record.role, projectId: record.projectId, limits: limitsView(record.limits), webhookSecret: record.webhookSecret })}\n`);
     } else {
@@ -94,9 +94,10 @@ export async function keysUpdate(id: string, options: StorageOptions & LimitFlag
     if (!before || !(await store.keys.update(id, { name: options.name?.trim(), limits }))) fail(`no key with id ${id}`);
     const record = (await store.keys.get(id))!;
     const log = new AuditLog(store);
-    if (before.name !== record.name) await log.record(CLI_ORIGIN, "key.rename", { kind: "key", id }, changesBetween({ name: before.name }, { name: record.name }));
+    const origin = { ...CLI_ORIGIN, projectId: record.projectId };
+    if (before.name !== record.name) await log.record(origin, "key.rename", { kind: "key", id }, changesBetween({ name: before.name }, { name: record.name }));
     const changed = changesBetween(limitsView(before.limits), limitsView(record.limits));
-    if (Object.keys(changed).length > 0) await log.record(CLI_ORIGIN, "key.limits", { kind: "key", id }, changed);
+    if (Object.keys(changed).length > 0) await log.record(origin, "key.limits", { kind: "key", id }, changed);
     if (options.json) process.stdout.write(`${JSON.stringify({ id, name: record.name, limits: limitsView(record.limits) })}\n`);
     else process.stdout.write(`Updated ${id} (${record.name}); limits: ${describeLimits(limitsView(record.limits))}.\n`);
   } finally {
@@ -110,7 +111,8 @@ export async function keysRevoke(id: string, options: StorageOptions, env: NodeJ
   try {
     const at = new Date().toISOString();
     if (!(await store.keys.revoke(id, at))) fail(`no active key with id ${id}`);
-    await new AuditLog(store).record(CLI_ORIGIN, "key.revoke", { kind: "key", id }, changesBetween({ revokedAt: null }, { revokedAt: at }));
+    const projectId = (await store.keys.get(id))?.projectId ?? null;
+    await new AuditLog(store).record({ ...CLI_ORIGIN, projectId }, "key.revoke", { kind: "key", id }, changesBetween({ revokedAt: null }, { revokedAt: at }));
     process.stdout.write(`Revoked ${id}.\n`);
   } finally {
     await store.close();
@@ -125,7 +127,8 @@ export async function keysRotateSecret(id: string, options: StorageOptions & { j
     const until = new Date(Date.now() + SECRET_OVERLAP_MS).toISOString();
     if (!(await store.keys.rotateSecret(id, secret, until))) fail(`no key with id ${id}`);
     // The secrets themselves are never logged: the change is that the previous one signs until `until`.
-    await new AuditLog(store).record(CLI_ORIGIN, "key.secret.rotate", { kind: "key", id }, { webhookSecret: { before: "(redacted)", after: "(redacted)" }, previousSecretSignsUntil: { after: until } });
+    const projectId = (await store.keys.get(id))?.projectId ?? null;
+    await new AuditLog(store).record({ ...CLI_ORIGIN, projectId }, "key.secret.rotate", { kind: "key", id }, { webhookSecret: { before: "(redacted)", after: "(redacted)" }, previousSecretSignsUntil: { after: until } });
     if (options.json) process.stdout.write(`${JSON.stringify({ id, webhookSecret: secret, previousSecretSignsUntil: until })}\n`);
     else process.stdout.write(`New signing secret for ${id} (the old one also signs until ${until}):\n${secret}\n`);
   } finally {

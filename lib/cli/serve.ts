@@ -56,7 +56,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv, cwd: 
   const store = await openStore(options, env, cwd);
   // Only a data dir that never had a key gets one: revoking every key does not mint a new admin.
   const firstKey = await createFirstKey(store);
-  if (firstKey) await new AuditLog(store).record(FIRST_START_ORIGIN, "key.create", { kind: "key", id: firstKey.record.id }, changesBetween(null, { name: firstKey.record.name, admin: true }));
+  if (firstKey) await new AuditLog(store).record(FIRST_START_ORIGIN, "key.create", { kind: "key", id: firstKey.record.id }, changesBetween(null, { name: firstKey.record.name, role: firstKey.record.role, project: firstKey.record.projectId }));
   await store.close();
 
   if (config.file === null) log.info("no configuration file (genserve.yaml): embedded defaults, the local model and a `default` workflow");

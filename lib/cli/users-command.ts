@@ -6,8 +6,7 @@ import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common
 
 /**
  * `genserve users`: local accounts for installs without an identity provider. A person acts
- * through a personal key created with them; until roles have their own column, `--role admin`
- * makes that key an admin key and `editor`/`viewer` an ordinary one.
+ * through a personal key created with them, which carries their role (`--role`).
  */
 
 interface LinkOptions extends StorageOptions {

@@ -48,7 +48,7 @@ export class Promotions {
     // Decided by genserve on the suite's result (the key that asked is recorded with workflow.label.promote).
     const field = `labels.${promotion.label}`;
     const gate = { gate: { after: { evaluationId: evaluation.id, passRate, minPass: promotion.minPass } } };
-    await new AuditLog(this.deps.store).record(PROMOTION_ORIGIN, passed ? "workflow.label.move" : "workflow.label.refuse", { kind: "workflow", id: promotion.slug }, {
+    await new AuditLog(this.deps.store).record({ ...PROMOTION_ORIGIN, projectId }, passed ? "workflow.label.move" : "workflow.label.refuse", { kind: "workflow", id: promotion.slug }, {
       ...(passed ? changesBetween({ [field]: move.previous }, { [field]: move.version }) : { requested: { after: promotion.version } }),
       ...gate,
     });

@@ -15,7 +15,9 @@ export const clientInfo = (request: Request): ClientInfo => ({ ip: request.heade
 
 /** The session cookie's live session, or null when the request has no cookie (401 when it has one that is not live). */
 export async function sessionOf(runtime: Runtime, request: Request): Promise<ResolvedSession | null> {
-  const token = readCookie(request.headers.get("cookie"), runtime.services.people.sessionCookie);
+  const cookies = request.headers.get("cookie");
+  if (!cookies) return null;
+  const token = readCookie(cookies, runtime.services.people.sessionCookie);
   if (!token) return null;
   return runtime.services.people.sessions.resolve(token);
 }

@@ -19,8 +19,7 @@ export const normaliseEmail = (email: string): string => email.trim().toLowerCas
 /**
  * People and how they sign in without an identity provider. A person acts through a personal key
  * (created with them, its secret never shown): the runs, limits, budgets and ownership of keys apply
- * to people unchanged. Until roles have their own column, a role is the personal key's admin flag
- * (admin → admin; editor and viewer → not).
+ * to people unchanged, their role (viewer, editor, admin) the key's.
  */
 export class Accounts {
   constructor(

@@ -1,13 +1,12 @@
 import "server-only";
 import { checkSchema, type SchemaCheck } from "./schema-check";
 import type { Logger } from "pino";
-import type { RunMetadata, RunOperation } from "../domain/run-vocabulary";
+import type { RunMetadata, RunOperation, RunStatus } from "../domain/run-vocabulary";
 import { GenserveError, isGenserveError, toProblem } from "../errors";
 import { principalOf, type Principal } from "../keys/api-keys";
 import { NO_LIMITS } from "../domain/key-limits";
 import { refusal, sweepStore } from "../keys/limit-meters";
 import type { MeterState, RunRecord } from "../store/store-types";
-import type { RunStatus } from "../domain/run-vocabulary";
 import { AsyncQueue } from "./async-queue";
 import { heartbeatEvery } from "../workers/leased-worker";
 import { Attempts, countInFlight, type Attempted } from "./attempt";
@@ -42,8 +41,7 @@ export interface RunServiceDeps extends PlannerDeps {
 /** An object run's schema is the request's, or its workflow version's default. */
 type ObjectRequest = RunRequest;
 
-/** How often a process has the store forget rate and budget meters of windows long over. */
-const SWEEP_EVERY_MS = 5 * 60_000;
+const SWEEP_EVERY_MS = 5 * 60_000; // how often a process has the store forget what is long over (sweepStore)
 
 /**
  * The run pipeline's one orchestrator. Each operation goes through the same stages:

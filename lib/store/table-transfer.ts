@@ -70,6 +70,12 @@ export async function* upgradedRows(rows: AsyncIterable<{ table: TransferTable; 
   for await (const entry of rows) {
     // Every store has the default project from its migrations (25): the export's is that one.
     if (entry.table === "projects" && entry.row.id === "prj_default") continue;
+    // An export from before roles (migration 25): an admin key stays an admin, the others are editors.
+    if (entry.table === "api_keys" && !("role" in entry.row)) {
+      const admin = entry.row.admin === true || entry.row.admin === 1 || entry.row.admin === "1" || entry.row.admin === "true";
+      yield { table: entry.table, row: { ...entry.row, role: admin ? "admin" : "editor" } };
+      continue;
+    }
     if (entry.table !== "evaluations" || !("document" in entry.row) || "snapshot_id" in entry.row) {
       yield entry;
       continue;

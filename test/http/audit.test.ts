@@ -40,7 +40,7 @@ describe("the audit log", () => {
     expect(events.map((e) => e.action)).toEqual(["key.revoke", "key.limits", "key.rename", "key.create"]);
     const me = await adminId();
     for (const e of events) expect(e).toMatchObject({ actor: { kind: "key", id: me, label: "admin" }, ip: "127.0.0.1", userAgent: "audit-test/1.0", subject: { kind: "key", id } });
-    expect(events[3]!.changes).toMatchObject({ name: { after: "ci-bot" }, admin: { after: false }, limits: { after: { rpm: 10 } } });
+    expect(events[3]!.changes).toMatchObject({ name: { after: "ci-bot" }, role: { after: "editor" }, project: { after: "prj_default" }, limits: { after: { rpm: 10 } } });
     expect(events[2]!.changes).toEqual({ name: { before: "ci-bot", after: "ci-robot" } });
     expect(events[1]!.changes).toEqual({ rpm: { before: 10, after: 20 }, budgetDailyUsd: { before: null, after: "1.5" } });
     expect(events[0]!.changes.revokedAt).toMatchObject({ before: null, after: expect.any(String) });
@@ -51,7 +51,7 @@ describe("the audit log", () => {
 
   it("records the first admin key, made by the first start", async () => {
     const [first] = (await log(`?subject=key:${await adminId()}`)).events;
-    expect(first).toMatchObject({ action: "key.create", actor: { kind: "system", id: null, label: "first start" }, changes: { name: { after: "admin" }, admin: { after: true } } });
+    expect(first).toMatchObject({ action: "key.create", actor: { kind: "system", id: null, label: "first start" }, changes: { name: { after: "admin" }, role: { after: "admin" }, project: { after: "prj_default" } } });
   });
 
   it("records a signing secret's rotation from the CLI as the system, without the secret", async () => {

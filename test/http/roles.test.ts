@@ -12,30 +12,33 @@ const ctx = useGenserve();
 const ROLES = ["viewer", "editor", "admin"] as const;
 type Role = (typeof ROLES)[number];
 const keys = {} as Record<Role, string>;
-let operations: { method: string; path: string; operationId: string; role: Role | null }[] = [];
+let operations: { method: string; path: string; operationId: string; role: Role | null; bearer: boolean }[] = [];
 
 beforeAll(async () => {
   for (const role of ROLES) keys[role] = (await createKey(`matrix-${role}`, { dataDir: ctx.server.dataDir, role })).key;
   const doc = (await (await fetch(`${ctx.server.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, { operationId: string; security?: unknown[]; "x-genserve-role"?: Role }>> };
   operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, operationId: op.operationId, role: op.security?.length === 0 ? null : (op["x-genserve-role"] ?? ("missing" as Role)) })),
+    Object.entries(methods).map(([method, op]) => ({ method: method.toUpperCase(), path, operationId: op.operationId, role: op.security?.length === 0 ? null : (op["x-genserve-role"] ?? ("missing" as Role)), bearer: JSON.stringify(op.security ?? []).includes("bearerKey") })),
   );
 });
 
 /** A concrete URL of an operation: path parameters are names nothing holds (the production label is left to its own test). */
 const urlOf = (path: string) => path.replace("{label}", "staging").replace(/\{(\w+)\}/g, (_, name: string) => `nothing-${name}`);
 
-async function call(method: string, path: string, key: string | null) {
+/** The OpenAI-compatible operations (security `bearerKey`) take the key as a bearer token and answer OpenAI's error shape. */
+async function call(method: string, path: string, key: string | null, bearer = false) {
   const withBody = ["POST", "PUT", "PATCH"].includes(method);
+  const credential: Record<string, string> = key === null ? {} : bearer ? { authorization: `Bearer ${key}` } : { "api-key": key };
   const response = await fetch(`${ctx.server.url}${urlOf(path)}`, {
     method,
-    headers: { ...(key ? { "api-key": key } : {}), ...(withBody ? { "content-type": "application/json" } : {}) },
+    headers: { ...credential, ...(withBody ? { "content-type": "application/json" } : {}) },
     body: withBody ? "{}" : undefined,
   });
   const text = await response.text();
   let code: string | undefined;
   try {
-    code = (JSON.parse(text) as { code?: string }).code;
+    const body = JSON.parse(text) as { code?: string; error?: { code?: string } };
+    code = bearer ? body.error?.code : body.code;
   } catch {
     code = undefined;
   }
@@ -54,10 +57,10 @@ describe("the route × role matrix", () => {
     for (const op of operations) {
       if (op.role === null) continue;
       const where = `${op.method} ${op.path} (needs ${op.role})`;
-      const anonymous = await call(op.method, op.path, null);
+      const anonymous = await call(op.method, op.path, null, op.bearer);
       if (anonymous.status !== 401) wrong.push(`${where} without a key: ${anonymous.status} ${anonymous.text}`);
       for (const role of ROLES) {
-        const answer = await call(op.method, op.path, keys[role]);
+        const answer = await call(op.method, op.path, keys[role], op.bearer);
         const below = ROLES.indexOf(role) < ROLES.indexOf(op.role);
         if (below && (answer.status !== 403 || answer.code !== "forbidden")) wrong.push(`${where} as ${role}: ${answer.status} ${answer.text}, expected 403 forbidden`);
         if (!below && answer.status === 403) wrong.push(`${where} as ${role}: 403 ${answer.text}`);

@@ -49,7 +49,7 @@ async function answer({ request, runtime }: Ctx, caller: Principal, chat: ChatRu
   const run = chat.request;
   if (chat.format === "json_object") {
     // The workflow's default schema when it has one; else any JSON object, as OpenAI's JSON mode.
-    const workflow = await runtime.catalog.resolve(chat.model, "/workflowSlug");
+    const workflow = await runtime.catalog.forProject(caller.projectId).resolve(chat.model, "/workflowSlug");
     if (!workflow.schema) run.schema = { type: "object" };
   }
   if (run.schema) {
@@ -121,13 +121,16 @@ async function streamedText(runtime: Ctx["runtime"], caller: Principal, chat: Ch
 
 /** GET /v1/models: the workflows this key may run, and each label that points at a version. */
 export async function modelList({ runtime, principal }: Ctx): Promise<Response> {
-  const allowed = (await principal()).limits.workflows;
-  const workflows = (await runtime.catalog.workflows()).filter((w) => allowed === null || allowed.includes(w.slug));
+  const caller = await principal();
+  const allowed = caller.limits.workflows;
+  // The key's project's workflows only: another project's are not this key's to see.
+  const catalog = runtime.catalog.forProject(caller.projectId);
+  const workflows = (await catalog.workflows()).filter((w) => allowed === null || allowed.includes(w.slug));
   const data = [];
   for (const workflow of workflows) {
     const entry = { object: "model" as const, created: 0, owned_by: "genserve" as const, ...(workflow.description && { description: workflow.description }) };
     data.push({ id: workflow.slug, ...entry });
-    const labels = await runtime.catalog.labels(workflow.slug);
+    const labels = await catalog.labels(workflow.slug);
     for (const label of labels) if (label.version !== null && label.outcome === "moved") data.push({ id: `${workflow.slug}@${label.label}`, ...entry });
   }
   return reply(openAiModelList, { object: "list", data });
