@@ -2,6 +2,20 @@ import { describe, expect, it } from "vitest";
 import { groundedPaths, planGrounding, ungroundedProblems } from "./grounding-check";
 
 describe("groundedPaths", () => {
+  // Definitions that each refer to the next twice expand to 2^40 paths: followed naively, a walk
+  // that never ends on the event loop (a 1 MiB Kubernetes-like schema stalled the server so).
+  const doubling = (marked: boolean) => {
+    const defs: Record<string, unknown> = { d40: { type: "string", ...(marked && { "x-grounded": true }) } };
+    for (let i = 39; i >= 0; i--) defs[`d${i}`] = { type: "object", properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } } };
+    return { $ref: "#/$defs/d0", $defs: defs };
+  };
+  it("costs one pass over a schema that marks nothing, however its refs expand", () => {
+    expect(groundedPaths(doubling(false))).toEqual([]);
+  });
+  it("refuses, naming /schema, marks whose refs expand past a bound, instead of walking them all", () => {
+    expect(() => groundedPaths(doubling(true))).toThrow(/x-grounded/);
+  });
+
   it("finds x-grounded through properties, items, combinators and local $refs", () => {
     const schema = {
       type: "object",

@@ -1,7 +1,7 @@
 import "server-only";
 import type { PromptAttachment } from "../attachments/resolve";
 import type { GroundedLeaf } from "../domain/grounding";
-import type { FieldError } from "../errors";
+import { validationError, type FieldError } from "../errors";
 import type { SourceDocument } from "../grounding/grounding-types";
 
 /** What an object run does about grounding: its sources, whether it reports, and what must be grounded. */
@@ -14,6 +14,8 @@ export interface RunGrounding {
 }
 
 const MAX_DEPTH = 64;
+/** Schema nodes visited at most while following `$ref`s to `x-grounded` marks (the expansion of refs can grow exponentially). */
+const MAX_VISITS = 100_000;
 
 /** The run's grounding, or undefined when it neither asks for it nor has `x-grounded` properties. */
 export function planGrounding(requested: boolean | undefined, schema: unknown, input: string, attachments: readonly PromptAttachment[]): RunGrounding | undefined {
@@ -34,7 +36,10 @@ const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typ
  * array covers every leaf under it.
  */
 export function groundedPaths(schema: unknown): string[][] {
+  // Most schemas mark nothing: one linear pass over the document, refs not followed, says so.
+  if (!marksGrounded(schema)) return [];
   const out: string[][] = [];
+  let visits = 0;
   const seen = new Set<string>();
   const resolve = (ref: string): unknown => {
     if (!ref.startsWith("#")) return undefined;
@@ -47,7 +52,11 @@ export function groundedPaths(schema: unknown): string[][] {
   };
   const walk = (node: unknown, path: string[], depth: number) => {
     if (!isRecord(node) || depth > MAX_DEPTH) return;
-    if (node["x-grounded"] === true) out.push(path);
+    if (++visits > MAX_VISITS) {
+      throw validationError([{ path: "/schema", message: `has "x-grounded" marks under $refs that expand beyond ${MAX_VISITS} schema nodes: mark fewer places, or mark them outside the definitions` }]);
+    }
+    // A mark covers every value under it: nothing below needs following.
+    if (node["x-grounded"] === true) return void out.push(path);
     if (typeof node.$ref === "string") {
       const key = `${node.$ref}@${path.join("/")}`;
       if (!seen.has(key)) {
@@ -65,6 +74,14 @@ export function groundedPaths(schema: unknown): string[][] {
   };
   walk(schema, [], 0);
   return out;
+}
+
+/** Whether any object of the document has `"x-grounded": true`, without following `$ref`s (linear in its size). */
+function marksGrounded(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(marksGrounded);
+  if (!isRecord(node)) return false;
+  if (node["x-grounded"] === true) return true;
+  return Object.values(node).some(marksGrounded);
 }
 
 const segmentsOf = (pointer: string) => (pointer === "" ? [] : pointer.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~")));

@@ -2,7 +2,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cli, startGenserve, tempDir, writeConfig, type GenserveServer } from "../helpers/genserve";
 import { CookieJar } from "../helpers/oidc-provider";
-import { freshDatabase, postgresAvailable } from "../helpers/postgres";
+import { freshDatabase, postgresAvailable, TEST_SECRETS_ENV } from "../helpers/postgres";
 
 // Sessions live in the database: a browser signed in on one replica is signed in on every other,
 // and signing out on one ends it on all; failed password sign-ins are counted where every replica
@@ -17,8 +17,8 @@ describe.runIf(available)("sessions across replicas on one PostgreSQL database",
 
   beforeAll(async () => {
     database = await freshDatabase();
-    configFile = writeConfig(tempDir("genserve-replica-sessions-"), "auth:\n  passwordAttemptsPerEmail: 2\n");
-    const replica = () => startGenserve({ configFile, dataDir: path.join(tempDir(), "data"), env: { DATABASE_URL: database.url } });
+    configFile = writeConfig(tempDir("genserve-replica-sessions-"), "auth:\n  passwordAttemptsPerEmail: 2\n# Replicas share the key that seals signing secrets (PostgreSQL needs one configured).\nsecurity:\n  secretsKey:\n    env: GENSERVE_TEST_SECRETS_KEY\n");
+    const replica = () => startGenserve({ configFile, dataDir: path.join(tempDir(), "data"), env: { DATABASE_URL: database.url, ...TEST_SECRETS_ENV } });
     a = await replica();
     b = await replica();
   });
@@ -45,7 +45,7 @@ describe.runIf(available)("sessions across replicas on one PostgreSQL database",
   });
 
   it("counts failed password sign-ins for every replica", async () => {
-    const out = await cli(["users", "create", "--email", "dee@example.com", "--role", "viewer", "--public-url", a.url], { dataDir: path.join(tempDir(), "data"), configFile, env: { DATABASE_URL: database.url } });
+    const out = await cli(["users", "create", "--email", "dee@example.com", "--role", "viewer", "--public-url", a.url], { dataDir: path.join(tempDir(), "data"), configFile, env: { DATABASE_URL: database.url, ...TEST_SECRETS_ENV } });
     expect(out).toContain("/auth/link/");
     const attempt = (server: GenserveServer) =>
       fetch(`${server.url}/auth/password`, { method: "POST", headers: { "content-type": "application/json", origin: server.url }, body: JSON.stringify({ email: "dee@example.com", password: "wrong wrong wrong" }) });
