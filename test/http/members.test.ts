@@ -64,8 +64,8 @@ async function redeem(url: string, jar: CookieJar) {
   return { page, html, joined, text: joined.status === 303 ? "" : await joined.text() };
 }
 
-const runText = (caller: { jar?: CookieJar; key?: string }, input: string) => {
-  const body = { input, type: "event", callback: CALLBACK, workflowSlug: "no-retry" };
+const runText = (caller: { jar?: CookieJar; key?: string }, input: string, workflowSlug = "no-retry") => {
+  const body = { input, type: "event", callback: CALLBACK, workflowSlug };
   return caller.jar ? as(caller.jar, "POST", "/api/v1/generate/text", body) : withKey(caller.key!, "POST", "/api/v1/generate/text", body);
 };
 
@@ -182,7 +182,10 @@ describe("switching project", () => {
       { slug: "beta", name: "Beta", role: "admin" },
       { slug: "default", name: "Default", role: "admin" },
     ]);
-    const betaRun = await runText({ key: betaAdminKey }, "BETA PROJECT RUN");
+    // The configuration's workflows are the default project's: Beta writes its own.
+    expect((await withKey(betaAdminKey, "PUT", "/api/v1/workflows/beta-flow", { model: "fast", instructions: "Beta's own." })).status).toBe(201);
+    const betaRun = await runText({ key: betaAdminKey }, "BETA PROJECT RUN", "beta-flow");
+    expect(betaRun.status).toBe(200);
     const betaRunId = (betaRun.json as any).metadata.runId;
 
     expect((await as(ada, "GET", `/api/v1/runs/${defaultRun}`)).status).toBe(404);
