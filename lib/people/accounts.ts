@@ -52,7 +52,7 @@ export class Accounts {
     return this.store.people.userByEmail(normaliseEmail(email));
   }
 
-  /** Gives the person's role to their personal keys. */
+  /** Gives the person this role in the default project (an identity provider's group mapping; other projects' roles are their admins'). */
   async setRole(userId: string, role: Role): Promise<void> {
     await this.store.people.setRole(userId, role);
   }

@@ -60,7 +60,7 @@ export interface PeopleStore {
   disableUser(userId: string, at: string): Promise<boolean>;
   /** The person's newest personal key that is not revoked. */
   personalKey(userId: string): Promise<ApiKeyRecord | null>;
-  /** Gives every personal key of the person (their memberships) this role. */
+  /** Gives the person's personal key in the default project this role (an identity provider's group mapping); other projects' roles stay. */
   setRole(userId: string, role: Role): Promise<void>;
 
   insertSignInToken(token: { hash: string; userId: string; purpose: string; createdAt: string; expiresAt: string }): Promise<void>;
