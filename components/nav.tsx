@@ -52,7 +52,7 @@ export function Nav() {
             );
           })}
         </div>
-        <span className="ml-auto flex items-center gap-2 sm:gap-3">
+        <span className="ml-auto flex flex-wrap items-center justify-end gap-2 sm:gap-3">
           <Button onClick={toggle} aria-label={dark ? "Light theme" : "Dark theme"} title={dark ? "Light theme" : "Dark theme"}>
             <span className="hidden sm:inline">{dark ? "Light theme" : "Dark theme"}</span>
             <span aria-hidden className="sm:hidden">

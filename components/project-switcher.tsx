@@ -27,10 +27,10 @@ export function ProjectSwitcher() {
   };
   return (
     <span className="flex items-center gap-1.5">
-      <label htmlFor="project-switcher" className="text-sm text-zinc-700 dark:text-zinc-300">
+      <label htmlFor="project-switcher" className="sr-only text-sm text-zinc-700 sm:not-sr-only dark:text-zinc-300">
         Project
       </label>
-      <Select id="project-switcher" compact value={session.project.slug} disabled={busy} onChange={(e) => void change(e.target.value)} className="max-w-40">
+      <Select id="project-switcher" compact value={session.project.slug} disabled={busy} onChange={(e) => void change(e.target.value)} className="max-w-32 sm:max-w-48">
         {projects.map((p) => (
           <option key={p.slug} value={p.slug}>
             {p.name} ({p.role})

@@ -36,6 +36,8 @@ test("an admin invites a member: the link is shown and copied, and the person jo
   await expect(page.getByText("invited-e2e@example.com as editor")).toBeVisible();
   await expectAccessible(page);
   await expectNoSidewaysScroll(page);
+  await page.getByRole("button", { name: "Dark theme" }).click();
+  await expectAccessible(page);
 
   // The invited person, in their own browser.
   const other = await browser.newContext();
@@ -81,6 +83,12 @@ test("a person in two projects switches project in the nav and sees that project
   await expect(table.getByRole("link", { name: "no-retry", exact: true })).toBeVisible();
   await expect(table.getByRole("link", { name: "beta-only-flow" })).toHaveCount(0);
   await expectAccessible(page);
+  // Dark theme, and a phone: the switcher still named and usable, nothing scrolls sideways.
+  await page.getByRole("button", { name: "Dark theme" }).click();
+  await expectAccessible(page);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect(switcher).toBeVisible();
+  await expectNoSidewaysScroll(page);
 
   // From the keyboard, back to Beta.
   await switcher.focus();
