@@ -1,7 +1,6 @@
 import "server-only";
 import { createdInviteSchema, createInviteRequest, memberListSchema, memberSchema, updateMemberRequest } from "../../api/member-shapes";
-import { changesBetween } from "../../audit/audit-log";
-import { actorOf } from "../../audit/audit-log";
+import { actorOf, changesBetween } from "../../audit/audit-log";
 import type { InviteRecord } from "../../store/store-types";
 import { audit } from "../audit-origin";
 import { ADMIN, endpoint } from "../endpoint";
