@@ -2,6 +2,7 @@
 
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { createApiClient, type ApiClient } from "@/lib/client/api";
+import { switchProject as switchSessionProject } from "@/lib/client/members-client";
 import { currentSession, endSession, signInWithKey, signInWithPassword, type SessionView } from "@/lib/client/sign-in-client";
 
 /** Where earlier releases kept the pasted key; removed on sight (the browser keeps no key now). */
@@ -24,6 +25,11 @@ interface KeyState {
    * signed out only once the server ended it; otherwise `signOutError` says why and the person stays.
    */
   signOut(message?: string, options?: { everywhere?: boolean }): Promise<void>;
+  /**
+   * Acts in another of the person's projects (by slug): the session's key changes, and with it
+   * `apiKey`, so every cached query (keyed by it) is read again for the new project.
+   */
+  switchProject(slug: string): Promise<void>;
   /** Why the last sign-out failed (the session is still live), or null. */
   signOutError: string | null;
   /** Why the last sign-out happened (e.g. the key was revoked). */
@@ -78,12 +84,20 @@ export function KeyProvider({ children }: { children: ReactNode }) {
     },
     [session],
   );
+  const switchProject = useCallback(
+    async (slug: string) => {
+      if (!session?.csrfToken) return;
+      await switchSessionProject(session.csrfToken, slug);
+      await load();
+    },
+    [session, load],
+  );
   const apiKey = session === undefined ? null : session ? session.keyId : "";
   const csrfToken = session?.csrfToken ?? null;
   const client = useMemo(() => (csrfToken ? createApiClient({ csrfToken }) : null), [csrfToken]);
   const value = useMemo(
-    () => ({ apiKey, client, session: session ?? null, signIn, signInWithPassword: withPassword, signOut, signOutError, notice }),
-    [apiKey, client, session, signIn, withPassword, signOut, signOutError, notice],
+    () => ({ apiKey, client, session: session ?? null, signIn, signInWithPassword: withPassword, signOut, switchProject, signOutError, notice }),
+    [apiKey, client, session, signIn, withPassword, signOut, switchProject, signOutError, notice],
   );
   return <KeyContext.Provider value={value}>{children}</KeyContext.Provider>;
 }

@@ -5,6 +5,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { queryKeys } from "@/lib/client/query-keys";
 import { useApiKey } from "./key-context";
+import { ProjectSwitcher } from "./project-switcher";
 import { useTheme } from "./theme";
 import { Button } from "./ui/button";
 
@@ -16,6 +17,7 @@ const LINKS = [
   { href: "/contexts", label: "Contexts" },
   { href: "/usage", label: "Usage" },
   { href: "/keys", label: "Keys" },
+  { href: "/members", label: "Members", admin: true },
   { href: "/audit", label: "Audit log", admin: true },
   { href: "/docs", label: "API reference" },
 ];
@@ -50,7 +52,7 @@ export function Nav() {
             );
           })}
         </div>
-        <span className="ml-auto flex items-center gap-2 sm:gap-3">
+        <span className="ml-auto flex flex-wrap items-center justify-end gap-2 sm:gap-3">
           <Button onClick={toggle} aria-label={dark ? "Light theme" : "Dark theme"} title={dark ? "Light theme" : "Dark theme"}>
             <span className="hidden sm:inline">{dark ? "Light theme" : "Dark theme"}</span>
             <span aria-hidden className="sm:hidden">
@@ -59,6 +61,7 @@ export function Nav() {
           </Button>
           {apiKey ? (
             <>
+              <ProjectSwitcher />
               <span className="hidden max-w-48 truncate text-sm text-zinc-700 sm:inline dark:text-zinc-300" title={session?.user?.email ?? session?.keyName}>
                 {session?.user?.email ?? `key ${session?.keyName ?? ""}`}
               </span>

@@ -55,3 +55,6 @@ export const newKeyId = (): string => `key_${randomBytes(8).toString("hex")}`;
 export const newUserId = (): string => `usr_${nextUlid()}`;
 
 export const newProjectId = (): string => `prj_${randomBytes(8).toString("hex")}`;
+
+/** An invitation to a project (its link's token is apart: random, stored hashed). */
+export const newInviteId = (): string => `inv_${nextUlid()}`;

@@ -15,6 +15,7 @@ export const queryKeys = {
   usage: (key: string, params: Record<string, string | undefined>) => [...queryKeys.all, key, "usage", params] as const,
   keys: (key: string) => [...queryKeys.all, key, "keys"] as const,
   audit: (key: string, filters: Record<string, string | undefined>) => [...queryKeys.all, key, "audit", filters] as const,
+  members: (key: string) => [...queryKeys.all, key, "members"] as const,
   me: (key: string) => [...queryKeys.all, key, "me"] as const,
   models: (key: string) => [...queryKeys.all, key, "models"] as const,
   inbox: (key: string, id: string) => [...queryKeys.all, key, "inbox", id] as const,

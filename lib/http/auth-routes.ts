@@ -20,10 +20,10 @@ import { route } from "./route";
 const passwordBody = z.strictObject({ email: z.string().min(1).max(320), password: z.string().min(1).max(4_096) });
 const keyBody = z.strictObject({ key: z.string().min(1).max(200) });
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /** A short page for a browser whose sign-in did not work (it followed a link or a provider's redirect: no script reads a problem here). */
-function failurePage(error: unknown, runtime: Runtime): Response {
+export function failurePage(error: unknown, runtime: Runtime): Response {
   if (!isGenserveError(error) || error.status >= 500) runtime.logger.warn({ err: { message: (error as Error).message, cause: (error as Error).cause instanceof Error ? ((error as Error).cause as Error).message : undefined } }, "sign-in failed");
   const detail = isGenserveError(error) && error.status < 500 ? error.detail : "The sign-in could not be completed.";
   const status = isGenserveError(error) ? error.status : 500;
@@ -34,7 +34,7 @@ function failurePage(error: unknown, runtime: Runtime): Response {
 }
 
 /** Starts a session for the person or key and answers with its cookie (the browser's old session, if any, ends). */
-async function signIn(runtime: Runtime, request: Request, who: { userId: string | null; keyId: string }, answer: (headers: Headers, csrfToken: string) => Response): Promise<Response> {
+export async function signIn(runtime: Runtime, request: Request, who: { userId: string | null; keyId: string }, answer: (headers: Headers, csrfToken: string) => Response): Promise<Response> {
   const { sessions, secureCookies } = runtime.services.people;
   const old = readCookie(request.headers.get("cookie"), runtime.services.people.sessionCookie);
   if (old) await sessions.end(old);
@@ -44,12 +44,12 @@ async function signIn(runtime: Runtime, request: Request, who: { userId: string 
   return answer(headers, started.csrfToken);
 }
 
-const redirect = (headers: Headers, location: string) => {
+export const redirect = (headers: Headers, location: string) => {
   headers.set("Location", location);
   return new Response(null, { status: 303, headers });
 };
 
-function requireSameOrigin(runtime: Runtime, request: Request) {
+export function requireSameOrigin(runtime: Runtime, request: Request) {
   if (!sameOrigin(request, runtime.publicUrl)) throw new GenserveError("csrf_refused", { detail: "Sign in from this site's own pages." });
 }
 

@@ -6,6 +6,7 @@ import { endpoints as evaluations } from "./handlers/evaluations";
 import { endpoints as generate } from "./handlers/generate";
 import { endpoints as inbox } from "./handlers/inbox";
 import { endpoints as keys } from "./handlers/keys";
+import { endpoints as members } from "./handlers/members";
 import { endpoints as models } from "./handlers/models";
 import { endpoints as openai } from "./handlers/openai";
 import { endpoints as projects } from "./handlers/projects";
@@ -34,6 +35,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   ...keys,
   ...session,
   ...projects,
+  ...members,
   ...usage,
   ...models,
   ...inbox,

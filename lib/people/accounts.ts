@@ -27,12 +27,12 @@ export class Accounts {
     private readonly settings: Pick<AuthSettings, "passwordAttemptsPerEmail" | "passwordAttemptsPerAddress" | "passwordWindowMs">,
   ) {}
 
-  /** Creates a person and their personal key; `conflict` when the email is taken. */
-  async create(input: { email: string; name?: string | null; role: Role }, now = new Date()): Promise<UserRecord> {
+  /** Creates a person and their personal key (in `projectId`, else the default project); `conflict` when the email is taken. */
+  async create(input: { email: string; name?: string | null; role: Role; projectId?: string }, now = new Date()): Promise<UserRecord> {
     const email = normaliseEmail(input.email);
     if (!EMAIL.test(email) || email.length > 320) throw new GenserveError("validation_failed", { detail: `"${input.email}" is not an email address.` });
     const user: UserRecord = { id: newUserId(), email, name: input.name?.trim() || null, passwordHash: null, createdAt: now.toISOString(), disabledAt: null };
-    const { record } = newKey({ name: email.slice(0, 200), role: input.role, now });
+    const { record } = newKey({ name: email.slice(0, 200), role: input.role, projectId: input.projectId, now });
     if (!(await this.store.people.createUser(user, record))) throw new GenserveError("conflict", { detail: `A person with the email ${email} exists already.` });
     return user;
   }
@@ -52,7 +52,7 @@ export class Accounts {
     return this.store.people.userByEmail(normaliseEmail(email));
   }
 
-  /** Gives the person's role to their personal keys. */
+  /** Gives the person this role in the default project (an identity provider's group mapping; other projects' roles are their admins'). */
   async setRole(userId: string, role: Role): Promise<void> {
     await this.store.people.setRole(userId, role);
   }

@@ -148,6 +148,9 @@ export class OidcSignIn {
       }
       user = known ?? (await this.createOrFind(email, typeof claims.name === "string" ? claims.name : null, role ?? this.settings.defaultRole ?? "viewer", now));
       await this.store.people.linkIdentity(issuer, subject, user.id, now.toISOString());
+      // An account made beforehand (by the CLI, or by whoever redeemed an invitation to this email)
+      // becomes the provider's person now: whoever was signed in to it before is signed out.
+      if (known) await this.store.people.revokeSessions({ userId: known.id }, now.toISOString());
     }
     if (!user) throw refused("The identity provider gave no email address for this person (ask for the `email` scope).");
     if (user.disabledAt !== null) throw refused("This person's access has been removed.");

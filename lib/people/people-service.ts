@@ -2,6 +2,7 @@ import "server-only";
 import type { Config } from "../config/config-types";
 import type { Store } from "../store/store-types";
 import { Accounts } from "./accounts";
+import { Members } from "./project-members";
 import { LOGIN_COOKIE, OidcSignIn } from "./oidc";
 import { cookieName, SESSION_COOKIE, Sessions } from "./sessions";
 
@@ -13,6 +14,8 @@ import { cookieName, SESSION_COOKIE, Sessions } from "./sessions";
 export class People {
   readonly accounts: Accounts;
   readonly sessions: Sessions;
+  /** The people of projects, invitations and switching between projects. */
+  readonly members: Members;
   /** Null when no provider is configured (`auth.oidc`). */
   readonly oidc: OidcSignIn | null;
   /** Cookies are `Secure` when the site is served over https. */
@@ -29,6 +32,7 @@ export class People {
     const auth = config.auth;
     this.accounts = new Accounts(store, auth);
     this.sessions = new Sessions(store, { idleMs: auth.sessionIdleMs, maxMs: auth.sessionMaxMs });
+    this.members = new Members(store, this.accounts, publicUrl);
     this.oidc = auth.oidc ? new OidcSignIn(auth.oidc, publicUrl, store, this.accounts) : null;
     this.secureCookies = publicUrl.startsWith("https:");
     this.sessionCookie = cookieName(SESSION_COOKIE, this.secureCookies);

@@ -85,6 +85,11 @@ export class Sessions {
     return { session, principal: principalOf(key, "session", session.userId ?? undefined) };
   }
 
+  /** Makes the session act as another key of its person (switching project); 401 when it has ended meanwhile. */
+  async switchKey(session: SessionRecord, keyId: string): Promise<void> {
+    if (!(await this.store.people.setSessionKey(session.id, keyId))) throw expired();
+  }
+
   /** Signs this browser out; nothing to do for a token that is not a live session. */
   async end(token: string, now = new Date()): Promise<void> {
     if (TOKEN_PATTERN.test(token)) await this.store.people.revokeSession(sessionId(token), now.toISOString());

@@ -31,11 +31,12 @@ describe("log redaction of people's secrets", () => {
     const { log, lines } = capture(["oidc-client-secret-value"]);
     const token = "Abcdefghijklmnopqrstuvwxyz0123456789_-ABCDE";
     log.info({ cookie: `genserve_session=${token}`, password: "hunter2 but longer", csrfToken: "csrf-value-123456", request: { token: "tok-123456", clientSecret: "oidc-client-secret-value" } }, "signed in");
-    log.warn({ detail: `replayed genserve_session=${token}; link https://x.example/auth/link/${token}` }, "odd request");
+    log.warn({ detail: `replayed genserve_session=${token}; link https://x.example/auth/link/${token}; invite https://x.example/auth/invite/${token}` }, "odd request");
     await new Promise((r) => setImmediate(r));
     const text = lines.join("");
     for (const secret of [token, "hunter2", "csrf-value-123456", "tok-123456", "oidc-client-secret-value"]) expect(text).not.toContain(secret);
     expect(text).toContain("genserve_session=[redacted]");
     expect(text).toContain("/auth/link/[redacted]");
+    expect(text).toContain("/auth/invite/[redacted]");
   });
 });

@@ -13,7 +13,7 @@ const SECRET_PATTERNS: [RegExp, string][] = [
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, "$1 [redacted]"],
   [/\bAKIA[0-9A-Z]{16}\b/g, "[redacted]"],
   [/\b(genserve_session|genserve_oidc)=[^;\s]+/g, "$1=[redacted]"],
-  [/(\/auth\/link\/)[A-Za-z0-9_-]{20,}/g, "$1[redacted]"],
+  [/(\/auth\/(?:link|invite)\/)[A-Za-z0-9_-]{20,}/g, "$1[redacted]"],
 ];
 
 /** Replaces configured secrets and anything shaped like a credential in a piece of text. */

@@ -157,5 +157,58 @@ export function peopleContract(name: string, open: { first(): Promise<Store>; se
         await other.close();
       }
     });
+
+    it("keeps a project's people: joins once, keeps an admin person when two demote each other at once, revokes a removed member's key", async () => {
+      await store.projects.insert({ id: "prj_b", slug: "b", name: "B", createdAt: at(0) });
+      await store.people.createUser(user("usr_a", "a@example.com"), key("key_pa", true));
+      await store.people.createUser(user("usr_b", "b@example.com"), key("key_pb"));
+      const inB = (id: string, admin: boolean) => ({ ...key(id, admin), projectId: "prj_b" });
+      expect((await store.members.join("usr_a", inB("key_ba", true))).id).toBe("key_ba");
+      // A second join is the same membership.
+      expect((await store.members.join("usr_a", inB("key_ba2", false))).id).toBe("key_ba");
+      expect(await store.keys.get("key_ba2")).toBeNull();
+      await store.members.join("usr_b", inB("key_bb", true));
+      expect((await store.members.list("prj_b")).map((m) => [m.email, m.role])).toEqual([["a@example.com", "admin"], ["b@example.com", "admin"]]);
+      expect((await store.members.memberships("usr_a")).map((m) => [m.slug, m.role])).toEqual([["b", "admin"], ["default", "admin"]]);
+
+      const other = await open.second();
+      try {
+        const outcomes = await Promise.all([store.members.change("prj_b", "usr_a", "viewer", at(1)), other.members.change("prj_b", "usr_b", "viewer", at(1))]);
+        expect([...outcomes].sort()).toEqual(["last_admin", "ok"]);
+        expect((await store.members.list("prj_b")).filter((m) => m.role === "admin")).toHaveLength(1);
+      } finally {
+        await other.close();
+      }
+      const stillAdmin = (await store.members.list("prj_b")).find((m) => m.role === "admin")!;
+      const demoted = (await store.members.list("prj_b")).find((m) => m.role !== "admin")!;
+      expect(await store.members.change("prj_b", stillAdmin.userId, null, at(2))).toBe("last_admin");
+      expect(await store.members.change("prj_b", demoted.userId, null, at(2))).toBe("ok");
+      expect(await store.members.change("prj_b", demoted.userId, null, at(3))).toBe("not_member");
+      expect(await store.members.keyIn("prj_b", demoted.userId)).toBeNull();
+      expect((await store.keys.get(demoted.keyId))?.revokedAt).toBe(at(2));
+      // The default project's membership is untouched.
+      expect(await store.members.keyIn(DEFAULT_PROJECT_ID, demoted.userId)).not.toBeNull();
+    });
+
+    it("uses an invitation once, even when two processes race, and not after it expired or was revoked", async () => {
+      const invite = (id: string, expiresAt = at(10_000)) => ({ id, tokenHash: `hash_${id}`, projectId: DEFAULT_PROJECT_ID, email: "x@example.com", role: "viewer" as Role, createdBy: null, createdAt: at(0), expiresAt, acceptedAt: null, revokedAt: null });
+      await store.members.insertInvite(invite("inv_1"));
+      await store.members.insertInvite(invite("inv_2", at(5)));
+      await store.members.insertInvite(invite("inv_3"));
+      expect((await store.members.pendingInvites(DEFAULT_PROJECT_ID, at(1))).map((i) => i.id).sort()).toEqual(["inv_1", "inv_2", "inv_3"]);
+      const other = await open.second();
+      try {
+        const won = await Promise.all([store.members.acceptInvite("hash_inv_1", at(1)), other.members.acceptInvite("hash_inv_1", at(1))]);
+        expect(won.filter((w) => w !== null)).toHaveLength(1);
+      } finally {
+        await other.close();
+      }
+      expect(await store.members.acceptInvite("hash_inv_2", at(6))).toBeNull();
+      expect(await store.members.revokeInvite("prj_other", "inv_3", at(2))).toBe(false);
+      expect(await store.members.revokeInvite(DEFAULT_PROJECT_ID, "inv_3", at(2))).toBe(true);
+      expect(await store.members.acceptInvite("hash_inv_3", at(3))).toBeNull();
+      expect(await store.members.pendingInvites(DEFAULT_PROJECT_ID, at(6))).toEqual([]);
+      expect(await store.members.inviteByToken("hash_inv_1")).toMatchObject({ acceptedAt: at(1) });
+    });
   });
 }

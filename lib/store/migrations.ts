@@ -333,6 +333,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE runs ADD COLUMN history TEXT;
     `,
   },
+  {
+    version: 29,
+    name: "invites: a project's admins invite a person by email with a role; a one-time link (its token stored hashed) that expires",
+    sql: `
+      CREATE TABLE invites (
+        id TEXT PRIMARY KEY,
+        token_hash TEXT NOT NULL UNIQUE,
+        project_id TEXT NOT NULL REFERENCES projects(id),
+        email TEXT NOT NULL,
+        role TEXT NOT NULL,
+        created_by TEXT,
+        created_at TEXT NOT NULL,
+        expires_at TEXT NOT NULL,
+        accepted_at TEXT,
+        revoked_at TEXT
+      );
+      CREATE INDEX invites_project ON invites (project_id, created_at);
+    `,
+  },
 ];
 
 /**
@@ -344,6 +363,7 @@ export const TRANSFER_TABLES = [
   "user_identities",
   "projects",
   "api_keys",
+  "invites",
   "catalog_versions",
   "threads",
   "thread_messages",

@@ -102,7 +102,8 @@ export function peopleStore(db: StoreRunner, box: SecretBox): PeopleStore {
       return row ? toKey(row) : null;
     },
     async setRole(userId, role) {
-      await db.run("UPDATE api_keys SET role = $1, admin = $2 WHERE user_id = $3", [role, role === "admin" ? 1 : 0, userId]);
+      // The default project's membership only (migration 25 named it): a role in another project is its admins' to give.
+      await db.run("UPDATE api_keys SET role = $1, admin = $2 WHERE user_id = $3 AND project_id = 'prj_default'", [role, role === "admin" ? 1 : 0, userId]);
     },
 
     async insertSignInToken(t) {

@@ -60,7 +60,7 @@ export interface PeopleStore {
   disableUser(userId: string, at: string): Promise<boolean>;
   /** The person's newest personal key that is not revoked. */
   personalKey(userId: string): Promise<ApiKeyRecord | null>;
-  /** Gives every personal key of the person (their memberships) this role. */
+  /** Gives the person's personal key in the default project this role (an identity provider's group mapping); other projects' roles stay. */
   setRole(userId: string, role: Role): Promise<void>;
 
   insertSignInToken(token: { hash: string; userId: string; purpose: string; createdAt: string; expiresAt: string }): Promise<void>;
@@ -93,4 +93,72 @@ export interface PeopleStore {
 
   /** Forgets sessions, tokens and pending sign-ins that ended before `before`, and old failure windows. */
   sweep(before: string): Promise<void>;
+}
+
+/** A person in a project: their live personal key there (their membership). */
+export interface MemberRecord {
+  userId: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  keyId: string;
+  /** When their personal key in the project was made (they joined). */
+  since: string;
+  /** The latest of their key's last use and their sessions' last sight in the project; null: never. */
+  lastActiveAt: string | null;
+}
+
+/** A project a person belongs to (one of their live personal keys). */
+export interface MembershipRecord {
+  keyId: string;
+  projectId: string;
+  slug: string;
+  name: string;
+  role: Role;
+}
+
+/** An invitation to a project: its token is given once and stored as its SHA-256. */
+export interface InviteRecord {
+  id: string;
+  tokenHash: string;
+  projectId: string;
+  email: string;
+  role: Role;
+  /** Who invited (the audit actor's id: a person or a key). */
+  createdBy: string | null;
+  createdAt: string;
+  expiresAt: string;
+  acceptedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** The people of projects (their personal keys) and invitations (lib/people/members.ts). */
+export interface MembersStore {
+  /** The people with a live personal key in the project, by email. */
+  list(projectId: string): Promise<MemberRecord[]>;
+  /** The person's live personal key in the project, or null. */
+  keyIn(projectId: string, userId: string): Promise<ApiKeyRecord | null>;
+  /** The projects the person belongs to (their live personal keys), by project name. */
+  memberships(userId: string): Promise<MembershipRecord[]>;
+  /**
+   * Gives the person `key` (made for the project) unless they have a live personal key there
+   * already; the key they act through there either way.
+   */
+  join(userId: string, key: ApiKeyRecord): Promise<ApiKeyRecord>;
+  /**
+   * Changes the member's role (`role`) or revokes their key (`null`) in one transaction that
+   * refuses to leave the project without an admin person: "last_admin" then, "not_member" when
+   * they have no live key there; "ok" otherwise.
+   */
+  change(projectId: string, userId: string, role: Role | null, at: string): Promise<"ok" | "not_member" | "last_admin">;
+
+  insertInvite(invite: InviteRecord): Promise<void>;
+  /** Invitations not accepted, revoked or expired at `at`, newest first. */
+  pendingInvites(projectId: string, at: string): Promise<InviteRecord[]>;
+  /** Revokes a pending invitation of the project; false when there is none by that id. */
+  revokeInvite(projectId: string, id: string, at: string): Promise<boolean>;
+  /** Uses an invitation once (one statement: of two redeeming at once, one gets it); null when unknown, used, revoked or expired. */
+  acceptInvite(tokenHash: string, at: string): Promise<InviteRecord | null>;
+  /** The invitation of a token as it stands (to show its page), or null. */
+  inviteByToken(tokenHash: string): Promise<InviteRecord | null>;
 }

@@ -9,6 +9,7 @@ import { idempotencyStore } from "./idempotency-store";
 import { keysStore, sealStoredSecrets } from "./keys-store";
 import { secretBox } from "./secret-box";
 import { auditStore } from "./audit-store";
+import { membersStore } from "./members-store";
 import { peopleStore } from "./people-store";
 import { runsStore } from "./runs-store";
 import { streamsStore } from "./streams-store";
@@ -103,6 +104,7 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
     keys: keysStore(runner, box),
     audit: auditStore(runner),
     people: peopleStore(runner, box),
+    members: membersStore(runner, box),
     runs: runsStore(runner),
     projects: projectsStore(runner),
     events: eventsStore(runner),

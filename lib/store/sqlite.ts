@@ -13,6 +13,7 @@ import { keysStore, sealStoredSecrets } from "./keys-store";
 import { secretBox } from "./secret-box";
 import { loadSecretsKey } from "./secrets-key";
 import { auditStore } from "./audit-store";
+import { membersStore } from "./members-store";
 import { peopleStore } from "./people-store";
 import { runsStore } from "./runs-store";
 import { streamsStore } from "./streams-store";
@@ -85,6 +86,7 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
     keys: keysStore(runner, box),
     audit: auditStore(runner),
     people: peopleStore(runner, box),
+    members: membersStore(runner, box),
     runs: runsStore(runner),
     projects: projectsStore(runner),
     events: eventsStore(runner),

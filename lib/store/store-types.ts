@@ -28,8 +28,8 @@ export type { EvaluationFilter, EvaluationItemRecord, EvaluationRecord, Evaluati
 import type { AuditEntry, AuditEvent, AuditFilter } from "./audit-types";
 export type { AuditActor, AuditEntry, AuditEvent, AuditFilter } from "./audit-types";
 import type { UsageQuery, UsageReport } from "./usage-types";
-import type { PeopleStore } from "./people-types";
-export type { PeopleStore, PendingLogin, SessionRecord, UserRecord } from "./people-types";
+import type { MembersStore, PeopleStore } from "./people-types";
+export type { InviteRecord, MemberRecord, MembersStore, MembershipRecord, PeopleStore, PendingLogin, SessionRecord, UserRecord } from "./people-types";
 export type { UsageQuery, UsageReport } from "./usage-types";
 
 /** One stored row as plain JSON values (booleans as either 0/1 or true/false, whichever backend wrote it). */
@@ -282,6 +282,8 @@ export interface Store {
   };
   /** People, their sign-in identities and tokens, and browsers' sessions (lib/people/). */
   people: PeopleStore;
+  /** The people of each project and invitations to join (lib/people/members.ts). */
+  members: MembersStore;
   usage: {
     /** Runs, errors, tokens, cost and duration percentiles of finished runs, per group and over time. */
     report(query: UsageQuery): Promise<UsageReport>;

@@ -9,6 +9,7 @@ const KEYS: Record<TransferTable, readonly string[]> = {
   user_identities: ["issuer", "subject"],
   projects: ["id"],
   api_keys: ["id"],
+  invites: ["id"],
   catalog_versions: ["project_id", "kind", "slug", "version"],
   threads: ["key_id", "id"],
   thread_messages: ["seq"],

@@ -169,6 +169,17 @@ describe("responses follow the published OpenAPI document", () => {
     expect((await call("GET", "/api/v1/projects")).json.projects.map((p: { slug: string }) => p.slug)).toContain("oa-project");
     expect((await call("PATCH", "/api/v1/projects/oa-project", { body: { name: "OpenAPI team" } })).json.name).toBe("OpenAPI team");
     expect((await call("PATCH", "/api/v1/projects/nope", { body: { name: "x" } })).status).toBe(404);
+    // Members: the project's admins invite, change roles and remove (test/http/members.test.ts has the people).
+    const invite = await call("POST", "/api/v1/members/invites", { body: { email: "oa@example.com", role: "editor" } });
+    expect(invite.status).toBe(201);
+    expect((await call("POST", "/api/v1/members/invites", { body: { email: "not an email", role: "editor" } })).status).toBe(400);
+    expect((await call("POST", "/api/v1/members/invites", { key: user, body: { email: "oa@example.com", role: "editor" } })).status).toBe(403);
+    expect((await call("GET", "/api/v1/members")).json.invites.map((i: { id: string }) => i.id)).toContain(invite.json.id);
+    expect((await call("DELETE", `/api/v1/members/invites/${invite.json.id}`)).status).toBe(204);
+    expect((await call("DELETE", `/api/v1/members/invites/${invite.json.id}`)).status).toBe(404);
+    expect((await call("PATCH", "/api/v1/members/usr_nope", { body: { role: "viewer" } })).status).toBe(404);
+    expect((await call("PATCH", "/api/v1/members/usr_nope", { body: { role: "owner" } })).status).toBe(400);
+    expect((await call("DELETE", "/api/v1/members/usr_nope")).status).toBe(404);
     const viewer = await call("POST", "/api/v1/keys", { body: { name: "oa-viewer", role: "viewer", project: "oa-project" } });
     expect(viewer.json).toMatchObject({ role: "viewer", admin: false, projectId: project.json.id });
     expect((await call("GET", "/api/v1/me", { key: viewer.json.key })).json).toMatchObject({ role: "viewer", project: { slug: "oa-project" } });

@@ -14,6 +14,7 @@ const ACCOUNTS = {
   alice: { email: "alice@example.com", groups: ["gs-admins", "staff"] },
   bob: { email: "Bob@Example.com", groups: ["gs-users"] },
   eve: { email: "eve@example.com", groups: ["contractors"] },
+  dora: { email: "dora@example.com", groups: ["gs-users"] },
 };
 const PASSWORD = "a long enough passphrase 42";
 
@@ -330,6 +331,22 @@ describe("local accounts", () => {
     // limit 8; one more and any email is refused.
     for (const n of [1]) expect((await passwordSignIn(new CookieJar(), `guess${n}@example.com`, "guess")).status).toBe(401);
     expect((await passwordSignIn(new CookieJar(), "other@example.com", "guess")).status).toBe(429);
+  });
+});
+
+describe("an account made beforehand", () => {
+  it("becomes the provider's person at their first SSO sign-in, and whoever was signed in to it before is signed out", async () => {
+    // As an account an invitation made: whoever held the link may have opened it.
+    const out = await cli(["users", "create", "--email", "dora@example.com", "--role", "viewer", "--public-url", base], { dataDir: path.join(dataDir, "data"), configFile: path.join(dataDir, "genserve.yaml") });
+    const link = /(http:\/\/\S+\/auth\/link\/[A-Za-z0-9_-]{43})/.exec(out)![1]!;
+    secrets.push(link.split("/").pop()!);
+    const earlier = new CookieJar();
+    expect((await earlier.fetch(link, { method: "POST", headers: { origin: base } })).status).toBe(303);
+    expect((await session(earlier)).status).toBe(200);
+    const { jar, answer, text } = await ssoSignIn("dora");
+    expect(answer.status, text).toBe(303);
+    expect((await session(jar)).body).toMatchObject({ via: "session", user: { email: "dora@example.com" } });
+    expect((await session(earlier)).status).toBe(401);
   });
 });
 

@@ -1,0 +1,5 @@
+import { MembersPage } from "@/components/members/members-page";
+
+export default function Page() {
+  return <MembersPage />;
+}
