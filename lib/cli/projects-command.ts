@@ -1,5 +1,6 @@
 import "server-only";
 import { SLUG } from "../domain/names";
+import { AuditLog, changesBetween, CLI_ORIGIN } from "../audit/audit-log";
 import { newProjectId } from "../ids";
 import type { ProjectRecord } from "../store/store-types";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
@@ -15,6 +16,7 @@ export async function projectsCreate(slug: string, options: StorageOptions & { n
   try {
     const project: ProjectRecord = { id: newProjectId(), slug, name, createdAt: new Date().toISOString() };
     await store.projects.insert(project).catch((error: Error) => fail(error.message));
+    await new AuditLog(store).record({ ...CLI_ORIGIN, projectId: project.id }, "project.create", { kind: "project", id: project.id }, changesBetween(null, { slug, name }));
     if (options.json) process.stdout.write(`${JSON.stringify(project)}\n`);
     else process.stdout.write(`Created project ${slug} (${project.id}). Its first admin key: genserve keys create --project ${slug} --role admin --name <name>\n`);
   } finally {
@@ -42,6 +44,7 @@ export async function projectsRename(slug: string, name: string, options: Storag
     const project = await store.projects.bySlug(slug);
     if (!project) fail(`no project "${slug}"`);
     await store.projects.rename(project!.id, name.trim());
+    await new AuditLog(store).record({ ...CLI_ORIGIN, projectId: project!.id }, "project.rename", { kind: "project", id: project!.id }, changesBetween({ name: project!.name }, { name: name.trim() }));
     process.stdout.write(`Renamed ${slug} to ${name.trim()}.\n`);
   } finally {
     await store.close();

@@ -1,5 +1,7 @@
 import "server-only";
 import { ROLES, type Role } from "../config/schema";
+import { AuditLog, changesBetween, CLI_ORIGIN } from "../audit/audit-log";
+import { DEFAULT_PROJECT_ID } from "../domain/roles";
 import { isGenserveError } from "../errors";
 import { Accounts } from "../people/accounts";
 import { fail, loadConfigOrExit, openStore, type StorageOptions } from "./common";
@@ -30,6 +32,7 @@ export async function usersCreate(options: LinkOptions & { email: string; role: 
     const accounts = new Accounts(store, config.auth);
     const user = await accounts.create({ email: options.email, name: options.name, role: options.role as Role });
     const token = await accounts.signInToken(user.id);
+    await new AuditLog(store).record({ ...CLI_ORIGIN, projectId: DEFAULT_PROJECT_ID }, "member.create", { kind: "person", id: user.id }, changesBetween(null, { email: user.email, role: options.role }));
     process.stdout.write(`Created ${options.role} ${user.email} (${user.id}).\nOne-time sign-in link (15 minutes, single use):\n${site}/auth/link/${token}\n`);
   } catch (error) {
     fail(message(error));
@@ -64,6 +67,9 @@ export async function usersPassword(options: StorageOptions & { email: string },
   const store = await openStore(options, env, cwd);
   try {
     await new Accounts(store, config.auth).setPassword(options.email, password);
+    const person = await new Accounts(store, config.auth).byEmail(options.email);
+    // That it changed, never the password (nor its hash).
+    if (person) await new AuditLog(store).record({ ...CLI_ORIGIN, projectId: DEFAULT_PROJECT_ID }, "member.password", { kind: "person", id: person.id }, { password: { after: "(redacted)" } });
     process.stdout.write(`Password set for ${options.email.trim().toLowerCase()}; their sessions were ended.\n`);
   } catch (error) {
     fail(message(error));
@@ -78,6 +84,7 @@ export async function usersDisable(options: StorageOptions & { email: string }, 
   const store = await openStore(options, env, cwd);
   try {
     const user = await new Accounts(store, config.auth).disable(options.email);
+    await new AuditLog(store).record({ ...CLI_ORIGIN, projectId: DEFAULT_PROJECT_ID }, "member.disable", { kind: "person", id: user.id }, changesBetween({ disabled: false }, { disabled: true }));
     process.stdout.write(`Disabled ${user.email}: they cannot sign in, and their sessions were ended.\n`);
   } catch (error) {
     fail(message(error));

@@ -116,6 +116,22 @@ describe("the audit log", () => {
     expect(moved).toMatchObject({ actor: { kind: "system", id: null, label: "genserve CLI" }, changes: { "labels.staging": { before: null, after: "1" } } });
   });
 
+  it("records people and projects made on the host: users create, password, disable; projects create and rename", async () => {
+    const host = { dataDir: ctx.server.dataDir, configFile: ctx.server.configFile };
+    await cli(["users", "create", "--email", "audited@example.com", "--role", "viewer", "--public-url", ctx.server.url], host);
+    await cli(["users", "disable", "--email", "audited@example.com"], host);
+    const person = (await log("?action=member.create")).events.find((e) => e.changes.email?.after === "audited@example.com");
+    expect(person).toMatchObject({ actor: { kind: "system", label: "genserve CLI" }, subject: { kind: "person" }, changes: { role: { after: "viewer" } } });
+    expect((await log(`?subject=person:${person!.subject.id}`)).events.map((e) => e.action)).toEqual(["member.disable", "member.create"]);
+    // A project made on the host is its own project's: the default project's admins see it by its id.
+    await cli(["projects", "create", "audited-project", "--name", "Audited"], host);
+    await cli(["projects", "rename", "audited-project", "Audited 2"], host);
+    const created = await send("POST", "/api/v1/projects", { slug: "audited-api", name: "By the API" }, ctx.key);
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const byApi = (await log("?action=project.")).events;
+    expect(byApi[0]).toMatchObject({ action: "project.create", actor: { kind: "key", label: "admin" }, changes: { slug: { after: "audited-api" } } });
+  });
+
   it("filters by actor, action prefix and time, and pages newest first with a cursor", async () => {
     const me = await adminId();
     const mine = (await log(`?actor=${me}&limit=200`)).events;

@@ -1,4 +1,6 @@
 import "server-only";
+import { changesBetween } from "../../audit/audit-log";
+import { audit } from "../audit-origin";
 import { createProjectRequest, projectListSchema, projectSchema, renameProjectRequest } from "../../api/project-shapes";
 import { ADMIN, endpoint } from "../endpoint";
 import { reply } from "../problem";
@@ -26,9 +28,11 @@ export const endpoints = [
     request: { body: createProjectRequest, required: true },
     responses: { "201": { description: "The project.", body: projectSchema } },
     errors: ["validation_failed", "unauthorized", "forbidden", "conflict", "unsupported_media_type"],
-    handler: async ({ runtime, principal, body }) => {
+    handler: async (ctx) => {
+      const { runtime, principal, body } = ctx;
       const input = await body(createProjectRequest);
       const project = await runtime.services.projects.create(await principal(), input);
+      await audit(ctx, "project.create", { kind: "project", id: project.id }, changesBetween(null, { slug: project.slug, name: project.name }));
       return reply(projectSchema, project, { status: 201, headers: { Location: `/api/v1/projects/${project.slug}` } });
     },
   }),
@@ -41,9 +45,14 @@ export const endpoints = [
     request: { body: renameProjectRequest, required: true },
     responses: { "200": { description: "The project.", body: projectSchema } },
     errors: ["validation_failed", "unauthorized", "forbidden", "not_found", "unsupported_media_type"],
-    handler: async ({ runtime, principal, params, body }) => {
+    handler: async (ctx) => {
+      const { runtime, principal, params, body } = ctx;
       const { name } = await body(renameProjectRequest);
-      return reply(projectSchema, await runtime.services.projects.rename(await principal(), params.slug, name));
+      const caller = await principal();
+      const before = (await runtime.services.projects.list(caller)).find((p) => p.slug === params.slug);
+      const project = await runtime.services.projects.rename(caller, params.slug, name);
+      await audit(ctx, "project.rename", { kind: "project", id: project.id }, changesBetween({ name: before?.name ?? null }, { name: project.name }));
+      return reply(projectSchema, project);
     },
   }),
 ];
