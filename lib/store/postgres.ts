@@ -2,25 +2,10 @@ import "server-only";
 import pg from "pg";
 import { forPostgres, MIGRATIONS, NUMBERED_TABLES } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./table-transfer";
-import { catalogStore } from "./catalog-store";
-import { eventsStore } from "./events-store";
-import { storeHealth } from "./health-store";
-import { idempotencyStore } from "./idempotency-store";
-import { keysStore, sealStoredSecrets } from "./keys-store";
+import { sealStoredSecrets } from "./keys-store";
+import { subStores } from "./sub-stores";
 import { secretBox } from "./secret-box";
-import { auditStore } from "./audit-store";
-import { membersStore } from "./members-store";
-import { peopleStore } from "./people-store";
-import { runsStore } from "./runs-store";
-import { streamsStore } from "./streams-store";
-import { projectsStore } from "./projects-store";
-import { threadsStore } from "./threads-store";
-import { usageStore } from "./usage-store";
 import { postgresRunner } from "./postgres-runner";
-import { evaluationStore } from "./evaluations-store";
-import { inboxStore } from "./inboxes";
-import { lifecycleStore } from "./lifecycle-store";
-import { quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { MEASURE_IMPORTED } from "./thread-reads";
 import type { Store, TransferRow, TransferTable } from "./store-types";
@@ -63,14 +48,10 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
   const box = secretBox(options.secretsKey);
   const { guard, query, transaction } = runner;
 
-  const evaluations = evaluationStore(runner);
-  const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
   return guardStorage({
     kind: "postgres",
-    ...evaluations,
-    ...lifecycle,
-    ...storeHealth(runner),
+    ...subStores(runner, box),
     pool() {
       return { total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 };
     },
@@ -101,23 +82,6 @@ export function openPostgresStore(url: string, options: PostgresOptions): Store 
       // Plain-text signing secrets (and missing ones) sealed, under a lock of their own: once, whoever starts together.
       await sealStoredSecrets(runner, box);
     },
-    keys: keysStore(runner, box),
-    audit: auditStore(runner),
-    people: peopleStore(runner, box),
-    members: membersStore(runner, box),
-    runs: runsStore(runner),
-    projects: projectsStore(runner),
-    events: eventsStore(runner),
-    inboxes: inboxStore(runner),
-    quotas: {
-      usage: (keyId, at) => quotaUsage(runner, keyId, at),
-      count: (keyId, resource, at) => quotaCount(runner, keyId, resource, at),
-    },
-    catalog: catalogStore(runner, catalogVersions),
-    idempotency: idempotencyStore(runner),
-    threads: threadsStore(runner),
-    usage: usageStore(runner),
-    streams: streamsStore(runner),
     transfer: {
       rows(table) {
         return pagedRows(table, async (sql, params) => {

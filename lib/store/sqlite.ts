@@ -5,27 +5,12 @@ import { Worker } from "node:worker_threads";
 import Database from "better-sqlite3";
 import { MIGRATIONS } from "./migrations";
 import { checkTransferRow, ImportTargetNotEmpty, pagedRows, upgradedRows } from "./table-transfer";
-import { catalogStore } from "./catalog-store";
-import { eventsStore } from "./events-store";
-import { storeHealth } from "./health-store";
-import { idempotencyStore } from "./idempotency-store";
-import { keysStore, sealStoredSecrets } from "./keys-store";
+import { sealStoredSecrets } from "./keys-store";
+import { subStores } from "./sub-stores";
 import { secretBox } from "./secret-box";
 import { loadSecretsKey } from "./secrets-key";
-import { auditStore } from "./audit-store";
-import { membersStore } from "./members-store";
-import { peopleStore } from "./people-store";
-import { runsStore } from "./runs-store";
-import { streamsStore } from "./streams-store";
-import { projectsStore } from "./projects-store";
-import { threadsStore } from "./threads-store";
-import { usageStore } from "./usage-store";
 import { sqliteRunner } from "./sqlite-runner";
-import { evaluationStore } from "./evaluations-store";
 import { groupCommit } from "./group-commit";
-import { inboxStore } from "./inboxes";
-import { lifecycleStore } from "./lifecycle-store";
-import { quotaCount, quotaUsage } from "./quotas";
 import { guardStorage, probeWrite } from "./storage-faults";
 import { MEASURE_IMPORTED } from "./thread-reads";
 import type { Store, TransferRow, TransferTable } from "./store-types";
@@ -71,35 +56,15 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
   // The writes every run makes (admission, its end, its callback's attempts, its stream) share commits under load.
   const commits = groupCommit(db);
   const runner = sqliteRunner(db, commits);
-  const evaluations = evaluationStore(runner);
-  const { catalogVersions, ...lifecycle } = lifecycleStore(runner);
 
   return guardStorage({
     kind: "sqlite",
-    ...evaluations,
-    ...lifecycle,
+    ...subStores(runner, box),
     // Applied when the store opened (SQLite's write lock serialises processes that open it together);
     // what is left is sealing signing secrets stored in plain text (a synchronous transaction too).
     async migrate() {
       await sealStoredSecrets(runner, box);
     },
-    keys: keysStore(runner, box),
-    audit: auditStore(runner),
-    people: peopleStore(runner, box),
-    members: membersStore(runner, box),
-    runs: runsStore(runner),
-    projects: projectsStore(runner),
-    events: eventsStore(runner),
-    inboxes: inboxStore(runner),
-    quotas: {
-      usage: (keyId, at) => quotaUsage(runner, keyId, at),
-      count: (keyId, resource, at) => quotaCount(runner, keyId, resource, at),
-    },
-    catalog: catalogStore(runner, catalogVersions),
-    idempotency: idempotencyStore(runner),
-    threads: threadsStore(runner),
-    usage: usageStore(runner),
-    streams: streamsStore(runner),
     transfer: {
       rows(table) {
         return pagedRows(table, async (sql, params) => db.prepare<unknown[], TransferRow>(sql).all(...params));
@@ -136,7 +101,6 @@ export function openSqliteStore(dataDir: string, options: SqliteOptions = {}): S
         return counts;
       },
     },
-    ...storeHealth(runner),
     pool() {
       return null;
     },
