@@ -2,6 +2,7 @@ import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/key-limits";
 import { DEFAULT_PROJECT_ID, type Role } from "../domain/roles";
+import type { ContractStores } from "./contract-backends";
 import type { SessionRecord, Store, UserRecord } from "./store-types";
 
 /**
@@ -10,7 +11,7 @@ import type { SessionRecord, Store, UserRecord } from "./store-types";
  * once, sign-in tokens used once, sessions revoked one at a time or all together, pending OIDC
  * sign-ins taken once, and failed sign-ins counted where every replica sees them.
  */
-export function peopleContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; cleanup?(): Promise<void> }) {
+export function peopleContract(name: string, open: ContractStores) {
   let store: Store;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 26, 0, 0, 0, ms)).toISOString();
   const key = (id: string, admin = false) => ({ id, name: id, hash: id.padEnd(64, "h"), prefix: "gs_k", admin, createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS, role: (admin ? "admin" : "editor") as Role, projectId: DEFAULT_PROJECT_ID });

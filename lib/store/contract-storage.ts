@@ -1,6 +1,7 @@
 import "server-only";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { NO_LIMITS } from "../domain/key-limits";
+import type { ContractStores } from "./contract-backends";
 import type { Store } from "./store-types";
 
 /**
@@ -8,7 +9,7 @@ import type { Store } from "./store-types";
  * (storage-contract.test.ts): per-key caps that keys racing at them never pass, and inboxes bounded
  * in count, bytes and age, read a page at a time. `open` as for `storeContract`.
  */
-export function storageContract(name: string, open: { first(): Promise<Store>; second(): Promise<Store>; cleanup?(): Promise<void> }) {
+export function storageContract(name: string, open: ContractStores) {
   let store: Store;
   const at = (ms: number) => new Date(Date.UTC(2026, 10, 23, 0, 0, 0, ms)).toISOString();
   const key = (id: string) => ({ id, name: id, hash: id.padEnd(64, "h"), prefix: "gs_k", admin: false, role: "editor" as const, projectId: "prj_default", createdAt: at(0), lastUsedAt: null, revokedAt: null, webhookSecret: "whsec_test", limits: NO_LIMITS });
