@@ -102,13 +102,8 @@ export async function createKey(
   return JSON.parse(stdout) as { id: string; key: string; admin: boolean; role: string; projectId: string; webhookSecret: string };
 }
 
-/** POSTs JSON with an API key; returns status, headers and the parsed body. */
-export async function post(server: { url: string }, path: string, body: unknown, key: string | null, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", ...(key ? { "api-key": key } : {}), ...headers },
-    body: typeof body === "string" ? body : JSON.stringify(body),
-  });
+/** An answer's status, headers, text and its JSON when it is JSON (a test reads whichever it needs). */
+export async function readReply(response: Response) {
   const text = await response.text();
   let json: any;
   try {
@@ -119,14 +114,17 @@ export async function post(server: { url: string }, path: string, body: unknown,
   return { status: response.status, headers: response.headers, json, text };
 }
 
+/** POSTs JSON with an API key; returns status, headers and the parsed body. */
+export async function post(server: { url: string }, path: string, body: unknown, key: string | null, headers: Record<string, string> = {}) {
+  const response = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key ? { "api-key": key } : {}), ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+  return readReply(response);
+}
+
 export async function get(server: { url: string }, path: string, key: string | null) {
   const response = await fetch(`${server.url}${path}`, { headers: key ? { "api-key": key } : {} });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, headers: response.headers, json, text };
+  return readReply(response);
 }

@@ -2,7 +2,7 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CALLBACK } from "../helpers/config";
-import { cli, createKey } from "../helpers/genserve";
+import { cli, createKey, readReply } from "../helpers/genserve";
 import { CookieJar } from "../helpers/oidc-provider";
 import { useGenserve } from "../helpers/suite";
 
@@ -35,14 +35,7 @@ async function as(jar: CookieJar, method: string, url: string, body?: unknown) {
     headers: { origin: base, ...(method !== "GET" && { "x-csrf-token": csrfOf.get(jar)! }), ...(body !== undefined && { "content-type": "application/json" }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text, headers: response.headers };
+  return readReply(response);
 }
 
 async function withKey(key: string, method: string, url: string, body?: unknown) {

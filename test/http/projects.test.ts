@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { CALLBACK, INVOICE_SCHEMA } from "../helpers/config";
-import { createKey } from "../helpers/genserve";
+import { createKey, readReply } from "../helpers/genserve";
 import { waitUntil } from "../helpers/receiver";
 import { useGenserve } from "../helpers/suite";
 
@@ -22,14 +22,7 @@ const call = async (method: string, path: string, key: string, body?: unknown) =
     headers: { "api-key": key, ...(body !== undefined && { "content-type": "application/json" }) },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   });
-  const text = await response.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
+  return readReply(response);
 };
 
 beforeAll(async () => {
